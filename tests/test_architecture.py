@@ -1,0 +1,61 @@
+"""Layers import only downwards: platform -> carrier_matching -> dsl -> engine -> schema.
+
+An AST walk over the source, so it holds in any install mode. Also: the core never imports
+the I/O libraries, and nothing imports a code folder by its bare name.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = ["schema", "engine", "dsl", "carrier_matching", "platform"]  # lowest first
+IO_LIBRARIES = {"aiohttp", "sqlalchemy", "psycopg", "aiosqlite", "alembic", "aiosmtplib", "mcp",
+                "pydantic_settings", "click", "rich", "os.environ", "socket", "requests", "httpx"}
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def layer_files(layer: str) -> list[Path]:
+    return [p for p in (ROOT / layer).rglob("*.py") if "__pycache__" not in p.parts]
+
+
+def test_layers_import_only_downwards():
+    violations = []
+    for rank, layer in enumerate(LAYERS):
+        for path in layer_files(layer):
+            for line, module in imported_modules(path):
+                parts = module.split(".")
+                if parts[0] == "insureops" and len(parts) > 1 and parts[1] in LAYERS:
+                    if LAYERS.index(parts[1]) > rank:
+                        violations.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert not violations, "\n".join(violations)
+
+
+def test_core_never_imports_io_libraries():
+    violations = []
+    for layer in LAYERS[:-1]:
+        for path in layer_files(layer):
+            for line, module in imported_modules(path):
+                if module.split(".")[0] in IO_LIBRARIES or module in IO_LIBRARIES:
+                    violations.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert not violations, "\n".join(violations)
+
+
+def test_nothing_imports_a_code_folder_by_its_bare_name():
+    violations = []
+    for path in [p for p in ROOT.rglob("*.py") if ".venv" not in p.parts and "build" not in p.parts]:
+        for line, module in imported_modules(path):
+            if module.split(".")[0] in {"engine", "dsl", "carrier_matching", "schema"}:
+                violations.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert not violations, "\n".join(violations)
