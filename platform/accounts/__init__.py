@@ -1,0 +1,1 @@
+"""Accounts area: Sign-up with e-mail verification, login sessions, logout and the profile."""

@@ -1,0 +1,106 @@
+"""The composition root: `create_app(settings)` wires settings, database, errors, auth and areas."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+
+from aiohttp import web
+
+from insureops.platform import meta
+from insureops.platform.accounts import routes as accounts
+from insureops.platform.auth import Authenticator, Authenticators, AuthKind
+from insureops.platform.carrier_finder import routes as carrier_finder
+from insureops.platform.config import Settings
+from insureops.platform.connectors import routes as connectors
+from insureops.platform.db import Database, database_context
+from insureops.platform.errors import ErrorTable, error_middleware
+from insureops.platform.keys import (
+    AUTHENTICATORS,
+    DATABASE,
+    ERROR_TABLE,
+    MOUNTS,
+    OPENAPI_DOCUMENT,
+    RATE_LIMITER,
+    ROUTE_TABLE,
+    SECRET_KEYS,
+    SETTINGS,
+)
+from insureops.platform.log import add_request_id_header, request_id_middleware
+from insureops.platform.mcp import routes as mcp
+from insureops.platform.openapi import build_openapi
+from insureops.platform.prospects import routes as prospects
+from insureops.platform.ratelimit import RateLimiter
+from insureops.platform.routing import Mount, add_rate_limit_headers
+from insureops.platform.rules_studio import routes as rules_studio
+from insureops.platform.secret_keys import load_secret_keys
+from insureops.platform.settings import routes as settings_area
+from insureops.platform.team import routes as team
+
+
+@dataclass(frozen=True)
+class Area:
+    """An area's sub-application factory and the path prefix it is mounted at."""
+
+    prefix: str
+    create_app: Callable[[], web.Application]
+
+
+# The paths of spec/service-interface.md. Prospects live under the carrier finder's base path but
+# are an area of their own, mounted at the longer prefix.
+AREAS: tuple[Area, ...] = (
+    Area("/api/auth", accounts.create_app),
+    Area("/api/v1/carrier_finder/clients", prospects.create_app),
+    Area("/api/v1/carrier_finder", carrier_finder.create_app),
+    Area("/api/v2/mcp", mcp.create_app),
+    Area("/api/team", team.create_app),
+    Area("/api/v2/settings", settings_area.create_app),
+    Area("/api/rules", rules_studio.create_app),
+    Area("/api/v1/connectors", connectors.create_app),
+)
+
+
+def _package_version() -> str:
+    try:
+        return version("insureops")
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
+def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
+               authenticators: Mapping[AuthKind, Authenticator] | None = None,
+               clock: Callable[[], float] = time.time) -> web.Application:
+    """The service as an aiohttp application; nothing connects until it starts.
+
+    `areas` and `authenticators` let tests and later issues compose the service differently;
+    `clock` drives the rate-limit windows.
+    """
+    app = web.Application(
+        middlewares=[request_id_middleware, error_middleware],
+        client_max_size=max(settings.max_body_bytes, settings.simulation_max_body_bytes),
+    )
+    app[SETTINGS] = settings
+    app[SECRET_KEYS] = load_secret_keys(settings)
+    database = Database.connect(settings.database_url)
+    app[DATABASE] = database
+    app[RATE_LIMITER] = RateLimiter(database.sessions, clock=clock)
+    app[AUTHENTICATORS] = Authenticators(authenticators)
+    errors = ErrorTable()
+    mounts = [Mount("", meta.routes)]
+    meta.routes.add_to(app)
+    for area in areas:
+        sub_app = area.create_app()
+        table = sub_app[ROUTE_TABLE]
+        errors.merge(table.errors)
+        mounts.append(Mount(area.prefix, table))
+        app.add_subapp(area.prefix, sub_app)
+    app[ERROR_TABLE] = errors
+    app[MOUNTS] = tuple(mounts)
+    app[OPENAPI_DOCUMENT] = build_openapi(app[MOUNTS], title="insureops API",
+                                          version=_package_version())
+    app.cleanup_ctx.append(database_context)
+    app.on_response_prepare.append(add_request_id_header)
+    app.on_response_prepare.append(add_rate_limit_headers)
+    return app

@@ -1,0 +1,91 @@
+"""Request input: JSON bodies read within a size cap, and validation into pydantic models."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from aiohttp import web
+from pydantic import BaseModel, ValidationError
+
+from insureops.platform.errors import ApiError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def _is_json(content_type: str) -> bool:
+    return content_type == "application/json" or (
+        content_type.startswith("application/") and content_type.endswith("+json"))
+
+
+async def read_json(request: web.Request, max_bytes: int) -> Any:
+    """The decoded JSON body; 415, 413 or 400 invalid_json as ApiErrors."""
+    if not _is_json(request.content_type):
+        raise ApiError(415, "unsupported_media_type",
+                       f"Send the body as application/json, not {request.content_type}.")
+    if request.content_length is not None and request.content_length > max_bytes:
+        raise _too_large(max_bytes)
+    chunks, size = [], 0
+    async for chunk in request.content.iter_any():
+        size += len(chunk)
+        if size > max_bytes:
+            raise _too_large(max_bytes)
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        raise ApiError(400, "invalid_json", "The request body is empty; send a JSON object.")
+    try:
+        return json.loads(raw.decode(request.charset or "utf-8"))
+    except UnicodeDecodeError:
+        raise ApiError(400, "invalid_json", "The request body is not valid UTF-8.") from None
+    except json.JSONDecodeError as exc:
+        raise ApiError(400, "invalid_json", f"Malformed JSON at line {exc.lineno} column "
+                       f"{exc.colno}: {exc.msg}.") from None
+    except LookupError:
+        raise ApiError(415, "unsupported_media_type",
+                       f"Unknown charset {request.charset}.") from None
+
+
+def _too_large(max_bytes: int) -> ApiError:
+    return ApiError(413, "payload_too_large",
+                    f"The request body is larger than the limit of {max_bytes} bytes.")
+
+
+def field_errors(exc: ValidationError) -> list[dict[str, str]]:
+    """pydantic's errors as `[{field, message}]`; input values are never echoed back."""
+    return [{"field": ".".join(str(part) for part in error["loc"]) or "body",
+             "message": error["msg"]}
+            for error in exc.errors(include_url=False, include_input=False)]
+
+
+def validate(model: type[ModelT], data: Any, what: str) -> ModelT:
+    """`data` as `model`, or 400 validation_error with one detail per failing field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ApiError(400, "validation_error", f"The {what} is invalid.",
+                       details=field_errors(exc)) from None
+
+
+async def parse_body(request: web.Request, model: type[ModelT], max_bytes: int) -> ModelT:
+    """Read, decode and validate a JSON body into `model`."""
+    return validate(model, await read_json(request, max_bytes), "request body")
+
+
+def parse_query(request: web.Request, model: type[ModelT]) -> ModelT:
+    """The query string as `model`; a repeated parameter becomes a list."""
+    values: dict[str, Any] = {}
+    for name in dict.fromkeys(request.query.keys()):
+        found = request.query.getall(name)
+        values[name] = found[0] if len(found) == 1 else found
+    return validate(model, values, "query string")
+
+
+def parse_path(request: web.Request, model: type[ModelT]) -> ModelT:
+    """Path parameters as `model`; a value of the wrong form means no such resource (404)."""
+    params: Mapping[str, str] = request.match_info
+    try:
+        return model.model_validate(dict(params))
+    except ValidationError:
+        raise ApiError(404, "not_found", f"No resource at {request.path}.") from None

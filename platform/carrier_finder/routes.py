@@ -1,0 +1,17 @@
+"""HTTP routes of the carrier finder area (its sub-application; routes are added by its issue)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from insureops.platform.routing import RouteTable
+
+routes = RouteTable(
+    "carrier_finder",
+    "Carriers, products and appetites; search, scored matching, classification and website scans.",
+)
+
+
+def create_app() -> web.Application:
+    """The area's sub-application, mounted by insureops.platform.app.create_app."""
+    return routes.build_app()

@@ -1,0 +1,79 @@
+"""`insureops serve` (run the service) and `insureops migrate` (migrate the platform database)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import click
+
+
+def _settings(**overrides):
+    from pydantic import ValidationError
+
+    from insureops.platform.config import Settings
+
+    try:
+        return Settings.from_env(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}"
+                             for e in exc.errors(include_url=False, include_input=False))
+        raise click.ClickException(f"invalid configuration: {problems}") from None
+
+
+@click.command()
+@click.option("--host", default=None, help="Address to listen on [INSUREOPS_HOST, 127.0.0.1].")
+@click.option("--port", type=int, default=None, help="Port to listen on [INSUREOPS_PORT, 8080].")
+def serve(host: str | None, port: int | None) -> None:
+    """Run the HTTP service (migrates the platform database first). Ctrl-C stops it."""
+    from aiohttp import web
+
+    from insureops.platform.app import create_app
+    from insureops.platform.log import AccessLogger, configure_logging
+    from insureops.platform.secret_keys import ConfigurationError
+
+    settings = _settings(host=host, port=port)
+    configure_logging(settings.log_format, settings.log_level)
+    try:
+        app = create_app(settings)
+    except ConfigurationError as exc:
+        raise click.ClickException(str(exc)) from None
+    shown_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+    base = f"http://{shown_host}:{settings.port}"
+    database = settings.sqlite_path or "PostgreSQL (INSUREOPS_DATABASE_URL)"
+
+    async def announce(_app: web.Application) -> None:
+        click.echo(f"insureops serving on {base}  (platform database: {database})")
+        click.echo(f"Swagger UI: {base}/api/docs   OpenAPI: {base}/api/openapi.json")
+        click.echo("Press Ctrl-C to stop.")
+
+    app.on_startup.append(announce)
+    web.run_app(app, host=settings.host, port=settings.port, print=None,
+                access_log_class=AccessLogger)
+    click.echo("insureops stopped.")
+
+
+@click.command()
+@click.option("--database-url", default=None,
+              help="Platform database URL [INSUREOPS_DATABASE_URL, ./insureops.db].")
+def migrate(database_url: str | None) -> None:
+    """Apply the platform database migrations (safe to run again)."""
+    from alembic.util import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from insureops.platform.db import create_engine
+    from insureops.platform.migrations import head_revision, upgrade
+
+    settings = _settings(database_url=database_url)
+
+    async def run() -> str | None:
+        engine = create_engine(settings.database_url)
+        try:
+            return await upgrade(engine)
+        finally:
+            await engine.dispose()
+
+    try:
+        revision = asyncio.run(run())
+    except (SQLAlchemyError, CommandError, OSError) as exc:  # a message, not a trace
+        raise click.ClickException(f"migration failed: {type(exc).__name__}: {exc}") from None
+    click.echo(f"platform database at revision {revision} (head {head_revision()})")

@@ -1,0 +1,95 @@
+"""Service settings: one frozen object; `Settings.from_env()` is the only reader of os.environ."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict
+
+MIB = 1024 * 1024
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./insureops.db"
+
+# Plain driver names a user may type, and the async driver the service runs them with.
+_ASYNC_DRIVERS = {
+    "sqlite://": "sqlite+aiosqlite://",
+    "postgresql://": "postgresql+psycopg://",
+    "postgres://": "postgresql+psycopg://",
+}
+
+
+class Settings(BaseSettings):
+    """Everything the service can be configured with (environment prefix `INSUREOPS_`).
+
+    Built directly (`Settings(database_url=...)`) it reads nothing but its arguments, which is what
+    tests do; `Settings.from_env()` adds the environment on top of the defaults.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="INSUREOPS_", frozen=True, extra="forbid")
+
+    database_url: str = Field(DEFAULT_DATABASE_URL, description="Platform database (async URL).")
+    host: str = Field("127.0.0.1", description="Address `insureops serve` listens on.")
+    port: int = Field(8080, ge=0, le=65535, description="Port `insureops serve` listens on.")
+    allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), description="Origins (scheme://host[:port]) allowed to send cookie-authenticated "
+        "unsafe requests, comma-separated.")
+    secure_cookies: bool = Field(False, description="Mark the session cookie Secure (HTTPS).")
+    max_body_bytes: int = Field(MIB, gt=0, description="Largest JSON request body.")
+    simulation_max_body_bytes: int = Field(10 * MIB, gt=0,
+                                           description="Largest body of simulation routes.")
+    secret_key: SecretStr | None = Field(None, description="Key for hashing tokens (HMAC).")
+    fernet_keys: Annotated[tuple[SecretStr, ...], NoDecode] = Field(
+        (), description="Fernet keys for secrets at rest, comma-separated, newest first.")
+    trusted_proxy: bool = Field(False, description="Take the client address from the last "
+                                "X-Forwarded-For entry (only behind a proxy that sets it).")
+    log_format: Literal["text", "json"] = Field("text", description="Log line format.")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO")
+    migrate_on_start: bool = Field(True, description="Apply platform migrations on start.")
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, env_settings,
+                                   dotenv_settings, file_secret_settings):
+        """Only explicit arguments: the environment is read by `from_env` alone."""
+        return (init_settings,)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> Settings:
+        """Settings from `INSUREOPS_*` variables; keyword overrides win (e.g. CLI options)."""
+        values = EnvSettingsSource(cls, env_prefix="INSUREOPS_")()
+        return cls(**{**values, **overrides})
+
+    @field_validator("database_url")
+    @classmethod
+    def _use_async_driver(cls, url: str) -> str:
+        for plain, async_ in _ASYNC_DRIVERS.items():
+            if url.startswith(plain):
+                return async_ + url[len(plain):]
+        if not url.startswith(("sqlite+aiosqlite://", "postgresql+psycopg://")):
+            raise ValueError("use a sqlite+aiosqlite:// or postgresql+psycopg:// URL")
+        return url
+
+    @field_validator("allowed_origins", "fernet_keys", mode="before")
+    @classmethod
+    def _split_commas(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _strip_trailing_slash(cls, origins: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(origin.rstrip("/") for origin in origins)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        """The SQLite database file, or None for PostgreSQL or an in-memory database."""
+        if not self.is_sqlite:
+            return None
+        _, _, rest = self.database_url.partition(":///")
+        path = rest.split("?", 1)[0]
+        return Path(path) if path and path != ":memory:" else None

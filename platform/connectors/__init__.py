@@ -1,0 +1,1 @@
+"""Connectors area: E-mail sending, templates and logs; bring-your-own-key LLM providers."""

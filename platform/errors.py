@@ -1,0 +1,182 @@
+"""The error model: ApiError, the domain-error table and the one middleware that renders every failure."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+from pydantic import BaseModel, Field
+from sqlalchemy import exc as sa_exc
+
+from insureops.platform.keys import ERROR_TABLE, REQUEST_ID
+
+logger = logging.getLogger("insureops.platform.errors")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class FieldErrorBody(BaseModel):
+    """One field-level validation failure."""
+
+    field: str = Field(description="Dotted path of the field in the body or query ('body' = all).")
+    message: str
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Stable machine-readable code, snake_case (docs/errors.md).")
+    message: str = Field(description="Human-readable explanation.")
+    details: list[FieldErrorBody] | None = Field(
+        None, description="Present on validation_error: one entry per failing field.")
+
+
+class ErrorBody(BaseModel):
+    """The body of every error response."""
+
+    error: ErrorDetail
+
+
+class ApiError(Exception):
+    """A failure with its HTTP status, stable code and client-safe message."""
+
+    def __init__(self, status: int, code: str, message: str,
+                 details: list[dict[str, str]] | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.headers = headers or {}
+
+    def to_response(self) -> web.Response:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details is not None:
+            error["details"] = self.details
+        return web.json_response({"error": error}, status=self.status, headers=self.headers)
+
+
+@dataclass(frozen=True)
+class ErrorMapping:
+    """How one domain error class becomes an ApiError."""
+
+    status: int
+    code: str
+    message: str | None = None  # None: the exception's own text, which must then be client-safe
+    details: Callable[[Exception], list[dict[str, str]] | None] | None = None
+
+
+class ErrorTable:
+    """Domain error classes -> ApiError. Looked up along the exception's MRO (closest wins)."""
+
+    def __init__(self, mappings: Iterable[tuple[type[Exception], ErrorMapping]] = ()) -> None:
+        self._mappings: dict[type[Exception], ErrorMapping] = dict(mappings)
+
+    def register(self, error: type[Exception], status: int, code: str, *,
+                 message: str | None = None,
+                 details: Callable[[Exception], list[dict[str, str]] | None] | None = None,
+                 ) -> None:
+        if error in self._mappings and self._mappings[error].code != code:
+            raise ValueError(f"{error.__name__} is already mapped to {self._mappings[error].code}")
+        self._mappings[error] = ErrorMapping(status, code, message, details)
+
+    def merge(self, other: ErrorTable) -> None:
+        for error, mapping in other._mappings.items():
+            self.register(error, mapping.status, mapping.code, message=mapping.message,
+                          details=mapping.details)
+
+    def lookup(self, exc: BaseException) -> ApiError | None:
+        for klass in type(exc).__mro__:
+            mapping = self._mappings.get(klass)
+            if mapping is not None:
+                details = mapping.details(exc) if mapping.details else None
+                return ApiError(mapping.status, mapping.code, mapping.message or str(exc), details)
+        return None
+
+    def codes(self) -> list[tuple[int, str]]:
+        return sorted({(m.status, m.code) for m in self._mappings.values()})
+
+
+# aiohttp's own HTTP exceptions (routing, body size) -> stable codes.
+_HTTP_CODES = {
+    400: ("bad_request", "The request is malformed."),
+    401: ("not_authenticated", "Authentication is required."),
+    403: ("permission_denied", "You do not have permission to do this."),
+    404: ("not_found", "No resource at this path."),
+    405: ("method_not_allowed", "This method is not allowed on this path."),
+    409: ("conflict", "The request conflicts with the current state."),
+    413: ("payload_too_large", "The request body is too large."),
+    415: ("unsupported_media_type", "Unsupported content type."),
+    429: ("rate_limited", "Too many requests."),
+    503: ("service_unavailable", "The service is temporarily unavailable."),
+}
+
+# SQLSTATE classes of an unreachable or overloaded PostgreSQL: connection exception,
+# insufficient resources, operator intervention (shutdown).
+_UNAVAILABLE_SQLSTATES = ("08", "53", "57")
+_UNAVAILABLE_SQLITE = ("unable to open", "database is locked", "disk i/o", "busy")
+
+
+def is_database_unavailable(exc: BaseException) -> bool:
+    """True for "cannot reach or use the database right now" (503), not for bugs (500)."""
+    if isinstance(exc, sa_exc.TimeoutError | sa_exc.InterfaceError | ConnectionError
+                  | TimeoutError):
+        return True
+    if not isinstance(exc, sa_exc.OperationalError):
+        return False
+    if exc.connection_invalidated:
+        return True
+    sqlstate = getattr(exc.orig, "sqlstate", None)
+    if sqlstate is not None:
+        return sqlstate[:2] in _UNAVAILABLE_SQLSTATES
+    if type(exc.orig).__module__.startswith("psycopg"):
+        return True  # no SQLSTATE: the server never answered
+    return any(marker in str(exc.orig).lower() for marker in _UNAVAILABLE_SQLITE)
+
+
+def _from_http_exception(request: web.Request, exc: web.HTTPException) -> web.StreamResponse:
+    if exc.status < 400:
+        return exc  # redirects and other non-errors pass through
+    code, message = _HTTP_CODES.get(exc.status, ("http_error", exc.reason))
+    headers = {}
+    if isinstance(exc, web.HTTPMethodNotAllowed):
+        allowed = sorted(exc.allowed_methods)
+        headers["Allow"] = ", ".join(allowed)
+        message = f"{request.method} is not allowed on this path; allowed: {', '.join(allowed)}."
+    elif exc.status == 404:
+        message = f"No resource at {request.path}."
+    elif exc.status == 413:
+        message = "The request body is larger than the service accepts."
+    return ApiError(exc.status, code, message, headers=headers).to_response()
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Turn every failure into `{"error": {"code", "message"}}`; log the unexpected ones."""
+    try:
+        return await handler(request)
+    except ApiError as exc:
+        return exc.to_response()
+    except web.HTTPException as exc:
+        return _from_http_exception(request, exc)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # the one place that answers for everything
+        mapped = request.config_dict[ERROR_TABLE].lookup(exc)
+        if mapped is not None:
+            return mapped.to_response()
+        request_id = request.get(REQUEST_ID, "-")
+        if is_database_unavailable(exc):
+            logger.exception("database unavailable: %s", type(exc).__name__,
+                             extra={"request_id": request_id})
+            return ApiError(503, "service_unavailable",
+                            "The service is temporarily unavailable; retry shortly.",
+                            headers={"Retry-After": "5"}).to_response()
+        logger.exception("unhandled error on %s %s", request.method, request.path,
+                         extra={"request_id": request_id})
+        return ApiError(500, "internal_error",
+                        f"Internal error; quote request id {request_id} when reporting it."
+                        ).to_response()

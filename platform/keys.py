@@ -1,0 +1,30 @@
+"""Every typed `web.AppKey` of the service: the only place platform state hangs from."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+
+if TYPE_CHECKING:
+    from insureops.platform.auth import Authenticators
+    from insureops.platform.config import Settings
+    from insureops.platform.db import Database
+    from insureops.platform.errors import ErrorTable
+    from insureops.platform.ratelimit import RateLimiter, RateLimitState
+    from insureops.platform.routing import Mount, RouteTable
+    from insureops.platform.secret_keys import SecretKeys
+
+SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
+SECRET_KEYS: web.AppKey[SecretKeys] = web.AppKey("secret_keys")
+DATABASE: web.AppKey[Database] = web.AppKey("database")
+RATE_LIMITER: web.AppKey[RateLimiter] = web.AppKey("rate_limiter")
+ERROR_TABLE: web.AppKey[ErrorTable] = web.AppKey("error_table")
+AUTHENTICATORS: web.AppKey[Authenticators] = web.AppKey("authenticators")
+MOUNTS: web.AppKey[tuple[Mount, ...]] = web.AppKey("mounts")
+OPENAPI_DOCUMENT: web.AppKey[dict] = web.AppKey("openapi_document")
+ROUTE_TABLE: web.AppKey[RouteTable] = web.AppKey("route_table")  # on each area's sub-app
+
+# Per request.
+REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
+RATE_LIMIT_STATE: web.RequestKey[RateLimitState] = web.RequestKey("rate_limit_state")

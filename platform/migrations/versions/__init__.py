@@ -1,0 +1,1 @@
+"""Platform database revisions, oldest first by their `down_revision` chain."""

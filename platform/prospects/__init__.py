@@ -1,0 +1,1 @@
+"""Prospects area: Prospects saved by the browser extension (identity-provider JWT)."""

@@ -1,0 +1,134 @@
+"""Fixed-window rate limits whose counters live in the platform database, shared by all instances."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from aiohttp import web
+from sqlalchemy import BigInteger, Integer, String, delete
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import Mapped, mapped_column
+
+from insureops.platform.db import Base
+
+
+class RateKey(StrEnum):
+    """What a limit counts per."""
+
+    CLIENT_IP = "client_ip"
+    EMAIL = "email"  # the `email` field of the request body
+    WORKSPACE = "workspace"  # the caller's active workspace
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """At most `limit` requests per `window_seconds` for each distinct key value."""
+
+    name: str
+    limit: int
+    window_seconds: int
+    key: RateKey = RateKey.CLIENT_IP
+
+    def describe(self) -> str:
+        return f"{self.limit} per {self.window_seconds} s per {self.key.value}"
+
+
+@dataclass(frozen=True)
+class RateLimitState:
+    """The counter after one request: what the X-RateLimit-* headers say."""
+
+    limit: int
+    count: int
+    reset_at: int  # Unix time (seconds) when the window ends
+    now: float
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.limit - self.count)
+
+    @property
+    def exceeded(self) -> bool:
+        return self.count > self.limit
+
+    @property
+    def retry_after(self) -> int:
+        return max(1, math.ceil(self.reset_at - self.now))
+
+    def headers(self) -> dict[str, str]:
+        headers = {"X-RateLimit-Limit": str(self.limit),
+                   "X-RateLimit-Remaining": str(self.remaining),
+                   "X-RateLimit-Reset": str(self.reset_at)}
+        if self.exceeded:
+            headers["Retry-After"] = str(self.retry_after)
+        return headers
+
+
+class RateLimitCounter(Base):
+    """One window's counter for one key (table created by migration 0001)."""
+
+    __tablename__ = "rate_limit_counters"
+
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    window_start: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+    expires_at: Mapped[int] = mapped_column(BigInteger, index=True)
+
+
+def counter_key(limit: RateLimit, subject: str) -> str:
+    """The stored key: the limit's name and a digest of the subject (no addresses in clear)."""
+    digest = hashlib.sha256(subject.strip().lower().encode()).hexdigest()[:40]
+    return f"{limit.name}:{limit.key.value}:{digest}"
+
+
+class RateLimiter:
+    """Counts hits in the platform database with one atomic upsert per request."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], *,
+                 clock: Callable[[], float] = time.time, purge_every_seconds: int = 300) -> None:
+        self._sessions = sessions
+        self._clock = clock
+        self._purge_every = purge_every_seconds
+        self._next_purge = 0.0
+
+    async def hit(self, limit: RateLimit, subject: str) -> RateLimitState:
+        """Count one request for `subject` and return the counter after it."""
+        now = self._clock()
+        window_start = int(now // limit.window_seconds) * limit.window_seconds
+        reset_at = window_start + limit.window_seconds
+        async with self._sessions() as session, session.begin():
+            insert = (postgresql.insert if session.bind.dialect.name == "postgresql"
+                      else sqlite.insert)(RateLimitCounter)
+            statement = insert.values(key=counter_key(limit, subject), window_start=window_start,
+                                      count=1, expires_at=reset_at)
+            statement = statement.on_conflict_do_update(
+                index_elements=[RateLimitCounter.key, RateLimitCounter.window_start],
+                set_={"count": RateLimitCounter.count + 1},
+            ).returning(RateLimitCounter.count)
+            count = (await session.execute(statement)).scalar_one()
+        if now >= self._next_purge:
+            await self.purge_expired(now)
+        return RateLimitState(limit.limit, count, reset_at, now)
+
+    async def purge_expired(self, now: float | None = None) -> int:
+        """Delete counters of windows that have ended; returns how many went."""
+        now = self._clock() if now is None else now
+        self._next_purge = now + self._purge_every
+        async with self._sessions() as session, session.begin():
+            result = await session.execute(
+                delete(RateLimitCounter).where(RateLimitCounter.expires_at <= int(now)))
+        return result.rowcount or 0
+
+
+def client_address(request: web.Request, *, trusted_proxy: bool) -> str:
+    """The caller's address; X-Forwarded-For only counts when a trusted proxy sets it."""
+    if trusted_proxy:
+        forwarded = [part.strip() for part in request.headers.get("X-Forwarded-For", "").split(",")]
+        if forwarded and forwarded[-1]:
+            return forwarded[-1]  # appended by our proxy; earlier entries are client-supplied
+    return request.remote or "unknown"

@@ -1,0 +1,249 @@
+"""Route declarations: one typed decorator builds both the aiohttp route and its OpenAPI operation.
+
+An area declares its routes on a RouteTable and turns it into its sub-application::
+
+    routes = RouteTable("accounts", "Sign-up, login, sessions and the profile.")
+
+    @routes.post("/signup/", body=SignupRequest, response=SignupResponse, status=201,
+                 auth=Auth.NONE, rate_limit=RateLimit("signup", 5, 3600), summary="Register")
+    async def signup(call: Call[SignupRequest, None]) -> SignupResponse:
+        ...
+
+    def create_app() -> web.Application:
+        return routes.build_app()
+
+Every request then runs the same pipeline: authenticate (AuthRequirement) -> parse path, query
+and body into their models -> count the rate limit -> the handler -> serialise its response
+model. The table is filled once at import (like aiohttp's RouteTableDef) and holds no runtime
+state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Generic, TypeVar
+
+from aiohttp import web
+from pydantic import BaseModel
+
+from insureops.platform.auth import Auth, AuthKind, AuthRequirement, Principal
+from insureops.platform.bodies import parse_body, parse_path, parse_query
+from insureops.platform.config import Settings
+from insureops.platform.db import UnitOfWork
+from insureops.platform.errors import ApiError, ErrorTable
+from insureops.platform.keys import (
+    AUTHENTICATORS,
+    DATABASE,
+    RATE_LIMIT_STATE,
+    RATE_LIMITER,
+    ROUTE_TABLE,
+    SETTINGS,
+)
+from insureops.platform.ratelimit import RateKey, RateLimit, RateLimitState, client_address
+
+BodyT = TypeVar("BodyT")
+QueryT = TypeVar("QueryT")
+
+_PATH_PARAMETER = re.compile(r"\{(\w+)(?::[^}]*)?\}")
+
+
+class BodyLimit(StrEnum):
+    DEFAULT = "default"  # Settings.max_body_bytes
+    SIMULATION = "simulation"  # Settings.simulation_max_body_bytes
+
+
+@dataclass
+class Call(Generic[BodyT, QueryT]):
+    """What a handler receives: the validated inputs and the caller."""
+
+    request: web.Request
+    body: BodyT
+    query: QueryT
+    path: Any  # the route's path model, or the raw match_info mapping
+    principal: Principal
+    rate_limit: RateLimitState | None = None
+
+    @property
+    def settings(self) -> Settings:
+        return self.request.config_dict[SETTINGS]
+
+    def unit_of_work(self) -> UnitOfWork:
+        return self.request.config_dict[DATABASE].unit_of_work()
+
+
+Handler = Callable[[Call[Any, Any]], Awaitable[BaseModel | web.StreamResponse | None]]
+
+
+@dataclass(frozen=True)
+class Route:
+    """One declared operation."""
+
+    method: str
+    path: str
+    handler: Handler
+    response: type[BaseModel] | None
+    status: int
+    auth: AuthRequirement
+    summary: str
+    description: str = ""
+    body: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    path_model: type[BaseModel] | None = None
+    rate_limit: RateLimit | None = None
+    body_limit: BodyLimit = BodyLimit.DEFAULT
+    errors: tuple[int, ...] = ()  # further documented error statuses (404, 409, ...)
+    deprecated: bool = False
+    documented: bool = True
+    content_type: str = "application/json"  # of the success response
+
+    @property
+    def name(self) -> str:
+        return self.handler.__name__
+
+    def path_parameters(self) -> list[str]:
+        return _PATH_PARAMETER.findall(self.path)
+
+    def openapi_path(self) -> str:
+        return _PATH_PARAMETER.sub(r"{\1}", self.path)
+
+
+def _check_declaration(route: Route) -> None:
+    if not route.path.startswith("/"):
+        raise ValueError(f"{route.name}: path must start with '/'")
+    if route.response is None and route.status != 204 and route.content_type == "application/json":
+        raise ValueError(f"{route.name}: a JSON route without response model must be status 204")
+    limit = route.rate_limit
+    if limit and limit.key is RateKey.EMAIL and (
+            route.body is None or "email" not in route.body.model_fields):
+        raise ValueError(f"{route.name}: an e-mail keyed rate limit needs a body with `email`")
+    if limit and limit.key is RateKey.WORKSPACE and route.auth.kind is AuthKind.NONE:
+        raise ValueError(f"{route.name}: a workspace keyed rate limit needs an authenticated route")
+
+
+class RouteTable:
+    """The declared routes of one area (or of the root app), with its domain-error mappings."""
+
+    def __init__(self, tag: str, description: str = "") -> None:
+        self.tag = tag
+        self.description = description
+        self.routes: list[Route] = []
+        self.errors = ErrorTable()
+
+    def route(self, method: str, path: str, *, response: type[BaseModel] | None,
+              summary: str, auth: AuthRequirement = Auth.SESSION, status: int = 200,
+              **options: Any) -> Callable[[Handler], Handler]:
+        """Declare `method path`; see Route for the options."""
+        def decorate(handler: Handler) -> Handler:
+            route = Route(method.upper(), path, handler, response, status, auth, summary,
+                          **options)
+            _check_declaration(route)
+            self.routes.append(route)
+            return handler
+        return decorate
+
+    def get(self, path: str, **kwargs: Any) -> Callable[[Handler], Handler]:
+        return self.route("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> Callable[[Handler], Handler]:
+        return self.route("POST", path, **kwargs)
+
+    def put(self, path: str, **kwargs: Any) -> Callable[[Handler], Handler]:
+        return self.route("PUT", path, **kwargs)
+
+    def patch(self, path: str, **kwargs: Any) -> Callable[[Handler], Handler]:
+        return self.route("PATCH", path, **kwargs)
+
+    def delete(self, path: str, **kwargs: Any) -> Callable[[Handler], Handler]:
+        return self.route("DELETE", path, **kwargs)
+
+    def map_error(self, error: type[Exception], status: int, code: str, **kwargs: Any) -> None:
+        """Answer the domain error `error` with `status` and `code` (see ErrorTable.register)."""
+        self.errors.register(error, status, code, **kwargs)
+
+    def add_to(self, app: web.Application) -> None:
+        """Add every route to `app` (HEAD is not added implicitly)."""
+        app[ROUTE_TABLE] = self
+        for route in self.routes:
+            app.router.add_route(route.method, route.path, _pipeline(route), name=None)
+
+    def build_app(self) -> web.Application:
+        """A sub-application serving this table (mounted by the root app at the area's prefix)."""
+        app = web.Application()
+        self.add_to(app)
+        return app
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A route table and the path prefix it is served under."""
+
+    prefix: str
+    table: RouteTable
+
+    def full_path(self, route: Route) -> str:
+        return self.prefix.rstrip("/") + route.openapi_path()
+
+
+def _pipeline(route: Route) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    async def handle(request: web.Request) -> web.StreamResponse:
+        config = request.config_dict
+        settings = config[SETTINGS]
+        principal = await config[AUTHENTICATORS].authenticate(
+            request, route.auth, settings.allowed_origins)
+        path = parse_path(request, route.path_model) if route.path_model else request.match_info
+        query = parse_query(request, route.query) if route.query else None
+        body = None
+        if route.body is not None:
+            limit = (settings.simulation_max_body_bytes if route.body_limit is BodyLimit.SIMULATION
+                     else settings.max_body_bytes)
+            body = await parse_body(request, route.body, limit)
+        state = await _count(request, route, settings, principal, body)
+        result = await route.handler(Call(request, body, query, path, principal, state))
+        return _respond(route, result)
+
+    handle.__name__ = route.name
+    handle.__doc__ = route.summary
+    return handle
+
+
+async def _count(request: web.Request, route: Route, settings: Settings,
+                 principal: Principal, body: Any) -> RateLimitState | None:
+    limit = route.rate_limit
+    if limit is None:
+        return None
+    subject = None
+    if limit.key is RateKey.EMAIL:
+        subject = getattr(body, "email", None)
+    elif limit.key is RateKey.WORKSPACE:
+        subject = principal.active_workspace_id
+    if not subject:  # no e-mail or workspace to count by: fall back to the client address
+        subject = client_address(request, trusted_proxy=settings.trusted_proxy)
+    state = await request.config_dict[RATE_LIMITER].hit(limit, str(subject))
+    request[RATE_LIMIT_STATE] = state
+    if state.exceeded:
+        raise ApiError(429, "rate_limited", f"Rate limit exceeded ({limit.describe()}); retry "
+                       f"in {state.retry_after} s.")
+    return state
+
+
+def _respond(route: Route, result: BaseModel | web.StreamResponse | None) -> web.StreamResponse:
+    if isinstance(result, web.StreamResponse):
+        return result
+    if route.response is None:
+        if result is not None:
+            raise TypeError(f"{route.name} declared no response model but returned {result!r}")
+        return web.Response(status=route.status)
+    if not isinstance(result, route.response):
+        raise TypeError(f"{route.name} must return {route.response.__name__}, "
+                        f"not {type(result).__name__}")
+    return web.json_response(result.model_dump(mode="json", by_alias=True), status=route.status)
+
+
+async def add_rate_limit_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """on_response_prepare: X-RateLimit-* on every response of a limited route, errors included."""
+    state = request.get(RATE_LIMIT_STATE)
+    if state is not None:
+        response.headers.update(state.headers())

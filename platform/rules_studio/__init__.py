@@ -1,0 +1,1 @@
+"""Rule studio area: Rules: CRUD, simulate and execute."""

@@ -1,0 +1,1 @@
+"""Settings area: API keys and the tenant database connection."""

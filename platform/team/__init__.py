@@ -1,0 +1,1 @@
+"""Team collaboration area: Workspace, members, roles and invitations."""

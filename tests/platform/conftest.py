@@ -1,0 +1,163 @@
+"""Fixtures of the platform tests: test settings on the backend under test, and app clients."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+
+import pytest
+from aiohttp.test_utils import TestClient
+from cryptography.fernet import Fernet
+from pydantic import BaseModel, Field
+from sqlalchemy import text
+
+from insureops.platform.app import AREAS, Area, create_app
+from insureops.platform.auth import Auth, AuthKind, Membership, Principal, Role, UserIdentity
+from insureops.platform.config import Settings
+from insureops.platform.errors import ApiError
+from insureops.platform.ratelimit import RateKey, RateLimit
+from insureops.platform.routing import BodyLimit, Call, RouteTable
+
+
+@pytest.fixture
+def settings(database_urls) -> Settings:
+    """Settings of a service on a fresh database of the backend under test."""
+    return Settings(database_url=database_urls.async_, secret_key="test-secret-key",
+                    fernet_keys=(Fernet.generate_key().decode(),))
+
+
+@pytest.fixture
+def make_client(aiohttp_client) -> Callable[..., Awaitable[TestClient]]:
+    """`await make_client(settings, **create_app_options)`: a started app and its client."""
+    async def make(settings: Settings, **options) -> TestClient:
+        return await aiohttp_client(create_app(settings, **options))
+    return make
+
+
+@pytest.fixture
+async def client(make_client, settings) -> TestClient:
+    """The real service (all areas) on the backend under test."""
+    return await make_client(settings)
+
+
+# A probe area: one route per pipeline feature, mounted next to the real areas by the tests that
+# exercise the error middleware, body parsing, auth guards and rate limits through HTTP.
+
+class ProbeConflictError(Exception):
+    """A domain error the probe area maps to 409 conflict."""
+
+
+class EchoBody(BaseModel):
+    name: str = Field(min_length=1)
+    email: str
+    count: int = Field(ge=0)
+    tags: list[str] = []
+
+
+class ItemPath(BaseModel):
+    item_id: uuid.UUID
+
+
+class ItemQuery(BaseModel):
+    limit: int = Field(50, ge=1, le=200)
+    kind: list[str] = []
+
+
+class Item(BaseModel):
+    item_id: uuid.UUID
+    limit: int
+    kind: list[str]
+
+
+class Counted(BaseModel):
+    ok: bool
+
+
+class WhoAmI(BaseModel):
+    user_id: str
+    role: str | None
+
+
+def build_probe_routes() -> RouteTable:
+    routes = RouteTable("probe", "Test routes.")
+    routes.map_error(ProbeConflictError, 409, "conflict")
+
+    @routes.post("/echo/", body=EchoBody, response=EchoBody, status=201, auth=Auth.NONE,
+                 summary="Echo the body")
+    async def echo(call: Call[EchoBody, None]) -> EchoBody:
+        return call.body
+
+    @routes.get("/items/{item_id}/", path_model=ItemPath, query=ItemQuery, response=Item,
+                auth=Auth.NONE, summary="One item")
+    async def item(call: Call[None, ItemQuery]) -> Item:
+        return Item(item_id=call.path.item_id, limit=call.query.limit, kind=call.query.kind)
+
+    @routes.post("/conflict/", response=None, status=204, auth=Auth.NONE, summary="Conflict")
+    async def conflict(call: Call[None, None]) -> None:
+        raise ProbeConflictError("That name is taken.")
+
+    @routes.get("/boom/", response=None, status=204, auth=Auth.NONE, summary="Bug")
+    async def boom(call: Call[None, None]) -> None:
+        raise RuntimeError("SELECT password FROM users -- internal detail")
+
+    @routes.get("/bad-sql/", response=None, status=204, auth=Auth.NONE, summary="Bad SQL")
+    async def bad_sql(call: Call[None, None]) -> None:
+        async with call.unit_of_work() as uow:
+            await uow.session.execute(text("SELECT secret_column FROM no_such_table"))
+
+    @routes.get("/guarded/", response=WhoAmI, auth=Auth.session(Role.ADMIN), summary="Admin")
+    async def guarded(call: Call[None, None]) -> WhoAmI:
+        membership = call.principal.active_membership
+        return WhoAmI(user_id=call.principal.user.id, role=membership and membership.role)
+
+    @routes.post("/limited/", response=Counted, auth=Auth.NONE,
+                 rate_limit=RateLimit("probe_limited", 3, 60), summary="Limited")
+    async def limited(call: Call[None, None]) -> Counted:
+        return Counted(ok=True)
+
+    @routes.post("/limited-by-email/", body=EchoBody, response=Counted, auth=Auth.NONE,
+                 rate_limit=RateLimit("probe_email", 1, 3600, key=RateKey.EMAIL),
+                 summary="Limited per e-mail")
+    async def limited_by_email(call: Call[EchoBody, None]) -> Counted:
+        return Counted(ok=True)
+
+    @routes.post("/simulate/", body=EchoBody, response=Counted, auth=Auth.NONE,
+                 body_limit=BodyLimit.SIMULATION, summary="Large bodies")
+    async def simulate(call: Call[EchoBody, None]) -> Counted:
+        return Counted(ok=True)
+
+    return routes
+
+
+PROBE_PREFIX = "/api/probe"
+
+
+def probe_areas() -> tuple[Area, ...]:
+    """The real areas plus the probe area at /api/probe."""
+    return (*AREAS, Area(PROBE_PREFIX, lambda: build_probe_routes().build_app()))
+
+
+async def header_session(request) -> Principal:
+    """Test stand-in for the session lookup of the accounts issue: X-Test-Role names the role."""
+    role = request.headers.get("X-Test-Role")
+    if role is None:
+        raise ApiError(401, "not_authenticated", "Log in first: no valid session.")
+    return Principal(AuthKind.SESSION, user=UserIdentity("u1", "ann@example.com", "Ann"),
+                     memberships=(Membership("w1", "Ann's agency", Role(role)),),
+                     active_workspace_id="w1")
+
+
+@pytest.fixture
+def make_probe(make_client) -> Callable[..., Awaitable[TestClient]]:
+    """`await make_probe(settings, **options)`: the service with the probe area mounted and the
+    header-based session authenticator."""
+    async def make(settings: Settings, **options) -> TestClient:
+        return await make_client(settings, areas=probe_areas(),
+                                 authenticators={AuthKind.SESSION: header_session}, **options)
+    return make
+
+
+@pytest.fixture
+async def probe(make_probe, settings) -> TestClient:
+    """The service with the probe area, on the backend under test."""
+    return await make_probe(settings)

@@ -1,0 +1,193 @@
+"""The error middleware: every failure is a JSON error body with the right status and a request id."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from insureops.platform.config import Settings
+from insureops.platform.errors import ApiError, ErrorTable
+
+PROBE = "/api/probe"
+VALID = {"name": "Ann", "email": "ann@example.com", "count": 2}
+
+
+async def error_of(response, status: int) -> dict:
+    assert response.status == status, await response.text()
+    assert response.content_type == "application/json"
+    assert response.headers["X-Request-ID"]
+    body = await response.json()
+    assert set(body) == {"error"}
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    return body["error"]
+
+
+async def test_unknown_path_is_json_not_found_when_no_route_matches(client):
+    error = await error_of(await client.get("/api/no-such-thing/"), 404)
+    assert error["code"] == "not_found"
+
+
+async def test_profile_is_401_not_authenticated_when_there_is_no_session(client):
+    error = await error_of(await client.get("/api/auth/profile/"), 401)
+    assert error == {"code": "not_authenticated", "message": "Log in first: no valid session."}
+
+
+async def test_wrong_method_is_405_with_allow_header_when_path_exists(client):
+    response = await client.delete("/api/auth/profile/")
+    error = await error_of(response, 405)
+    assert error["code"] == "method_not_allowed"
+    assert response.headers["Allow"] == "GET"
+
+
+async def test_malformed_json_is_400_invalid_json_when_body_does_not_parse(probe):
+    response = await probe.post(f"{PROBE}/echo/", data=b'{"name": "Ann",',
+                                headers={"Content-Type": "application/json"})
+    error = await error_of(response, 400)
+    assert error["code"] == "invalid_json"
+    assert "line 1" in error["message"]
+
+
+async def test_empty_body_is_400_invalid_json_when_json_is_expected(probe):
+    response = await probe.post(f"{PROBE}/echo/", data=b"",
+                                headers={"Content-Type": "application/json"})
+    assert (await error_of(response, 400))["code"] == "invalid_json"
+
+
+async def test_wrong_content_type_is_415_when_a_json_body_is_expected(probe):
+    response = await probe.post(f"{PROBE}/echo/", data="name=Ann",
+                                headers={"Content-Type": "application/x-www-form-urlencoded"})
+    error = await error_of(response, 415)
+    assert error["code"] == "unsupported_media_type"
+
+
+async def test_validation_failure_lists_each_field_when_the_body_is_invalid(probe):
+    response = await probe.post(f"{PROBE}/echo/", json={"name": "", "count": -1,
+                                                        "tags": ["a", 3]})
+    error = await error_of(response, 400)
+    assert error["code"] == "validation_error"
+    fields = {detail["field"] for detail in error["details"]}
+    assert fields == {"name", "email", "count", "tags.1"}
+    assert all(detail["message"] for detail in error["details"])
+
+
+async def test_validation_failure_names_the_body_when_it_is_not_an_object(probe):
+    error = await error_of(await probe.post(f"{PROBE}/echo/", json=[1, 2]), 400)
+    assert error["details"] == [{"field": "body", "message": error["details"][0]["message"]}]
+
+
+async def test_oversized_body_is_413_when_it_exceeds_the_default_limit(make_probe, settings):
+    small = await make_probe(settings.model_copy(update={"max_body_bytes": 200}))
+    body = {**VALID, "tags": ["x" * 50] * 10}
+    error = await error_of(await small.post(f"{PROBE}/echo/", json=body), 413)
+    assert error["code"] == "payload_too_large"
+    assert "200 bytes" in error["message"]
+
+
+async def test_oversized_body_is_413_when_streamed_without_content_length(make_probe, settings):
+    small = await make_probe(settings.model_copy(update={"max_body_bytes": 200}))
+
+    async def chunks():
+        yield b'{"name": "Ann", "email": "a@b.c", "count": 1, "tags": ["'
+        for _ in range(10):
+            yield b"y" * 50
+
+    response = await small.post(f"{PROBE}/echo/", data=chunks(),
+                                headers={"Content-Type": "application/json"})
+    assert (await error_of(response, 413))["code"] == "payload_too_large"
+
+
+async def test_simulation_routes_accept_bodies_over_the_default_limit(make_probe, settings):
+    limits = {"max_body_bytes": 200, "simulation_max_body_bytes": 5000}
+    small = await make_probe(settings.model_copy(update=limits))
+    body = {**VALID, "tags": ["x" * 50] * 10}
+    assert (await small.post(f"{PROBE}/simulate/", json=body)).status == 200
+    too_big = {**VALID, "tags": ["x" * 50] * 100}
+    assert (await error_of(await small.post(f"{PROBE}/simulate/", json=too_big), 413))
+
+
+async def test_default_body_limit_is_one_mebibyte_when_not_configured():
+    assert Settings().max_body_bytes == 1024 * 1024
+    assert Settings().simulation_max_body_bytes == 10 * 1024 * 1024
+
+
+async def test_domain_error_is_mapped_through_the_table_when_an_area_registers_it(probe):
+    error = await error_of(await probe.post(f"{PROBE}/conflict/"), 409)
+    assert error == {"code": "conflict", "message": "That name is taken."}
+
+
+async def test_unexpected_error_is_500_without_details_when_a_handler_fails(probe, caplog):
+    with caplog.at_level(logging.ERROR, logger="insureops.platform.errors"):
+        response = await probe.get(f"{PROBE}/boom/", headers={"X-Request-ID": "req-42"})
+    error = await error_of(response, 500)
+    assert error["code"] == "internal_error"
+    assert "req-42" in error["message"]
+    assert "SELECT" not in await response.text() and "Traceback" not in await response.text()
+    assert response.headers["X-Request-ID"] == "req-42"
+    logged = [r for r in caplog.records if getattr(r, "request_id", None) == "req-42"]
+    assert logged and logged[0].exc_info is not None
+
+
+async def test_database_error_is_500_without_sql_when_a_query_is_wrong(probe, caplog):
+    with caplog.at_level(logging.ERROR, logger="insureops.platform.errors"):
+        response = await probe.get(f"{PROBE}/bad-sql/")
+    text = await response.text()
+    assert (await error_of(response, 500))["code"] == "internal_error"
+    assert "no_such_table" not in text and "secret_column" not in text
+
+
+async def test_database_down_is_503_when_the_database_cannot_be_reached(make_client, tmp_path):
+    unreachable = [f"sqlite+aiosqlite:///{tmp_path}/missing-dir/x.db",
+                   "postgresql+psycopg://nobody@127.0.0.1:1/none"]
+    for url in unreachable:
+        settings = Settings(database_url=url, secret_key="k", migrate_on_start=False,
+                            fernet_keys=("ZmDfcTF7_60GrrY167zsiPd67pEvs0aGOv2oasOM1Pg=",))
+        client = await make_client(settings)
+        if url.startswith("sqlite"):
+            (tmp_path / "missing-dir").rmdir()  # the engine made it; take it away again
+        response = await client.get("/api/health/")
+        error = await error_of(response, 503)
+        assert error["code"] == "service_unavailable"
+        assert response.headers["Retry-After"]
+        assert "127.0.0.1" not in error["message"] and "sqlite" not in error["message"]
+
+
+async def test_request_id_is_generated_when_the_incoming_one_is_not_sane(client):
+    response = await client.get("/api/health/", headers={"X-Request-ID": "bad id\twith spaces"})
+    assert response.headers["X-Request-ID"] != "bad id\twith spaces"
+    assert len(response.headers["X-Request-ID"]) == 32
+
+
+async def test_request_id_is_echoed_when_the_incoming_one_is_sane(client):
+    response = await client.get("/api/no-such-thing/", headers={"X-Request-ID": "abc-123"})
+    assert response.headers["X-Request-ID"] == "abc-123"
+
+
+def test_error_table_picks_the_closest_registered_class_when_errors_inherit():
+    class DomainError(Exception):
+        pass
+
+    class NotFoundError(DomainError):
+        pass
+
+    table = ErrorTable()
+    table.register(DomainError, 400, "domain_error")
+    table.register(NotFoundError, 404, "not_found", message="No such thing.")
+    mapped = table.lookup(NotFoundError("internal text"))
+    assert (mapped.status, mapped.code, mapped.message) == (404, "not_found", "No such thing.")
+    assert table.lookup(DomainError("Bad.")).code == "domain_error"
+    assert table.lookup(ValueError("x")) is None
+
+
+def test_error_table_refuses_a_second_code_when_a_class_is_mapped_twice():
+    table = ErrorTable()
+    table.register(KeyError, 404, "not_found")
+    with pytest.raises(ValueError, match="already mapped"):
+        table.register(KeyError, 409, "conflict")
+
+
+def test_api_error_renders_details_only_when_given():
+    plain = ApiError(404, "not_found", "Gone.").to_response()
+    assert plain.status == 404 and b"details" not in plain.body
+    detailed = ApiError(400, "validation_error", "Bad.", [{"field": "a", "message": "m"}])
+    assert b'"details": [{"field": "a"' in detailed.to_response().body
