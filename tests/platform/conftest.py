@@ -149,10 +149,10 @@ async def header_session(request) -> Principal:
 
 @pytest.fixture
 def make_probe(make_client) -> Callable[..., Awaitable[TestClient]]:
-    """`await make_probe(settings, **options)`: the service with the probe area mounted and the
-    header-based session authenticator."""
-    async def make(settings: Settings, **options) -> TestClient:
-        return await make_client(settings, areas=probe_areas(),
+    """`await make_probe(settings, extra=(Area, ...), **options)`: the service with the probe
+    area (and any `extra` areas) mounted and the header-based session authenticator."""
+    async def make(settings: Settings, *, extra: tuple[Area, ...] = (), **options) -> TestClient:
+        return await make_client(settings, areas=(*probe_areas(), *extra),
                                  authenticators={AuthKind.SESSION: header_session}, **options)
     return make
 

@@ -1,0 +1,70 @@
+"""Settings: defaults, the environment (INSUREOPS_*), URL normalisation, validation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from insureops.platform.config import Settings
+
+
+def test_defaults_describe_the_embedded_setup_when_nothing_is_configured():
+    settings = Settings()
+    assert settings.database_url == "sqlite+aiosqlite:///./insureops.db"
+    assert settings.sqlite_path == Path("insureops.db")
+    assert (settings.host, settings.port) == ("127.0.0.1", 8080)
+    assert settings.max_body_bytes == 1024 * 1024
+    assert settings.secret_key is None and settings.fernet_keys == ()
+
+
+def test_direct_construction_ignores_the_environment_when_variables_are_set(monkeypatch):
+    monkeypatch.setenv("INSUREOPS_PORT", "9999")
+    assert Settings().port == 8080
+    assert Settings.from_env().port == 9999
+
+
+def test_from_env_reads_prefixed_variables_when_they_are_set(monkeypatch):
+    monkeypatch.setenv("INSUREOPS_DATABASE_URL", "postgresql://app@db.internal:5432/insureops")
+    monkeypatch.setenv("INSUREOPS_ALLOWED_ORIGINS", "https://a.example/, https://b.example")
+    monkeypatch.setenv("INSUREOPS_FERNET_KEYS", "k1,k2")
+    monkeypatch.setenv("INSUREOPS_SECURE_COOKIES", "true")
+    monkeypatch.setenv("INSUREOPS_TRUSTED_PROXY", "1")
+    monkeypatch.setenv("INSUREOPS_LOG_FORMAT", "json")
+    monkeypatch.setenv("INSUREOPS_MAX_BODY_BYTES", "2048")
+    settings = Settings.from_env()
+    assert settings.database_url == "postgresql+psycopg://app@db.internal:5432/insureops"
+    assert settings.sqlite_path is None
+    assert settings.allowed_origins == ("https://a.example", "https://b.example")
+    assert [key.get_secret_value() for key in settings.fernet_keys] == ["k1", "k2"]
+    assert settings.secure_cookies and settings.trusted_proxy
+    assert (settings.log_format, settings.max_body_bytes) == ("json", 2048)
+
+
+def test_overrides_win_over_the_environment_when_the_cli_passes_options(monkeypatch):
+    monkeypatch.setenv("INSUREOPS_PORT", "9999")
+    assert Settings.from_env(port=8181).port == 8181
+
+
+def test_settings_are_frozen_when_built():
+    with pytest.raises(ValidationError):
+        Settings().port = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("INSUREOPS_DATABASE_URL", "mysql://x/y"),
+    ("INSUREOPS_PORT", "not-a-port"),
+    ("INSUREOPS_LOG_FORMAT", "xml"),
+])
+def test_invalid_values_are_refused_when_read_from_the_environment(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValidationError):
+        Settings.from_env()
+
+
+def test_secret_key_is_hidden_when_settings_are_printed(monkeypatch):
+    monkeypatch.setenv("INSUREOPS_SECRET_KEY", "very-secret-value")
+    settings = Settings.from_env()
+    assert "very-secret-value" not in repr(settings)
+    assert settings.secret_key.get_secret_value() == "very-secret-value"

@@ -1,0 +1,51 @@
+"""Platform migrations: applied on start and by `insureops migrate`, idempotent on both engines."""
+
+from __future__ import annotations
+
+import asyncio
+
+from click.testing import CliRunner
+from sqlalchemy import inspect
+
+from insureops.platform.cli import main
+from insureops.platform.db import Database
+from insureops.platform.migrations import VERSION_TABLE, current_revision, head_revision
+
+
+async def tables_and_revision(url: str) -> tuple[set[str], str | None]:
+    database = Database.connect(url)
+    try:
+        async with database.engine.connect() as connection:
+            tables = await connection.run_sync(lambda c: set(inspect(c).get_table_names()))
+        return tables, await current_revision(database.engine)
+    finally:
+        await database.engine.dispose()
+
+
+def test_migrate_command_is_idempotent_when_run_twice(database_urls):
+    runner = CliRunner()
+    for _ in range(2):
+        result = runner.invoke(main, ["migrate", "--database-url", database_urls.async_])
+        assert result.exit_code == 0, result.output
+        assert f"at revision {head_revision()}" in result.output
+
+
+def test_migrate_command_creates_the_tables_when_the_database_is_empty(database_urls):
+    result = CliRunner().invoke(main, ["migrate", "--database-url", database_urls.async_])
+    assert result.exit_code == 0, result.output
+    tables, revision = asyncio.run(tables_and_revision(database_urls.async_))
+    assert {"rate_limit_counters", VERSION_TABLE} <= tables
+    assert revision == head_revision() == "0001"
+
+
+async def test_service_start_migrates_when_the_database_is_new(client, settings):
+    tables, revision = await tables_and_revision(settings.database_url)
+    assert "rate_limit_counters" in tables and revision == head_revision()
+
+
+def test_migrate_command_reports_a_failure_without_a_trace_when_unreachable(tmp_path):
+    result = CliRunner().invoke(main, ["migrate", "--database-url",
+                                       "postgresql+psycopg://nobody@127.0.0.1:1/none"])
+    assert result.exit_code == 1
+    assert "migration failed: OperationalError" in result.output
+    assert "Traceback" not in result.output
