@@ -1,0 +1,138 @@
+"""Ruleset IR -> `CompiledRuleset`: compiled once, evaluated many times.
+
+Expressions become Python closures (`expressions.py`); consts are evaluated once; rules and
+tables are sorted by descending priority (ties in file order) once; each input gets a converter
+that remembers its JSON Schema. `evaluate` then only converts the input data and runs closures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date
+
+from insureops.engine import ir
+from insureops.engine.context import Evaluation
+from insureops.engine.conversion import InputConverter
+from insureops.engine.errors import EngineError, EvaluationError, LimitExceededError
+from insureops.engine.expressions import EVAL, ExpressionCompiler, freeze
+from insureops.engine.limits import Limits
+from insureops.engine.program import (
+    RuleProgram,
+    RunState,
+    TableProgram,
+    run_items,
+    run_items_traced,
+)
+from insureops.engine.result import Result, TestOutcome
+from insureops.engine.selftest import run_tests
+
+RESULT_NAMES = frozenset({"decision", "score", "outputs", "reasons", "tags", "fired"})
+
+
+def compile_ir(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | None],
+               source: str | None = None) -> CompiledRuleset:
+    """Compile a checked ruleset. `input_schemas` maps each input name to its JSON Schema
+    (None for `Any`); `source`, when given, lets explanations quote the author's own text.
+    Raises `EngineError` (code `invalid_ir`, `invalid_const`, ...) for a malformed tree."""
+    return build_ruleset(ruleset, input_schemas=input_schemas, source=source,
+                         compiler_class=ExpressionCompiler)
+
+
+def build_ruleset(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | None],
+                  source: str | None, compiler_class) -> CompiledRuleset:
+    """Compile with a given expression compiler class (the closure compiler, or the reference
+    interpreter's adapter in `interpreter.compile_reference`)."""
+    limits = Limits()
+    consts = _evaluate_consts(ruleset, compiler_class, limits)
+    inputs = frozenset(decl.name for decl in ruleset.inputs)
+    compiler = compiler_class(consts, inputs | {"outputs"}, limits)
+    expect_compiler = compiler_class(consts, inputs | RESULT_NAMES, limits)
+    try:
+        programs = [RuleProgram(item, compiler) if isinstance(item, ir.Rule)
+                    else TableProgram(item, compiler) for item in ruleset.items]
+        expectations = [expect_compiler.compile(test.expect) for test in ruleset.tests]
+    except RecursionError:
+        raise LimitExceededError("the ruleset is nested too deeply to compile",
+                                 code="limit_expression_depth") from None
+    order = sorted(range(len(programs)), key=lambda i: (-programs[i].node.priority, i))
+    ordered = tuple(programs[i] for i in order)
+    converters = {decl.name: InputConverter(input_schemas.get(decl.name))
+                  for decl in ruleset.inputs}
+    return CompiledRuleset(ruleset, ordered, converters, consts, expectations, source, compiler)
+
+
+def _evaluate_consts(ruleset: ir.Ruleset, compiler_class, limits: Limits) -> dict:
+    consts: dict[str, object] = {}
+    for const in ruleset.consts:
+        compiler = compiler_class(consts, frozenset(), limits)
+        try:
+            value = compiler.compile(const.value)({EVAL: Evaluation(None, limits, {})})
+        except EvaluationError as error:
+            raise EngineError(f"const `{const.name}` cannot be computed: {error.message}",
+                              code="invalid_const", span=const.span) from None
+        consts[const.name] = freeze(value)
+    return consts
+
+
+class CompiledRuleset:
+    """A ruleset ready to evaluate. Immutable after construction apart from the regex cache,
+    so one instance can serve many evaluations (also from several threads)."""
+
+    def __init__(self, ruleset: ir.Ruleset, items: tuple, converters: dict, consts: dict,
+                 expectations: list, source: str | None, compiler) -> None:
+        self.name = ruleset.name
+        self.ir = ruleset
+        self.consts = consts
+        self.source = source
+        self._all_items = items
+        self._active_items = tuple(item for item in items if getattr(item.node, "enabled", True))
+        self._converters = converters
+        self._expectations = expectations
+        self._compiler = compiler
+        self._regexes: dict = {}
+        self._default_limits = Limits()
+
+    def evaluate(self, inputs: Mapping[str, object], *, as_of: date | None = None,
+                 explain: bool = False, limits: Limits | None = None) -> Result:
+        """Run the ruleset on `inputs` (input name -> JSON-like data). `as_of` is what
+        `today()`/`now()` and `effective` windows see; `explain` adds the trace."""
+        limits = limits or self._default_limits
+        ev = Evaluation(as_of, limits, self._regexes)
+        env = self._bind(inputs, limits)
+        env[EVAL] = ev
+        outputs: dict = {}
+        env["outputs"] = outputs
+        state = RunState()
+        trace = None
+        try:
+            if explain:
+                trace = run_items_traced(self._all_items, env, ev, state, self.source)
+            else:
+                run_items(self._active_items, env, ev, state)
+        except RecursionError:
+            raise LimitExceededError("evaluation nested too deeply", code="limit_depth") from None
+        decision = state.decision or self.ir.default_decision
+        return Result(self.name, decision, state.score, outputs, state.reasons,
+                      sorted(state.tags), state.fired, trace)
+
+    def _bind(self, inputs: Mapping[str, object], limits: Limits) -> dict:
+        converters = self._converters
+        env = {}
+        for name, converter in converters.items():
+            if name not in inputs:
+                raise EvaluationError(f"missing input `{name}`", code="missing_input")
+            env[name] = converter.convert(name, inputs[name], limits)
+        if len(inputs) != len(env):
+            unknown = sorted(str(name) for name in inputs if name not in converters)
+            raise EvaluationError(f"unknown input {', '.join(unknown)}; the ruleset declares "
+                                  f"{', '.join(converters) or 'none'}", code="unknown_input")
+        return env
+
+    def run_tests(self, *, as_of: date | None = None) -> list[TestOutcome]:
+        """Run the ruleset's embedded `test` blocks (see `engine.selftest`). A test's
+        `given ... as of DATE` wins over `as_of`."""
+        return run_tests(self, self._expectations, as_of)
+
+    def expression_compiler(self):
+        """The expression compiler this ruleset was built with (for embedded tests)."""
+        return self._compiler

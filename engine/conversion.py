@@ -1,0 +1,225 @@
+"""Input data -> runtime values, guided by each input's JSON Schema, within the input limits.
+
+JSON numbers (int, float, str-parsed Decimal) become exact Decimals (floats through `str`, never
+through binary); strings that the schema declares `format: date` / `date-time` become dates /
+aware datetimes (a datetime without offset is taken as UTC); everything else keeps its JSON
+shape: objects are dicts, arrays lists. Under `Any` (no schema) strings stay strings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import date, datetime, timezone
+from decimal import Decimal
+
+from insureops.engine.errors import EvaluationError, LimitExceededError
+from insureops.engine.limits import Limits
+from insureops.engine.values import Duration
+
+MAX_EXPONENT = 1000  # |adjusted exponent| of an input number; larger ones are refused
+_BIG = 10**100  # ints below this size convert without further checks
+
+
+class _Plan:
+    """What a (resolved) schema says about one value: string format, property schemas and
+    formats, the schema of extra properties and of array items."""
+
+    __slots__ = ("fmt", "children", "formats", "extra", "extra_format", "items")
+
+    def __init__(self, schema: dict | None, root: dict | None) -> None:
+        branches = _alternatives(schema, root)
+        self.fmt = _format_of(schema, root)
+        self.children: dict[str, dict | None] = {}
+        self.extra = None
+        for branch in reversed(branches):
+            for key, sub in (branch.get("properties") or {}).items():
+                self.children[key] = _resolve(sub, root)
+            if isinstance(branch.get("additionalProperties"), dict):
+                self.extra = _resolve(branch["additionalProperties"], root)
+        self.formats = {key: fmt for key, sub in self.children.items()
+                        if (fmt := _format_of(sub, root))}
+        self.extra_format = _format_of(self.extra, root)
+        self.items = _resolve(_items_of(schema, root), root)
+
+
+class InputConverter:
+    """Converts the data of one input; built once per compiled ruleset and input, it keeps
+    what it learnt about the schema (one `_Plan` per sub-schema)."""
+
+    def __init__(self, schema: dict | None) -> None:
+        self.root = schema
+        self._plans: dict[int, _Plan] = {}
+
+    def convert(self, name: str, value: object, limits: Limits) -> object:
+        """The runtime value of input `name`; `invalid_input` or a limit error if it cannot."""
+        budget = [limits.max_input_nodes]
+        try:
+            return self._convert(value, _resolve(self.root, self.root), budget, limits, name, 1)
+        except RecursionError:
+            raise LimitExceededError(f"input `{name}` is nested too deeply",
+                                     code="limit_depth") from None
+
+    def _plan(self, schema: dict | None) -> _Plan:
+        plan = self._plans.get(id(schema))
+        if plan is None:
+            plan = self._plans[id(schema)] = _Plan(schema, self.root)
+        return plan
+
+    def _convert(self, value, schema, budget: list, limits: Limits, path: str, depth: int):
+        kind = type(value)
+        if kind is dict or kind is list or kind is tuple or kind is set or kind is frozenset \
+                or isinstance(value, Mapping):
+            if depth > limits.max_input_depth:
+                raise LimitExceededError(
+                    f"input is nested deeper than {limits.max_input_depth} levels at {path}",
+                    code="limit_depth")
+            budget[0] -= len(value)
+            if budget[0] < 0:
+                raise LimitExceededError(f"input has more than {limits.max_input_nodes} values",
+                                         code="limit_input_size")
+            plan = self._plan(schema)
+            if kind is list or kind is tuple:
+                return [self._item(item, plan.items, plan, budget, limits, path, depth)
+                        for item in value]
+            if kind is set or kind is frozenset:
+                return frozenset(self._item(item, plan.items, plan, budget, limits, path, depth)
+                                 for item in value)
+            return self._object(value, plan, budget, limits, path, depth)
+        return _scalar(value, _format_of(schema, self.root), path)
+
+    def _item(self, item, schema, plan: _Plan, budget, limits, path: str, depth: int):
+        kind = type(item)
+        if kind is str and plan.items is not None:
+            return _convert_string(item, self._plan(schema).fmt, path)
+        if kind is str or kind is bool or item is None:
+            return item
+        return self._convert(item, schema, budget, limits, f"{path}[]", depth + 1)
+
+    def _object(self, value: Mapping, plan: _Plan, budget, limits, path: str, depth: int):
+        converted = {}
+        formats, children, extra = plan.formats, plan.children, plan.extra
+        for key, item in value.items():
+            if type(key) is not str:
+                raise EvaluationError(f"{path}: object keys must be strings",
+                                      code="invalid_input")
+            kind = type(item)
+            if kind is str:
+                fmt = formats.get(key) if key in children else plan.extra_format
+                converted[key] = item if fmt is None else _convert_string(
+                    item, fmt, f"{path}.{key}")
+            elif item is None or kind is bool:
+                converted[key] = item
+            elif kind is int and -_BIG < item < _BIG:
+                converted[key] = Decimal(item)
+            elif kind is Decimal and item.is_finite() and (
+                    not item or abs(item.adjusted()) <= MAX_EXPONENT):
+                converted[key] = item
+            else:
+                converted[key] = self._convert(item, children.get(key, extra), budget, limits,
+                                               f"{path}.{key}", depth + 1)
+        return converted
+
+
+def convert_input(name: str, value: object, schema: dict | None, limits: Limits) -> object:
+    """Convert one input value named `name` (a one-off `InputConverter`)."""
+    return InputConverter(schema).convert(name, value, limits)
+
+
+def _scalar(value: object, fmt: str | None, path: str) -> object:
+    kind = type(value)
+    if value is None or kind is bool:
+        return value
+    if kind is str:
+        return _convert_string(value, fmt, path)
+    if kind is int or kind is float or kind is Decimal:
+        return _convert_number(value, path)
+    if kind is datetime:
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if kind is date or kind is Duration:
+        return value
+    raise EvaluationError(f"{path}: unsupported input value of type {kind.__name__}",
+                          code="invalid_input")
+
+
+def _convert_number(value: object, path: str) -> Decimal:
+    if type(value) is float:
+        if not math.isfinite(value):
+            raise EvaluationError(f"{path}: {value} is not a number", code="invalid_input")
+        number = Decimal(str(value))
+    elif type(value) is int:
+        if abs(value).bit_length() > 3000:
+            raise EvaluationError(f"{path}: number out of range", code="invalid_input")
+        number = Decimal(value)
+    else:
+        number = value
+    if not number.is_finite():
+        raise EvaluationError(f"{path}: {number} is not a number", code="invalid_input")
+    if number and abs(number.adjusted()) > MAX_EXPONENT:
+        raise EvaluationError(f"{path}: number out of range", code="invalid_input")
+    return number
+
+
+def _convert_string(value: str, fmt: str | None, path: str) -> object:
+    if fmt == "date":
+        try:
+            if len(value) == 10:
+                return date.fromisoformat(value)
+        except ValueError:
+            pass
+        raise EvaluationError(f"{path}: {value[:60]!r} is not an ISO date (YYYY-MM-DD)",
+                              code="invalid_input")
+    if fmt == "date-time":
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise EvaluationError(f"{path}: {value[:60]!r} is not an ISO date-time",
+                                  code="invalid_input") from None
+        return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return value
+
+
+def _resolve(schema: dict | None, root: dict | None) -> dict | None:
+    """Follow local `$ref`s ("#/$defs/X") a bounded number of times."""
+    for _ in range(32):
+        if not isinstance(schema, dict) or "$ref" not in schema:
+            break
+        schema = _pointer(schema["$ref"], root)
+    return schema if isinstance(schema, dict) else None
+
+
+def _pointer(ref: object, root: dict | None) -> dict | None:
+    if not isinstance(ref, str) or not ref.startswith("#") or root is None:
+        return None
+    node: object = root
+    for part in [p for p in ref[1:].split("/") if p]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        node = node.get(part) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else None
+
+
+def _alternatives(schema: dict | None, root: dict | None) -> list[dict]:
+    """The schema and its anyOf/oneOf/allOf branches (resolved), for format and shape lookups."""
+    if schema is None:
+        return []
+    found = [schema]
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        for branch in schema.get(keyword, ()) or ():
+            resolved = _resolve(branch, root)
+            if resolved is not None:
+                found.append(resolved)
+    return found
+
+
+def _format_of(schema: dict | None, root: dict | None) -> str | None:
+    for branch in _alternatives(schema, root):
+        if branch.get("format") in ("date", "date-time"):
+            return branch["format"]
+    return None
+
+
+def _items_of(schema: dict | None, root: dict | None) -> dict | None:
+    for branch in _alternatives(schema, root):
+        if isinstance(branch.get("items"), dict):
+            return branch["items"]
+    return None

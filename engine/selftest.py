@@ -1,0 +1,69 @@
+"""The embedded `test` blocks of a ruleset: build the givens, evaluate, check `expect`."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from insureops.engine import ir
+from insureops.engine.context import Evaluation
+from insureops.engine.errors import EngineError
+from insureops.engine.explain import text_of
+from insureops.engine.expressions import EVAL, children
+from insureops.engine.limits import Limits
+from insureops.engine.result import TestOutcome
+from insureops.engine.values import format_literal
+
+RESULT_NAMES = ("decision", "score", "outputs", "reasons", "tags", "fired")
+
+
+def run_tests(compiled, expectations: list, as_of: date | None) -> list[TestOutcome]:
+    """One outcome per test, in file order; an evaluation error fails the test with its
+    message instead of escaping."""
+    outcomes = []
+    for test, expect in zip(compiled.ir.tests, expectations):
+        day = next((given.as_of for given in test.givens if given.as_of is not None), as_of)
+        try:
+            outcomes.append(_run_one(compiled, test, expect, day))
+        except EngineError as error:
+            outcomes.append(TestOutcome(test.description, False,
+                                        f"error[{error.code}]: {error.message}", test.span))
+    return outcomes
+
+
+def _run_one(compiled, test: ir.TestCase, expect, day: date | None) -> TestOutcome:
+    make = compiled.expression_compiler()
+    scratch = {EVAL: Evaluation(day, Limits(), {})}
+    inputs = {given.name: make.compile(given.value)(scratch) for given in test.givens}
+    result = compiled.evaluate(inputs, as_of=day)
+    env = {name: getattr(result, name) for name in RESULT_NAMES}
+    env[EVAL] = Evaluation(day, Limits(), {})
+    verdict = expect(env)
+    if verdict is True:
+        return TestOutcome(test.description, True, None, test.span)
+    shown = ", ".join(f"{label} = {format_literal(value)}"
+                      for label, value in _read_names(test.expect, env))
+    outcome = "was null" if verdict is None else "failed"
+    message = f"`{text_of(test.expect, compiled.source)}` {outcome}"
+    return TestOutcome(test.description, False, f"{message}: {shown}" if shown else message,
+                       test.span)
+
+
+def _read_names(expr: object, env: dict) -> list[tuple[str, object]]:
+    """The result names (and `outputs.X` entries) the condition reads, in reading order."""
+    found: list[tuple[str, object]] = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Member) and isinstance(node.obj, ir.Name) \
+                and node.obj.name == "outputs":
+            found.append((f"outputs.{node.field}", env["outputs"].get(node.field)))
+            continue
+        if isinstance(node, ir.Name) and node.name in env:
+            found.append((node.name, env[node.name]))
+            continue
+        stack.extend(reversed(children(node)))
+    unique = []
+    for entry in found:
+        if entry[0] not in (label for label, _ in unique):
+            unique.append(entry)
+    return unique

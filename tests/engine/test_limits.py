@@ -1,0 +1,136 @@
+"""Every limit raises LimitExceededError with its code, never a hang or a crash."""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+
+import pytest
+from engine_ir_builders import (
+    binary,
+    build,
+    comp,
+    name,
+    neg,
+    rule,
+    ruleset,
+    set_output,
+    text,
+)
+
+from insureops.engine.errors import EvaluationError, LimitExceededError
+from insureops.engine.limits import Limits
+
+
+def run(condition_or_value, business, limits=Limits(), *, as_value=False):
+    action = set_output("v", condition_or_value) if as_value else set_output("v", True)
+    when = True if as_value else condition_or_value
+    compiled = build(ruleset(rule("r", when, action)))
+    return compiled.evaluate({"business": business}, as_of=date(2025, 1, 1), limits=limits)
+
+
+def test_input_size_is_limited_when_the_data_has_too_many_values():
+    with pytest.raises(LimitExceededError) as raised:
+        run(True, {"items": list(range(200))}, Limits(max_input_nodes=100))
+    assert raised.value.code == "limit_input_size"
+
+
+def test_input_depth_is_limited_when_the_data_is_nested_too_deeply():
+    nested: dict = {}
+    for _ in range(100):
+        nested = {"a": nested}
+    with pytest.raises(LimitExceededError) as raised:
+        run(True, nested)
+    assert raised.value.code == "limit_depth"
+
+
+def test_very_deep_input_is_a_limit_error_not_a_recursion_error_when_converted():
+    nested: list = []
+    for _ in range(100_000):
+        nested = [nested]
+    with pytest.raises(LimitExceededError) as raised:
+        run(True, {"x": nested}, Limits(max_input_depth=10**6, max_input_nodes=10**7))
+    assert raised.value.code == "limit_depth"
+
+
+def test_steps_are_limited_when_comprehensions_iterate_too_much():
+    items = name("business.items")
+    nested = comp("count", "a", items,
+                  where=binary(">", comp("count", "b", items), 0))
+    with pytest.raises(LimitExceededError) as raised:
+        run(binary(">", nested, 0), {"items": list(range(300))}, Limits(max_steps=10_000))
+    assert raised.value.code == "limit_steps"
+    assert raised.value.span is not None or raised.value.message
+
+
+def test_steps_count_rules_when_the_ruleset_is_long():
+    rs = ruleset(*[rule(f"r{i}", True) for i in range(20)])
+    with pytest.raises(LimitExceededError) as raised:
+        build(rs).evaluate({"business": {}}, limits=Limits(max_steps=10))
+    assert raised.value.code == "limit_steps"
+
+
+def test_regex_pattern_length_is_limited_when_too_long():
+    with pytest.raises(LimitExceededError) as raised:
+        run(binary("matches", name("business.s"), "a" * 600), {"s": "a"})
+    assert raised.value.code == "limit_regex"
+
+
+def test_regex_subject_length_is_limited_when_too_long():
+    with pytest.raises(LimitExceededError) as raised:
+        run(binary("matches", name("business.s"), "a"), {"s": "a" * 20_000})
+    assert raised.value.code == "limit_regex"
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", "(a*)*b", "(a|aa)*c", "(x+x+)+y", r"(\w+\s?)*$",
+                                     r"(.)\1"])
+def test_catastrophic_patterns_are_refused_quickly_when_matched(pattern):
+    started = time.perf_counter()
+    with pytest.raises(LimitExceededError) as raised:
+        run(binary("matches", name("business.s"), pattern), {"s": "a" * 5000 + "!"})
+    assert raised.value.code == "limit_regex"
+    assert time.perf_counter() - started < 1
+
+
+def test_an_invalid_pattern_is_an_evaluation_error_when_matched():
+    with pytest.raises(EvaluationError) as raised:
+        run(binary("matches", name("business.s"), "[a-"), {"s": "a"})
+    assert raised.value.code == "invalid_regex"
+
+
+def test_matches_uses_search_semantics_when_unanchored():
+    assert run(binary("matches", name("business.s"), "82"), {"s": "238210"}).fired == ["r"]
+    assert run(binary("matches", name("business.s"), "^82"), {"s": "238210"}).fired == []
+
+
+def test_list_size_is_limited_when_concatenation_grows_a_list():
+    items = name("business.items")
+    with pytest.raises(LimitExceededError) as raised:
+        run(binary("+", items, items), {"items": list(range(60))},
+            Limits(max_list_size=100), as_value=True)
+    assert raised.value.code == "limit_list_size"
+
+
+def test_string_length_is_limited_when_concatenation_or_interpolation_grows_it():
+    s = name("business.s")
+    for value in (binary("+", s, s), text(s, s)):
+        with pytest.raises(LimitExceededError) as raised:
+            run(value, {"s": "x" * 600}, Limits(max_string_length=1000), as_value=True)
+        assert raised.value.code == "limit_string_length"
+
+
+def test_expression_depth_is_limited_when_compiling_a_deep_tree():
+    deep = name("business.x")
+    for _ in range(5000):
+        deep = neg(deep)
+    with pytest.raises(LimitExceededError) as raised:
+        build(ruleset(rule("r", True, set_output("v", deep))))
+    assert raised.value.code == "limit_expression_depth"
+
+
+def test_limits_have_documented_defaults_when_constructed():
+    limits = Limits()
+    assert (limits.max_input_nodes, limits.max_input_depth, limits.max_steps) == (
+        100_000, 64, 1_000_000)
+    assert limits.max_regex_pattern_length == 500
+    assert limits.max_regex_subject_length == 10_000
