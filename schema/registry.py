@@ -40,4 +40,7 @@ class TypeRegistry:
 @cache
 def default_registry() -> TypeRegistry:
     """The product's types: the carrier-matching Business profile and the data-model resources."""
-    return TypeRegistry({"Business": BUSINESS_SCHEMA})
+    # Imported here so that importing the registry stays cheap for commands that never call it.
+    from insureops.schema.jsonschemas import read_schemas
+
+    return TypeRegistry({"Business": BUSINESS_SCHEMA, **read_schemas()})

@@ -1,0 +1,108 @@
+"""`apply`: prepare a tenant database at data model 2.2.0, idempotently, refusing unknown versions.
+
+- empty database: create everything, record the version, stamp alembic at head (one transaction);
+- at this version: nothing to do;
+- at an older version that a revision chain knows: alembic upgrade to head (in place);
+- newer or unknown version, or data-model tables without a version: DataModelVersionError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+
+from insureops.schema.errors import DataModelVersionError
+from insureops.schema.model import DATA_MODEL_VERSION
+from insureops.schema.sql.creation import create_data_model, existing_data_model_tables
+from insureops.schema.sql.tables import VERSION_TABLE
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+ALEMBIC_VERSION_TABLE = "insureops_tenant_alembic_version"
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """What `apply` did: created, upgraded or unchanged; the version before and after."""
+
+    action: Literal["created", "upgraded", "unchanged"]
+    previous: str | None
+    version: str
+
+    def describe(self) -> str:
+        if self.action == "created":
+            return f"created data model {self.version}"
+        if self.action == "upgraded":
+            return f"upgraded data model {self.previous} -> {self.version}"
+        return f"already at {self.version}; nothing to do"
+
+
+def alembic_config(connection: sa.Connection | None = None) -> Config:
+    """An alembic Config for the tenant environment, bound to `connection` when given."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+def known_versions() -> dict[str, str]:
+    """Data-model version -> the alembic revision that produces it, from the revision files."""
+    script = ScriptDirectory.from_config(alembic_config())
+    versions = {}
+    for revision in script.walk_revisions():
+        version = getattr(revision.module, "data_model_version", "")
+        if not version:
+            raise DataModelVersionError(None, DATA_MODEL_VERSION,
+                                        f"revision {revision.revision} names no data_model_version")
+        versions[version] = revision.revision
+    return versions
+
+
+def recorded_version(connection: sa.Connection) -> str | None:
+    """The version in the database's version table, or None when there is no such table."""
+    if not sa.inspect(connection).has_table(VERSION_TABLE):
+        return None
+    rows = connection.execute(sa.text(f"SELECT version FROM {VERSION_TABLE}")).scalars().all()
+    if len(rows) != 1:
+        raise DataModelVersionError(None, DATA_MODEL_VERSION,
+                                    f"{VERSION_TABLE} must hold one row, it holds {len(rows)}")
+    return rows[0]
+
+
+def _refuse_unknown(found: str | None, versions: dict[str, str]) -> None:
+    if found not in versions:
+        raise DataModelVersionError(
+            found, DATA_MODEL_VERSION,
+            f"the database holds data model {found}, which this insureops (data model "
+            f"{DATA_MODEL_VERSION}; knows {', '.join(sorted(versions))}) cannot serve: it is newer "
+            "or unknown. Upgrade insureops, or point it at another database.")
+
+
+def apply_data_model(engine: sa.Engine) -> ApplyResult:
+    """Bring the tenant database behind `engine` to DATA_MODEL_VERSION (see the module doc)."""
+    versions = known_versions()
+    with engine.begin() as connection:
+        found = recorded_version(connection)
+        if found is None:
+            present = existing_data_model_tables(connection)
+            if present:
+                raise DataModelVersionError(
+                    None, DATA_MODEL_VERSION,
+                    f"the database has data-model tables ({', '.join(present[:5])}...) but no "
+                    f"{VERSION_TABLE} record; refusing to guess its version")
+            create_data_model(connection, version=DATA_MODEL_VERSION)
+            command.stamp(alembic_config(connection), "head")
+            return ApplyResult("created", None, DATA_MODEL_VERSION)
+        _refuse_unknown(found, versions)
+        if found == DATA_MODEL_VERSION:
+            return ApplyResult("unchanged", found, found)
+        if not sa.inspect(connection).has_table(ALEMBIC_VERSION_TABLE):
+            # Made from `insureops schema ddl` output: the version row says where it stands.
+            command.stamp(alembic_config(connection), versions[found])
+        command.upgrade(alembic_config(connection), versions[DATA_MODEL_VERSION])
+        return ApplyResult("upgraded", found, recorded_version(connection) or DATA_MODEL_VERSION)
