@@ -1,4 +1,4 @@
-"""The error model: ApiError, the domain-error table and the one middleware that renders every failure."""
+"""The error model: ApiError, the domain-error table, and the one middleware rendering failures."""
 
 from __future__ import annotations
 
@@ -137,7 +137,17 @@ def is_database_unavailable(exc: BaseException) -> bool:
     return any(marker in str(exc.orig).lower() for marker in _UNAVAILABLE_SQLITE)
 
 
-def _from_http_exception(request: web.Request, exc: web.HTTPException) -> web.StreamResponse:
+async def _slash_hint(request: web.Request) -> str:
+    """A hint when the path only lacks its trailing slash (the spec's paths end in one)."""
+    if request.path.endswith("/"):
+        return ""
+    candidate = request.clone(rel_url=request.rel_url.with_path(request.path + "/"))
+    match = await request.app.router.resolve(candidate)
+    return f" Did you mean {request.path}/ ?" if match.http_exception is None else ""
+
+
+async def _from_http_exception(request: web.Request,
+                               exc: web.HTTPException) -> web.StreamResponse:
     if exc.status < 400:
         return exc  # redirects and other non-errors pass through
     code, message = _HTTP_CODES.get(exc.status, ("http_error", exc.reason))
@@ -147,7 +157,7 @@ def _from_http_exception(request: web.Request, exc: web.HTTPException) -> web.St
         headers["Allow"] = ", ".join(allowed)
         message = f"{request.method} is not allowed on this path; allowed: {', '.join(allowed)}."
     elif exc.status == 404:
-        message = f"No resource at {request.path}."
+        message = f"No resource at {request.path}.{await _slash_hint(request)}"
     elif exc.status == 413:
         message = "The request body is larger than the service accepts."
     return ApiError(exc.status, code, message, headers=headers).to_response()
@@ -161,7 +171,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except ApiError as exc:
         return exc.to_response()
     except web.HTTPException as exc:
-        return _from_http_exception(request, exc)
+        return await _from_http_exception(request, exc)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # the one place that answers for everything

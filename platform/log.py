@@ -1,4 +1,4 @@
-"""Structured logging: JSON lines or key=value text, with the request id on every line of a request."""
+"""Structured logging: JSON lines or key=value text, the request id on every line of a request."""
 
 from __future__ import annotations
 
@@ -93,6 +93,8 @@ def configure_logging(log_format: str, level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    if level != "DEBUG":  # alembic narrates every migration context at INFO
+        logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 class AccessLogger(AbstractAccessLogger):

@@ -1,4 +1,4 @@
-"""Fixed-window rate limits whose counters live in the platform database, shared by all instances."""
+"""Fixed-window rate limits counted in the platform database, so all instances share them."""
 
 from __future__ import annotations
 

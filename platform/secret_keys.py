@@ -35,7 +35,8 @@ def key_file_for(settings: Settings) -> Path | None:
 
 
 def _generate(path: Path) -> dict[str, object]:
-    keys = {"secret_key": secrets.token_urlsafe(48), "fernet_keys": [Fernet.generate_key().decode()]}
+    keys = {"secret_key": secrets.token_urlsafe(48),
+            "fernet_keys": [Fernet.generate_key().decode()]}
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w") as file:

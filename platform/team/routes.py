@@ -1,4 +1,4 @@
-"""HTTP routes of the team collaboration area (its sub-application; routes are added by its issue)."""
+"""HTTP routes of the team collaboration area: its sub-application (routes come with its issue)."""
 
 from __future__ import annotations
 

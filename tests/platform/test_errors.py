@@ -1,4 +1,4 @@
-"""The error middleware: every failure is a JSON error body with the right status and a request id."""
+"""The error middleware: every failure is a JSON error body, the right status, a request id."""
 
 from __future__ import annotations
 
@@ -26,6 +26,11 @@ async def error_of(response, status: int) -> dict:
 async def test_unknown_path_is_json_not_found_when_no_route_matches(client):
     error = await error_of(await client.get("/api/no-such-thing/"), 404)
     assert error["code"] == "not_found"
+
+
+async def test_not_found_suggests_the_trailing_slash_when_only_that_is_missing(client):
+    error = await error_of(await client.get("/api/auth/profile"), 404)
+    assert error["message"] == "No resource at /api/auth/profile. Did you mean /api/auth/profile/ ?"
 
 
 async def test_profile_is_401_not_authenticated_when_there_is_no_session(client):

@@ -1,4 +1,4 @@
-"""Rate limits: headers on every limited response, 429 with Retry-After, windows, shared counters."""
+"""Rate limits: headers on limited responses, 429 with Retry-After, windows, shared counters."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`insureops serve` for real: a subprocess with no configuration, a fresh directory, a free port."""
+"""`insureops serve` for real: a subprocess, no configuration, a fresh directory, a free port."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""GET /api/auth/profile/: 401 without a session; the profile of the session's principal with one."""
+"""GET /api/auth/profile/: 401 without a session; the session principal's profile with one."""
 
 from __future__ import annotations
 
