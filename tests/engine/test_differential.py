@@ -1,0 +1,175 @@
+"""The closure compiler agrees with the reference interpreter on the same IR, and random
+expressions, well-typed or not, only ever give a value or an EvaluationError."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from decimal import Decimal
+
+import pytest
+from engine_ir_builders import build, name, rule, ruleset, set_output, tag
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from insureops.engine import ir
+from insureops.engine.errors import EngineError, EvaluationError
+from insureops.engine.jsonio import dumps
+from insureops.engine.values import Duration
+
+AS_OF = date(2025, 6, 15)
+BUSINESS = {
+    "n": 12, "m": Decimal("-2.50"), "s": "CA", "t": "238210", "b": True, "none": None,
+    "d": date(2024, 2, 29), "when": datetime(2025, 1, 31, 10, tzinfo=timezone.utc),
+    "items": [1, 2, 3], "names": ["a", "b"], "claims": [{"amount": 5000}, {"amount": 20000},
+                                                          {"amount": None}],
+}
+FIELDS = sorted(BUSINESS) + ["missing"]
+BINARY_OPS = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "??",
+              "in", "not in", "starts_with", "ends_with", "contains", "matches"]
+FUNCTIONS = {"len": 1, "lower": 1, "upper": 1, "trim": 1, "round": 2, "abs": 1, "floor": 1,
+             "ceil": 1, "min": 2, "max": 1, "sum": 1, "today": 0, "now": 0, "date": 1,
+             "days_between": 2, "years_between": 2, "coalesce": 3}
+
+literals = st.one_of(
+    st.integers(-1000, 1000).map(Decimal),
+    st.decimals(min_value=-1000, max_value=1000, places=2, allow_nan=False),
+    st.sampled_from(["CA", "TX", "", "23", "2382", "a+", "^2", "[", "2025-01-01"]),
+    st.booleans(), st.none(),
+    st.dates(date(2000, 1, 1), date(2030, 12, 31)),
+    st.builds(Duration, st.integers(-24, 24), st.integers(-400, 400)),
+).map(ir.Literal)
+leaves = st.one_of(literals, st.sampled_from(FIELDS).map(lambda f: name(f"business.{f}")),
+                   st.just(ir.Name("x")))
+
+
+def _extend(children):
+    return st.one_of(
+        st.builds(ir.Binary, st.sampled_from(BINARY_OPS), children, children),
+        st.builds(ir.Unary, st.sampled_from(["-", "not"]), children),
+        st.builds(ir.Between, children, children, children),
+        st.builds(ir.IsNull, children, st.booleans()),
+        st.builds(ir.Conditional, children, children, children),
+        st.builds(ir.Member, children, st.sampled_from(["amount", "s", "n"])),
+        st.builds(ir.Index, children, children),
+        st.builds(lambda items: ir.ListExpr(tuple(items)), st.lists(children, max_size=3)),
+        st.builds(lambda items: ir.SetExpr(tuple(items)), st.lists(children, max_size=3)),
+        st.builds(lambda parts: ir.Interpolated(tuple(parts)),
+                  st.lists(st.one_of(st.just("text "), children), max_size=3)),
+        st.sampled_from(sorted(FUNCTIONS)).flatmap(
+            lambda f: st.lists(children, min_size=FUNCTIONS[f], max_size=FUNCTIONS[f]).map(
+                lambda args: ir.Call(f, tuple(args)))),
+        st.builds(_comprehension, st.sampled_from(["any", "all", "count", "sum", "min", "max"]),
+                  children, st.one_of(st.none(), children), st.one_of(st.none(), children)),
+    )
+
+
+def _comprehension(kind, source, where, projection):
+    if kind not in ("sum", "min", "max"):
+        projection = None
+    return ir.Comprehension(kind, "x", source, projection, where)
+
+
+untyped = st.recursive(leaves, _extend, max_leaves=12)
+
+# Well-typed expressions: numbers and booleans built only from operands of the right type.
+numbers = st.recursive(
+    st.one_of(st.integers(-50, 50).map(Decimal).map(ir.Literal),
+              st.sampled_from(["n", "m", "none", "missing"]).map(
+                  lambda f: name(f"business.{f}")),
+              st.just(name("x.amount"))),
+    lambda c: st.one_of(
+        st.builds(ir.Binary, st.sampled_from(["+", "-", "*", "/", "%"]), c, c),
+        st.builds(ir.Unary, st.just("-"), c),
+        st.builds(lambda v: ir.Call("round", (v, ir.Literal(Decimal(1)))), c),
+        st.builds(lambda v, w: ir.Binary("??", v, w), c, c),
+        st.builds(lambda kind, p: ir.Comprehension(kind, "c", name("business.claims"), p),
+                  st.sampled_from(["sum", "min", "max"]), st.just(name("c.amount"))),
+    ), max_leaves=8)
+booleans = st.recursive(
+    st.one_of(
+        st.builds(ir.Binary, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), numbers,
+                  numbers),
+        st.builds(ir.Between, numbers, numbers, numbers),
+        st.builds(ir.IsNull, numbers, st.booleans()),
+        st.builds(lambda op, s: ir.Binary(op, name("business.s"), ir.Literal(s)),
+                  st.sampled_from(["==", "starts_with", "matches", "contains"]),
+                  st.sampled_from(["C", "CA", "^C", "A$"])),
+        st.builds(lambda v: ir.Binary("in", name("business.s"), ir.SetExpr(
+            tuple(ir.Literal(s) for s in v))), st.lists(st.sampled_from(["CA", "TX"]))),
+        st.just(name("business.b")), st.just(ir.Literal(None))),
+    lambda c: st.one_of(
+        st.builds(ir.Binary, st.sampled_from(["and", "or"]), c, c),
+        st.builds(ir.Unary, st.just("not"), c),
+        st.builds(lambda kind, where: ir.Comprehension(kind, "x", name("business.claims"),
+                                                      None, where),
+                  st.sampled_from(["any", "all"]), c),
+    ), max_leaves=8)
+expressions = st.one_of(untyped, numbers, booleans)
+
+
+def outcome(pair, explain=False):
+    """What the evaluations gave, comparable across engines: JSON text or the error code."""
+    found = []
+    for compiled in pair:
+        try:
+            result = compiled.evaluate({"business": BUSINESS, "x": {"amount": 5000}},
+                                       as_of=AS_OF, explain=explain)
+        except EvaluationError as error:
+            found.append(("error", error.code))
+        else:
+            found.append(("value", dumps(result.outputs), result.fired, result.tags))
+    return found
+
+
+def both(expression):
+    """The closure-compiled and interpreted rulesets computing `expression` two ways: as an
+    output value and as a rule condition (each in its own ruleset)."""
+    inputs = {"business": "Any", "x": "Any"}
+    as_value = ruleset(rule("value", True, set_output("v", expression)), inputs=inputs)
+    as_condition = ruleset(rule("condition", expression, tag("hit")), inputs=inputs)
+    return ((build(as_value), build(as_condition)),
+            (build(as_value, reference=True), build(as_condition, reference=True)))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(expressions)
+def test_compiler_agrees_with_the_interpreter_when_given_random_expressions(expression):
+    try:
+        compiled, reference = both(expression)
+    except EngineError as error:  # e.g. nested deeper than the compile limit
+        assert error.code in ("invalid_ir", "limit_expression_depth")
+        return
+    expected = outcome(reference)
+    assert outcome(compiled) == expected
+    explained = outcome(compiled, explain=True)
+    assert explained == expected
+
+
+EXAMPLES = [
+    ir.Binary("and", ir.Literal(None), ir.Binary("<", ir.Literal("a"), ir.Literal(Decimal(1)))),
+    ir.Binary("and", ir.Literal(False), ir.Binary("<", ir.Literal("a"), ir.Literal(Decimal(1)))),
+    ir.Binary("or", ir.Literal(True), ir.Literal(Decimal(1))),
+    ir.Binary("in", name("business.s"), ir.SetExpr((ir.Literal("CA"), ir.Literal(None)))),
+    ir.Binary("in", name("business.items"), ir.SetExpr((ir.ListExpr(()),))),
+    ir.Binary("<", name("business.when"), ir.Call("now", ())),
+    ir.Binary("+", name("business.d"), ir.Literal(Duration(12, 0))),
+    ir.Comprehension("sum", "c", name("business.claims"), name("c.amount")),
+    ir.Call("min", (name("business.items"), ir.Literal(Decimal(0)))),
+]
+
+
+@pytest.mark.parametrize("expression", EXAMPLES)
+def test_compiler_agrees_with_the_interpreter_when_given_tricky_examples(expression):
+    compiled, reference = both(expression)
+    assert outcome(compiled) == outcome(reference)
+
+
+def test_whole_rulesets_agree_when_run_both_ways():
+    from test_trace import APPETITE, NEVADA
+
+    for business in (NEVADA, {**NEVADA, "state": "CA", "naics": "238210",
+                              "annual_revenue": 900_000, "employee_count": 4}):
+        compiled = build(APPETITE).evaluate({"business": business}, as_of=AS_OF)
+        reference = build(APPETITE, reference=True).evaluate({"business": business},
+                                                             as_of=AS_OF)
+        assert compiled == reference
