@@ -148,7 +148,7 @@ def _rule(rule: ir.Rule, checker: ExpressionChecker) -> None:
                                f"`score {action.op}` needs a number, not a {found}")
         elif isinstance(action, ir.SetAction):
             checker.check(action.value)
-        elif isinstance(action, ir.DecisionAction) or isinstance(action, ir.ReasonAction):
+        elif isinstance(action, (ir.DecisionAction, ir.ReasonAction)):
             checker.check(action.message)
         elif isinstance(action, ir.TagAction):
             checker.check(action.tag)

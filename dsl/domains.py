@@ -43,9 +43,9 @@ class Interval:
 
 
 def _interval(low: Bound, low_closed: bool, high: Bound, high_closed: bool) -> Interval | None:
-    if low is not None and high is not None:
-        if low > high or (low == high and not (low_closed and high_closed)):
-            return None
+    if low is not None and high is not None and (
+            low > high or (low == high and not (low_closed and high_closed))):
+        return None
     return Interval(low, low_closed and low is not None, high, high_closed and high is not None)
 
 

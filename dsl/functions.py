@@ -67,8 +67,8 @@ def check_call(name: str, types: list[t.Type]) -> tuple[t.Type, Problem | None]:
     for position, (found, accepted) in enumerate(zip(types, kinds or ()), start=1):
         if not found.is_any and found.kind not in accepted:
             words = " or ".join(accepted)
-            return t.ANY, ("E202", f"argument {position} of `{name}` must be a {words}, "
-                           f"not a {found}", None)
+            return t.ANY, ("E202", (f"argument {position} of `{name}` must be a {words}, "
+                           f"not a {found}"), None)
     if name == "coalesce":
         return _items_or_args(types + [t.NULL]), None
     return result(types), None

@@ -153,8 +153,10 @@ def _unexpected_token(exc: UnexpectedToken, offset: Offset, end_name: str | None
     expected = _precise_expected(exc)
     at_end = token.type == "$END"
     if at_end:
-        line, column = token.line or 1, token.column or 1
-        position = token.start_pos or 0
+        # lark places $END on the last token; point just after it instead
+        line = token.end_line or token.line or 1
+        column = token.end_column or token.column or 1
+        position = token.end_pos or token.start_pos or 0
         span = offset.span(line, column, line, column + 1, position, position + 1)
         found = end_name or "end of file"
     else:
@@ -205,7 +207,8 @@ def describe_expected(expected: set[str]) -> str:
     """The expected terminals in words: "an expression", "`when`", "an operator", ..."""
     patterns = {name: _terminal_pattern(name) for name in expected}
     wants_expression = {"NAME", "NUMBER", "STRING"} <= expected
-    wants_operator = sum(1 for p in patterns.values() if p in _OPERATOR_TEXT) >= 4
+    wants_operator = sum(1 for p in patterns.values()
+                         if p in _OPERATOR_TEXT and p not in _EXPRESSION_TEXT) >= 4
     words = (["an expression"] if wants_expression else []) + (
         ["an operator"] if wants_operator else [])
     for name, pattern in patterns.items():
