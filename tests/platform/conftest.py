@@ -121,6 +121,12 @@ def build_probe_routes() -> RouteTable:
     async def limited_by_email(call: Call[EchoBody, None]) -> Counted:
         return Counted(ok=True)
 
+    @routes.post("/limited-by-workspace/", response=Counted, auth=Auth.SESSION,
+                 rate_limit=RateLimit("probe_workspace", 2, 60, key=RateKey.WORKSPACE),
+                 summary="Limited per workspace")
+    async def limited_by_workspace(call: Call[None, None]) -> Counted:
+        return Counted(ok=True)
+
     @routes.post("/simulate/", body=EchoBody, response=Counted, auth=Auth.NONE,
                  body_limit=BodyLimit.SIMULATION, summary="Large bodies")
     async def simulate(call: Call[EchoBody, None]) -> Counted:
@@ -138,13 +144,15 @@ def probe_areas() -> tuple[Area, ...]:
 
 
 async def header_session(request) -> Principal:
-    """Test stand-in for the session lookup of the accounts issue: X-Test-Role names the role."""
+    """Test stand-in for the session lookup of the accounts issue: X-Test-Role names the role,
+    X-Test-Workspace the active workspace (default w1)."""
     role = request.headers.get("X-Test-Role")
     if role is None:
         raise ApiError(401, "not_authenticated", "Log in first: no valid session.")
+    workspace = request.headers.get("X-Test-Workspace", "w1")
     return Principal(AuthKind.SESSION, user=UserIdentity("u1", "ann@example.com", "Ann"),
-                     memberships=(Membership("w1", "Ann's agency", Role(role)),),
-                     active_workspace_id="w1")
+                     memberships=(Membership(workspace, "Ann's agency", Role(role)),),
+                     active_workspace_id=workspace)
 
 
 @pytest.fixture

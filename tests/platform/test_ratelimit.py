@@ -88,6 +88,17 @@ async def test_email_keyed_limit_counts_each_address_when_bodies_differ(make_pro
     assert (await client.post(BY_EMAIL, json={**body, "email": "bob@example.com"})).status == 200
 
 
+async def test_workspace_keyed_limit_is_shared_by_members_when_they_act_in_one_workspace(
+        make_probe, settings):
+    client = await make_probe(settings, clock=FakeClock(T0))
+    url = "/api/probe/limited-by-workspace/"
+    owner, member = {"X-Test-Role": "owner"}, {"X-Test-Role": "member"}
+    statuses = [(await client.post(url, headers=who)).status for who in (owner, member, owner)]
+    assert statuses == [200, 200, 429]
+    other = {"X-Test-Role": "owner", "X-Test-Workspace": "w2"}
+    assert (await client.post(url, headers=other)).status == 200
+
+
 async def test_error_responses_keep_the_headers_when_the_route_is_limited(make_probe, settings):
     client = await make_probe(settings, clock=FakeClock(T0))
     body = {"name": "Ann", "email": "ann@example.com", "count": 1}
