@@ -166,7 +166,7 @@ def compare(op: str, value: object) -> Domain | None:
     """The values `x` with `x op value` true, for a literal value; None when not representable."""
     if isinstance(value, (frozenset, tuple, list)):
         if op not in ("in", "not in") or not value:
-            return _empty_like(value) if op == "in" else None
+            return Domain(values=frozenset()) if op == "in" else None
         domains = [compare("==", item) for item in value]
         if any(d is None for d in domains) or len({d.numeric for d in domains}) > 1:
             return None
@@ -181,10 +181,6 @@ def compare(op: str, value: object) -> Domain | None:
     if op == "!=":
         return Domain(values=frozenset([value]), cofinite=True)
     return None
-
-
-def _empty_like(value: object) -> Domain:
-    return Domain(values=frozenset())
 
 
 def _number(op: str, value: Decimal) -> Domain | None:

@@ -241,8 +241,3 @@ def _hint_for(expected: set[str]) -> str | None:
     if "EXPECT" in expected and "GIVEN" in expected:
         return "a test reads `test \"description\" given NAME = {...} expect CONDITION end`"
     return None
-
-
-def is_tree(node: object) -> bool:
-    """True for a lark subtree (as opposed to a token or a missing optional part)."""
-    return isinstance(node, Tree)

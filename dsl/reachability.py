@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from insureops.dsl import domains as dm
 from insureops.dsl.diagnostics import Diagnostic, warning
+from insureops.dsl.printer import format_expr
 from insureops.engine import ir
-from insureops.engine.printer import print_expr
 
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
@@ -104,11 +104,11 @@ def _contradiction(conjuncts: list[ir.Expr], subjects: dict[ir.Expr, dm.Domain |
                    consts: dict[str, object]) -> str | None:
     for conjunct in conjuncts:
         if isinstance(conjunct, ir.Literal) and conjunct.value in (False, None):
-            return f"its condition contains `{print_expr(conjunct)}`"
+            return f"its condition contains `{format_expr(conjunct)}`"
     for subject, domain in subjects.items():
         if domain is not None and domain.is_empty():
             parts = [c for c in conjuncts if (found := atom(c, consts)) and found[0] == subject]
-            shown = " and ".join(f"`{print_expr(p)}`" for p in parts)
+            shown = " and ".join(f"`{format_expr(p)}`" for p in parts)
             return f"{shown} cannot all be true"
     return None
 

@@ -16,8 +16,8 @@ from insureops.dsl import domains as dm
 from insureops.dsl import types as t
 from insureops.dsl.diagnostics import Diagnostic, error, warning
 from insureops.dsl.expressions import ExpressionChecker, relation
+from insureops.dsl.printer import format_expr
 from insureops.engine import ir
-from insureops.engine.printer import print_expr
 
 MAX_OVERLAP_REPORTS = 10
 MAX_GAP_REPORTS = 3
@@ -123,7 +123,7 @@ def _gaps(table: ir.Table, column_types: list[t.Type], cells: list[list[dm.Domai
     uncovered = [combo for combo in product(*(range(len(r)) for r in columns))
                  if not any(_covers(row, columns, combo) for row in cells)]
     gaps = _merge(uncovered, columns)
-    subjects = [print_expr(expr) for expr in table.inputs]
+    subjects = [format_expr(expr, 5) for expr in table.inputs]
     for combo in gaps[:MAX_GAP_REPORTS]:
         described = [columns[c][lo:hi + 1] for c, (lo, hi) in enumerate(combo)]
         text = " and ".join(part for c, regions in enumerate(described)
@@ -151,9 +151,10 @@ def _regions(column: list[dm.Domain], column_type: t.Type) -> list[dm.Domain] | 
     if numeric == {True}:
         return _number_regions(column, column_type)
     mentioned = frozenset().union(*(d.values for d in column))
+    if column_type.kind == "boolean" and mentioned <= {True, False}:
+        return [dm.Domain(values=frozenset([value])) for value in (True, False)]
     regions = [dm.Domain(values=frozenset([value])) for value in sorted(mentioned, key=repr)]
-    if not (column_type.kind == "boolean" and mentioned >= {True, False}):
-        regions.append(dm.Domain(values=mentioned, cofinite=True))
+    regions.append(dm.Domain(values=mentioned, cofinite=True))
     return regions
 
 

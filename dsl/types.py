@@ -14,8 +14,6 @@ from types import MappingProxyType
 
 from insureops.engine.values import Duration
 
-SCALARS = ("number", "string", "boolean", "date", "datetime", "duration")
-
 
 @dataclass(frozen=True)
 class Type:
