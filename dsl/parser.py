@@ -159,6 +159,10 @@ def _unexpected_token(exc: UnexpectedToken, offset: Offset, end_name: str | None
         position = token.end_pos or token.start_pos or 0
         span = offset.span(line, column, line, column + 1, position, position + 1)
         found = end_name or "end of file"
+    elif token.type == "TABLE_LINE":  # a `|` where a cell or the header was expected
+        span = offset.span(token.line, token.column, token.line, token.column + 1,
+                           token.start_pos, token.start_pos + 1)
+        found = "`|`"
     else:
         span = offset.span(token.line, token.column, token.end_line, token.end_column,
                            token.start_pos, token.end_pos)

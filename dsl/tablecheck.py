@@ -34,7 +34,7 @@ def check_table(table: ir.Table, checker: ExpressionChecker, consts: dict[str, o
         found = len(row.cells) + len(row.values)
         if found != width:
             diagnostics.append(error(
-                "E300", row.span, f"row {number} of table `{table.name}` has {found} cells, "
+                "E300", row.span, f"row {number} of table `{table.name}` has {_cells(found)}, "
                 f"the header has {width}", f"{len(table.inputs)} input and "
                 f"{len(table.outputs)} output columns; use `-` for an input that does not matter"))
             continue
@@ -47,6 +47,10 @@ def check_table(table: ir.Table, checker: ExpressionChecker, consts: dict[str, o
     if table.hit == "unique":
         _overlaps(table, rows, cells, diagnostics)
     _gaps(table, column_types, cells, diagnostics)
+
+
+def _cells(count: int) -> str:
+    return "1 cell" if count == 1 else f"{count} cells"
 
 
 def _check_cell(cell: ir.Cell, column: t.Type, checker: ExpressionChecker) -> None:
