@@ -1,0 +1,240 @@
+"""`insureops rules`: check, test, simulate and diff rulesets offline.
+
+Every command exits 0 on success and 1 on failure (an unreadable file, an invalid ruleset, a
+failing test, a case that could not be evaluated); diagnostics go to stderr. The language and
+engine are imported inside the commands, so `insureops rules --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections.abc import Iterator
+from datetime import date, datetime
+from typing import IO, Any
+
+import click
+
+AS_OF_HELP = "Evaluation date (YYYY-MM-DD) for today() and effective windows; default: today."
+
+
+def _as_of_option(func: Any) -> Any:
+    return click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]),
+                        default=None, metavar="DATE", help=AS_OF_HELP)(func)
+
+
+def _as_of_date(value: datetime | None) -> date:
+    # the CLI is the platform shell: the one place allowed to read the local clock
+    return value.date() if value is not None else date.today()
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+
+
+def _read_source(path: str) -> str | None:
+    """The text of a .rules file, or None after reporting why it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}")
+        return None
+
+
+def _compile_or_exit(path: str) -> Any:
+    """The compiled ruleset in `path`; exits 1 with the rendered diagnostics when invalid."""
+    from insureops.dsl.api import compile_ruleset
+    from insureops.dsl.errors import RulesetInvalidError
+
+    source = _read_source(path)
+    if source is None:
+        sys.exit(1)
+    try:
+        return compile_ruleset(source, filename=path)
+    except RulesetInvalidError as exc:
+        click.echo(str(exc).rstrip("\n"), err=True)
+        sys.exit(1)
+
+
+@contextlib.contextmanager
+def _open_cases(path: str) -> Iterator[IO[bytes]]:
+    try:
+        stream = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below
+    except OSError as exc:
+        _fail(f"cannot read {path}: {exc.strerror or exc}")
+        sys.exit(1)
+    with stream:
+        yield stream
+
+
+@contextlib.contextmanager
+def _open_out(path: str | None) -> Iterator[IO[str]]:
+    if path is None:
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    try:
+        sink = open(path, "w", encoding="utf-8", newline="\n", buffering=1 << 20)  # noqa: SIM115
+    except OSError as exc:
+        _fail(f"cannot write {path}: {exc.strerror or exc}")
+        sys.exit(1)
+    with sink:
+        yield sink
+
+
+@click.group()
+def rules() -> None:
+    """Check, test, simulate and diff rulesets (.rules files)."""
+
+
+@rules.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+def check(files: tuple[str, ...]) -> None:
+    """Parse and type-check FILES; print every error and warning."""
+    from insureops.dsl.api import check_source
+    from insureops.dsl.diagnostics import render_diagnostics
+
+    errors = warnings = 0
+    for path in files:
+        source = _read_source(path)
+        if source is None:
+            errors += 1
+            continue
+        report = check_source(source, filename=path)
+        if report.diagnostics:
+            click.echo(render_diagnostics(report.diagnostics, source, path).rstrip("\n"), err=True)
+        errors += len(report.errors)
+        warnings += len(report.warnings)
+        status = "ok" if not report.errors else f"{len(report.errors)} error(s)"
+        if report.warnings:
+            status += f", {len(report.warnings)} warning(s)"
+        click.echo(f"{path}: {status}")
+    click.echo(f"{len(files)} file(s) checked: {errors} error(s), {warnings} warning(s)")
+    if errors:
+        sys.exit(1)
+
+
+@rules.command(name="test")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@_as_of_option
+def test_command(files: tuple[str, ...], as_of: datetime | None) -> None:
+    """Run the `test` blocks embedded in FILES."""
+    from insureops.dsl.api import compile_ruleset
+    from insureops.dsl.errors import RulesetInvalidError
+    from insureops.platform.cli.rules_output import render_test_counts
+
+    started = time.perf_counter()
+    day = _as_of_date(as_of)
+    passed = errors = 0
+    failures: list[str] = []
+    for path in files:
+        source = _read_source(path)
+        if source is None:
+            errors += 1
+            continue
+        try:
+            compiled = compile_ruleset(source, filename=path)
+        except RulesetInvalidError as exc:
+            click.echo(str(exc).rstrip("\n"), err=True)
+            errors += 1
+            continue
+        outcomes = compiled.run_tests(as_of=day)
+        click.echo(f"{path} {''.join('.' if o.passed else 'F' for o in outcomes)}".rstrip())
+        passed += sum(1 for o in outcomes if o.passed)
+        for outcome in (o for o in outcomes if not o.passed):
+            line = f":{outcome.span.line}" if outcome.span is not None else ""
+            failures.append(f"FAILED {path}{line}: {outcome.description}: "
+                            f"{outcome.message or 'expectation not met'}")
+    if failures:
+        click.echo("\n".join(["", "failures:", *failures]), err=True)
+    counts = render_test_counts(passed, len(failures), errors, time.perf_counter() - started)
+    click.echo(counts, err=bool(failures or errors))
+    if failures or errors:
+        sys.exit(1)
+
+
+@rules.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--cases", required=True, type=click.Path(dir_okay=False),
+              help="JSON Lines: {\"id\", \"as_of\"?, \"inputs\": {name: value}} per line.")
+@click.option("--out", type=click.Path(dir_okay=False),
+              help="Write results here (JSON Lines); default: stdout, summary on stderr.")
+@click.option("--explain", is_flag=True, help="Add each case's evaluation trace to its result.")
+@_as_of_option
+def simulate(file: str, cases: str, out: str | None, explain: bool,
+             as_of: datetime | None) -> None:
+    """Evaluate FILE on each case of --cases, then summarise.
+
+    Writes one result line per case, in input order.
+
+    A case that cannot be read or evaluated gets an error line and the run goes on; the exit
+    status is then 1.
+    """
+    from insureops.engine.simulation import SummaryAccumulator
+    from insureops.platform.cli.rules_cases import CaseError, CaseEvaluator, CaseReader, result_line
+    from insureops.platform.cli.rules_output import progress_bar, render_summary
+
+    compiled = _compile_or_exit(file)
+    evaluate = CaseEvaluator(compiled, filename=file, explain=explain).evaluate
+    summary = SummaryAccumulator.for_ruleset(compiled.ir)
+    started = time.perf_counter()
+    with (_open_cases(cases) as stream, _open_out(out) as sink,
+          progress_bar(stream, sys.stderr, "simulating") as on_progress):
+        write = sink.write
+        for case in CaseReader(stream, default_as_of=_as_of_date(as_of), on_progress=on_progress):
+            outcome = evaluate(case)
+            if type(outcome) is CaseError:
+                summary.add_error(outcome.code)
+            else:
+                summary.add(outcome)
+            write(result_line(case, outcome))
+    result = summary.summary()
+    text = render_summary(result, ruleset=compiled.name, elapsed=time.perf_counter() - started)
+    click.echo(text, err=out is None, nl=False)
+    if result.error_count:
+        sys.exit(1)
+
+
+@rules.command()
+@click.argument("old", type=click.Path(dir_okay=False))
+@click.argument("new", type=click.Path(dir_okay=False))
+@click.option("--cases", required=True, type=click.Path(dir_okay=False),
+              help="JSON Lines cases, as for `rules simulate`.")
+@click.option("--json", "as_json", is_flag=True, help="Print the impact as one JSON object.")
+@click.option("--examples", default=3, show_default=True, help="Case ids kept per transition.")
+@_as_of_option
+def diff(old: str, new: str, cases: str, as_json: bool, examples: int,
+         as_of: datetime | None) -> None:
+    """Compare OLD and NEW rulesets on the same cases.
+
+    Reports decision transitions, score shifts and how often each rule fires under each.
+
+    Exit status 1 when a case fails under either version (it still counts, as "error").
+    """
+    from insureops.engine import jsonio
+    from insureops.engine.simulation import DiffAccumulator
+    from insureops.platform.cli.rules_cases import CaseError, CaseEvaluator, CaseReader
+    from insureops.platform.cli.rules_output import progress_bar, render_diff
+
+    old_compiled, new_compiled = _compile_or_exit(old), _compile_or_exit(new)
+    evaluate_old = CaseEvaluator(old_compiled, filename=old).evaluate
+    evaluate_new = CaseEvaluator(new_compiled, filename=new).evaluate
+    impact = DiffAccumulator.for_rulesets(old_compiled.ir, new_compiled.ir, examples=examples)
+    started = time.perf_counter()
+    with _open_cases(cases) as stream, progress_bar(stream, sys.stderr, "comparing") as on_progress:
+        for case in CaseReader(stream, default_as_of=_as_of_date(as_of), on_progress=on_progress):
+            before, after = evaluate_old(case), evaluate_new(case)
+            impact.add(case.id, before.code if type(before) is CaseError else before,
+                       after.code if type(after) is CaseError else after)
+    result = impact.diff()
+    if as_json:
+        click.echo(jsonio.dumps({"old": old_compiled.name, "new": new_compiled.name,
+                                 **result.to_dict()}))
+    else:
+        click.echo(render_diff(result, old=f"{old} ({old_compiled.name})",
+                               new=f"{new} ({new_compiled.name})",
+                               elapsed=time.perf_counter() - started), nl=False)
+    if result.old_errors or result.new_errors:
+        sys.exit(1)
