@@ -85,7 +85,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[SECRET_KEYS] = load_secret_keys(settings)
     database = Database.connect(settings.database_url)
     app[DATABASE] = database
-    app[RATE_LIMITER] = RateLimiter(database.sessions, clock=clock)
+    app[RATE_LIMITER] = RateLimiter(database.engine, clock=clock)
     app[AUTHENTICATORS] = Authenticators(authenticators)
     errors = ErrorTable()
     mounts = [Mount("", meta.routes)]

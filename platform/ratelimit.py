@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from aiohttp import web
-from sqlalchemy import BigInteger, Integer, String, delete
+from sqlalchemy import BigInteger, Integer, String, bindparam, delete, text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.db import Base
@@ -86,12 +86,29 @@ def counter_key(limit: RateLimit, subject: str) -> str:
     return f"{limit.name}:{limit.key.value}:{digest}"
 
 
+_NO_SYNC_COMMIT = text("SET LOCAL synchronous_commit = off")
+
+
+def _upsert_statement(insert):
+    """INSERT ... ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count (built once)."""
+    return insert(RateLimitCounter).values(
+        key=bindparam("key"), window_start=bindparam("window_start"), count=1,
+        expires_at=bindparam("expires_at"),
+    ).on_conflict_do_update(
+        index_elements=[RateLimitCounter.key, RateLimitCounter.window_start],
+        set_={"count": RateLimitCounter.count + 1},
+    ).returning(RateLimitCounter.count)
+
+
 class RateLimiter:
     """Counts hits in the platform database with one atomic upsert per request."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], *,
-                 clock: Callable[[], float] = time.time, purge_every_seconds: int = 300) -> None:
-        self._sessions = sessions
+    def __init__(self, engine: AsyncEngine, *, clock: Callable[[], float] = time.time,
+                 purge_every_seconds: int = 300) -> None:
+        self._engine = engine
+        self._is_postgresql = engine.dialect.name == "postgresql"
+        self._upsert = _upsert_statement(postgresql.insert if self._is_postgresql
+                                         else sqlite.insert)
         self._clock = clock
         self._purge_every = purge_every_seconds
         self._next_purge = 0.0
@@ -101,16 +118,12 @@ class RateLimiter:
         now = self._clock()
         window_start = int(now // limit.window_seconds) * limit.window_seconds
         reset_at = window_start + limit.window_seconds
-        async with self._sessions() as session, session.begin():
-            insert = (postgresql.insert if session.bind.dialect.name == "postgresql"
-                      else sqlite.insert)(RateLimitCounter)
-            statement = insert.values(key=counter_key(limit, subject), window_start=window_start,
-                                      count=1, expires_at=reset_at)
-            statement = statement.on_conflict_do_update(
-                index_elements=[RateLimitCounter.key, RateLimitCounter.window_start],
-                set_={"count": RateLimitCounter.count + 1},
-            ).returning(RateLimitCounter.count)
-            count = (await session.execute(statement)).scalar_one()
+        row = {"key": counter_key(limit, subject), "window_start": window_start,
+               "expires_at": reset_at}
+        async with self._engine.begin() as connection:  # Core: one statement, no ORM state
+            if self._is_postgresql:  # a crash may lose the last hits; no need to wait for fsync
+                await connection.execute(_NO_SYNC_COMMIT)
+            count = (await connection.execute(self._upsert, row)).scalar_one()
         if now >= self._next_purge:
             await self.purge_expired(now)
         return RateLimitState(limit.limit, count, reset_at, now)
@@ -119,8 +132,8 @@ class RateLimiter:
         """Delete counters of windows that have ended; returns how many went."""
         now = self._clock() if now is None else now
         self._next_purge = now + self._purge_every
-        async with self._sessions() as session, session.begin():
-            result = await session.execute(
+        async with self._engine.begin() as connection:
+            result = await connection.execute(
                 delete(RateLimitCounter).where(RateLimitCounter.expires_at <= int(now)))
         return result.rowcount or 0
 

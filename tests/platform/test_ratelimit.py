@@ -114,7 +114,7 @@ async def test_expired_windows_are_purged_when_the_limiter_runs_later(settings):
     try:
         await upgrade(database.engine)
         clock = FakeClock(T0)
-        limiter = RateLimiter(database.sessions, clock=clock, purge_every_seconds=30)
+        limiter = RateLimiter(database.engine, clock=clock, purge_every_seconds=30)
         limit = RateLimit("purge", 5, 60)
         for subject in ("a", "b", "c"):
             await limiter.hit(limit, subject)
@@ -132,7 +132,7 @@ async def test_counters_store_no_subject_in_clear_when_counting_addresses(settin
     database = Database.connect(settings.database_url)
     try:
         await upgrade(database.engine)
-        await RateLimiter(database.sessions).hit(RateLimit("signup", 5, 3600, RateKey.EMAIL),
+        await RateLimiter(database.engine).hit(RateLimit("signup", 5, 3600, RateKey.EMAIL),
                                                  "ann@example.com")
         async with database.sessions() as session:
             keys = (await session.scalars(select(RateLimitCounter.key))).all()
