@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from decimal import Decimal
 
 import pytest
 
 from insureops.engine import ir
+from insureops.engine.result import Result
 from insureops.engine.simulation import (
     DiffAccumulator,
     ScoreHistogram,
@@ -17,13 +17,9 @@ from insureops.engine.simulation import (
 )
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """The three result fields the accumulators read (engine Result has the same)."""
-
-    decision: str | None
-    score: Decimal
-    fired: list[str] = field(default_factory=list)
+def _result(decision: str | None, score: Decimal, fired: list[str] | None = None) -> Result:
+    """An engine Result with the three fields the accumulators read."""
+    return Result("t", decision, score, {}, [], [], list(fired or []))
 
 
 def _ruleset(*items: ir.Rule | ir.Table) -> ir.Ruleset:
@@ -43,10 +39,10 @@ def test_item_kinds_lists_rules_and_tables_in_file_order():
 
 def test_summary_counts_decisions_firings_and_errors_when_cases_mix():
     acc = SummaryAccumulator.for_ruleset(RULESET)
-    acc.add(Outcome("accept", Decimal(40), ["core", "territory"]))
-    acc.add(Outcome("decline", Decimal(-5), ["territory"]))
-    acc.add(Outcome(None, Decimal(0), []))
-    acc.add(Outcome("accept", Decimal(40), ["core", "territory"]))
+    acc.add(_result("accept", Decimal(40), ["core", "territory"]))
+    acc.add(_result("decline", Decimal(-5), ["territory"]))
+    acc.add(_result(None, Decimal(0), []))
+    acc.add(_result("accept", Decimal(40), ["core", "territory"]))
     acc.add_error("missing_input")
 
     summary = acc.summary()
@@ -67,7 +63,7 @@ def test_summary_counts_decisions_firings_and_errors_when_cases_mix():
 
 def test_summary_dict_names_the_kind_of_each_fired_item():
     acc = SummaryAccumulator.for_ruleset(RULESET)
-    acc.add(Outcome("refer", Decimal("1.5"), ["territory"]))
+    acc.add(_result("refer", Decimal("1.5"), ["territory"]))
     as_dict = acc.summary().to_dict()
     assert as_dict["fired"][1] == {"name": "territory", "kind": "table", "count": 1}
     assert as_dict["scores"]["p50"] == Decimal("1.5")
@@ -80,7 +76,7 @@ def test_summary_of_no_cases_has_no_score_statistics():
 
 def test_summary_lists_unknown_fired_names_after_declared_ones():
     acc = SummaryAccumulator({"a": "rule"})
-    acc.add(Outcome("accept", Decimal(1), ["z", "a"]))
+    acc.add(_result("accept", Decimal(1), ["z", "a"]))
     assert list(acc.summary().fired) == ["a", "z"]
 
 
@@ -120,9 +116,9 @@ def test_histogram_rejects_fewer_than_two_bins():
 def test_diff_counts_transitions_and_keeps_first_examples_when_decisions_change():
     acc = DiffAccumulator(item_kinds(RULESET), {"core": "rule", "fresh": "rule"}, examples=2)
     for case_id in range(5):
-        acc.add(case_id, Outcome("accept", Decimal(40), ["core"]),
-                Outcome("refer", Decimal(25), ["fresh"]))
-    acc.add("same", Outcome("decline", Decimal(0), ["core"]), Outcome("decline", Decimal(0), ["core"]))
+        acc.add(case_id, _result("accept", Decimal(40), ["core"]),
+                _result("refer", Decimal(25), ["fresh"]))
+    acc.add("same", _result("decline", Decimal(0), ["core"]), _result("decline", Decimal(0), ["core"]))
 
     diff = acc.diff()
 
@@ -142,7 +138,7 @@ def test_diff_counts_transitions_and_keeps_first_examples_when_decisions_change(
 
 def test_diff_counts_a_failing_version_as_the_error_decision():
     acc = DiffAccumulator()
-    acc.add("c1", Outcome("accept", Decimal(1)), "evaluation_error")
+    acc.add("c1", _result("accept", Decimal(1)), "evaluation_error")
     acc.add("c2", "invalid_json", "invalid_json")
     diff = acc.diff()
     assert diff.transitions == {("accept", "error"): 1, ("error", "error"): 1}
@@ -154,7 +150,7 @@ def test_diff_counts_a_failing_version_as_the_error_decision():
 
 def test_diff_dict_is_plain_json_shaped():
     acc = DiffAccumulator({"core": "rule"}, {"core": "rule"})
-    acc.add(1, Outcome("accept", Decimal(2), ["core"]), Outcome("accept", Decimal(5), ["core"]))
+    acc.add(1, _result("accept", Decimal(2), ["core"]), _result("accept", Decimal(5), ["core"]))
     as_dict = acc.diff().to_dict()
     assert as_dict["transitions"] == [{"from": "accept", "to": "accept", "count": 1,
                                        "examples": []}]
