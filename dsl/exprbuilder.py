@@ -68,7 +68,7 @@ class ExpressionBuilder:
             return ir.Binary(_FLAT_BINARY[kind], values[0], values[1], span=span)
         if kind == "not_in_op":
             return ir.Binary("not in", values[0], values[1], span=span)
-        if kind in ("compare", "arith"):
+        if kind == "compare":
             op_tree = tree.children[1]
             op = str(op_tree.children[0])
             return ir.Binary(op, values[0], values[-1], span=span)  # type: ignore[arg-type]

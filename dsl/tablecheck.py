@@ -28,6 +28,12 @@ def check_table(table: ir.Table, checker: ExpressionChecker, consts: dict[str, o
                 diagnostics: list[Diagnostic]) -> None:
     """Report E300 row widths, cell type errors, E301 unique overlaps and W300 gaps."""
     column_types = [checker.check(expr) for expr in table.inputs]
+    repeated = sorted({name for name in table.outputs if table.outputs.count(name) > 1})
+    if repeated:
+        diagnostics.append(error(
+            "E106", table.name_span or table.span,
+            f"table `{table.name}` has the output column `{repeated[0]}` twice",
+            "give each `=> NAME` column its own name"))
     width = len(table.inputs) + len(table.outputs)
     rows: list[tuple[int, ir.TableRow]] = []
     for number, row in enumerate(table.rows, start=1):
