@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from datetime import date
 
 from insureops.engine import ir
+from insureops.engine.codegen import generate
 from insureops.engine.context import Evaluation
 from insureops.engine.conversion import InputConverter
 from insureops.engine.errors import EngineError, EvaluationError, LimitExceededError
@@ -35,13 +36,15 @@ def compile_ir(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | None],
     (None for `Any`); `source`, when given, lets explanations quote the author's own text.
     Raises `EngineError` (code `invalid_ir`, `invalid_const`, ...) for a malformed tree."""
     return build_ruleset(ruleset, input_schemas=input_schemas, source=source,
-                         compiler_class=ExpressionCompiler)
+                         compiler_class=ExpressionCompiler, generate_code=True)
 
 
 def build_ruleset(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | None],
-                  source: str | None, compiler_class) -> CompiledRuleset:
+                  source: str | None, compiler_class,
+                  generate_code: bool = False) -> CompiledRuleset:
     """Compile with a given expression compiler class (the closure compiler, or the reference
-    interpreter's adapter in `interpreter.compile_reference`)."""
+    interpreter's adapter in `interpreter.compile_reference`); `generate_code` adds the
+    generated fast path for untraced evaluations (`codegen.py`)."""
     limits = Limits()
     consts = _evaluate_consts(ruleset, compiler_class, limits)
     inputs = frozenset(decl.name for decl in ruleset.inputs)
@@ -58,7 +61,15 @@ def build_ruleset(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | Non
     ordered = tuple(programs[i] for i in order)
     converters = {decl.name: InputConverter(input_schemas.get(decl.name))
                   for decl in ruleset.inputs}
-    return CompiledRuleset(ruleset, ordered, converters, consts, expectations, source, compiler)
+    active = tuple(item for item in ordered if getattr(item.node, "enabled", True))
+    fast = None
+    if generate_code:
+        try:
+            fast = generate(active, compiler, [*(d.name for d in ruleset.inputs), "outputs"])
+        except (SyntaxError, RecursionError, MemoryError):
+            fast = None  # the closures alone are correct, only slower
+    return CompiledRuleset(ruleset, ordered, converters, consts, expectations, source, compiler,
+                           fast)
 
 
 def _evaluate_consts(ruleset: ir.Ruleset, compiler_class, limits: Limits) -> dict:
@@ -79,7 +90,7 @@ class CompiledRuleset:
     so one instance can serve many evaluations (also from several threads)."""
 
     def __init__(self, ruleset: ir.Ruleset, items: tuple, converters: dict, consts: dict,
-                 expectations: list, source: str | None, compiler) -> None:
+                 expectations: list, source: str | None, compiler, fast=None) -> None:
         self.name = ruleset.name
         self.ir = ruleset
         self.consts = consts
@@ -89,6 +100,7 @@ class CompiledRuleset:
         self._converters = converters
         self._expectations = expectations
         self._compiler = compiler
+        self._fast = fast
         self._regexes: dict = {}
         self._default_limits = Limits()
 
@@ -107,6 +119,8 @@ class CompiledRuleset:
         try:
             if explain:
                 trace = run_items_traced(self._all_items, env, ev, state, self.source)
+            elif self._fast is not None:
+                self._fast(env, ev, state)
             else:
                 run_items(self._active_items, env, ev, state)
         except RecursionError:

@@ -97,27 +97,25 @@ class InputConverter:
         return self._convert(item, schema, budget, limits, f"{path}[]", depth + 1)
 
     def _object(self, value: Mapping, plan: _Plan, budget, limits, path: str, depth: int):
-        converted = {}
+        # Copy first (in C), then replace only the values that need converting.
+        converted = dict(value)
         formats, children, extra = plan.formats, plan.children, plan.extra
+        open_format = plan.extra_format
         for key, item in value.items():
+            kind = type(item)
+            if kind is str:
+                fmt = formats.get(key, open_format if key not in children else None)
+                if fmt is not None:
+                    converted[key] = _convert_string(item, fmt, f"{path}.{key}")
+            elif kind is int:
+                converted[key] = Decimal(item) if -_BIG < item < _BIG else _convert_number(
+                    item, f"{path}.{key}")
+            elif item is not None and kind is not bool:
+                converted[key] = self._convert(item, children.get(key, extra), budget, limits,
+                                               f"{path}.{key}", depth + 1)
             if type(key) is not str:
                 raise EvaluationError(f"{path}: object keys must be strings",
                                       code="invalid_input")
-            kind = type(item)
-            if kind is str:
-                fmt = formats.get(key) if key in children else plan.extra_format
-                converted[key] = item if fmt is None else _convert_string(
-                    item, fmt, f"{path}.{key}")
-            elif item is None or kind is bool:
-                converted[key] = item
-            elif kind is int and -_BIG < item < _BIG:
-                converted[key] = Decimal(item)
-            elif kind is Decimal and item.is_finite() and (
-                    not item or abs(item.adjusted()) <= MAX_EXPONENT):
-                converted[key] = item
-            else:
-                converted[key] = self._convert(item, children.get(key, extra), budget, limits,
-                                               f"{path}.{key}", depth + 1)
         return converted
 
 

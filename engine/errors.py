@@ -7,7 +7,8 @@ from insureops.engine.ir import Span
 
 class EngineError(Exception):
     """The root of every error the engine raises. `code` is stable and documented in
-    docs/rules-language.md ("Evaluation errors"); `span` points into the ruleset source when known."""
+    docs/rules-language.md ("Evaluation errors"); `span` points into the ruleset source when
+    known."""
 
     default_code = "engine_error"
 

@@ -9,10 +9,7 @@ constant take a fast path when the operand has the constant's type.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping
-from datetime import date
-from decimal import Decimal
 
 from insureops.engine import ir
 from insureops.engine import operations as ops
@@ -20,6 +17,7 @@ from insureops.engine.builtins import BUILTINS, call_builtin
 from insureops.engine.comprehensions import compile_comprehension
 from insureops.engine.context import Evaluation
 from insureops.engine.errors import EngineError, EvaluationError, LimitExceededError
+from insureops.engine.fastpaths import against_constant, between_values, field_reader
 from insureops.engine.limits import Limits
 from insureops.engine.regex import search
 from insureops.engine.values import format_plain
@@ -33,10 +31,6 @@ _PLAIN = {"-": ops.subtract, "*": ops.multiply, "/": ops.divide, "%": ops.remain
           ">": ops.greater, ">=": ops.greater_equal, "in": ops.member_of,
           "not in": ops.not_member_of, "starts_with": ops.starts_with,
           "ends_with": ops.ends_with, "contains": ops.contains}
-_FAST = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-         ">": operator.gt, ">=": operator.ge}
-_FAST_TYPES = (Decimal, str, date)
-
 
 def freeze(value: object) -> object:
     """A folded constant made immutable (lists become tuples), since it is shared by every
@@ -157,6 +151,9 @@ class ExpressionCompiler:
         if isinstance(expr, ir.Name):
             return self._name(expr, scope)
         if isinstance(expr, ir.Member):
+            if not traced and isinstance(expr.obj, ir.Name) and (
+                    expr.obj.name in scope or expr.obj.name in self.names):
+                return field_reader(expr.obj.name, expr.field, span)
             return _member(self.sub(expr.obj, scope, traced), expr.field, span)
         if isinstance(expr, ir.Binary):
             return self._binary(expr, scope, traced)
@@ -196,7 +193,7 @@ class ExpressionCompiler:
         if op not in _PLAIN:
             raise EngineError(f"unknown operator `{op}`", code="invalid_ir", span=span)
         if getattr(right, "is_constant", False):
-            fast = _against_constant(op, left, right.value, span)
+            fast = against_constant(op, left, right.value, span)
             if fast is not None:
                 return fast
         slow = _PLAIN[op]
@@ -279,30 +276,6 @@ def _member(obj: Fn, field: str, span) -> Fn:
     return run
 
 
-def _against_constant(op: str, left: Fn, value: object, span) -> Fn | None:
-    slow = _PLAIN[op]
-    if op in _FAST and type(value) in _FAST_TYPES:
-        fast, kind = _FAST[op], type(value)
-
-        def compare(env: dict) -> object:
-            operand = left(env)
-            if type(operand) is kind:
-                return fast(operand, value)
-            return slow(operand, value, span)
-        return compare
-    if op in ("in", "not in") and isinstance(value, frozenset) and value and all(
-            type(item) is str for item in value):
-        present, negated = value.__contains__, op == "not in"
-
-        def membership(env: dict) -> object:
-            operand = left(env)
-            if type(operand) is str:
-                return present(operand) is not negated
-            return slow(operand, value, span)
-        return membership
-    return None
-
-
 def _compound(expr: object, parts: list[Fn], span) -> Fn:
     if isinstance(expr, ir.Index):
         obj, key = parts
@@ -313,7 +286,7 @@ def _compound(expr: object, parts: list[Fn], span) -> Fn:
             return lambda env: ops.logical_not(operand(env), span)
         return lambda env: ops.negate(operand(env), span)
     if isinstance(expr, ir.Between):
-        return _between(*parts, span)
+        return between_values(*parts, span)
     if isinstance(expr, ir.IsNull):
         (value,) = parts
         if expr.negated:
@@ -334,19 +307,6 @@ def _compound(expr: object, parts: list[Fn], span) -> Fn:
         return _interpolated(expr, parts, span)
     raise EngineError(f"not an expression node: {type(expr).__name__}", code="invalid_ir",
                       span=span)
-
-
-def _between(value: Fn, low: Fn, high: Fn, span) -> Fn:
-    if getattr(low, "is_constant", False) and getattr(high, "is_constant", False):
-        lo, hi = low.value, high.value
-        if type(lo) is Decimal and type(hi) is Decimal:
-            def between_numbers(env: dict) -> object:
-                operand = value(env)
-                if type(operand) is Decimal:
-                    return lo <= operand <= hi
-                return ops.between(operand, lo, hi, span)
-            return between_numbers
-    return lambda env: ops.between(value(env), low(env), high(env), span)
 
 
 def _conditional(cond: Fn, then: Fn, else_: Fn, span) -> Fn:

@@ -23,7 +23,7 @@ from insureops.engine.explain import (
     span_dict,
     text_of,
 )
-from insureops.engine.expressions import EVAL, TRACE
+from insureops.engine.expressions import TRACE
 from insureops.engine.values import kind_of
 
 SEVERITY = {"accept": 1, "refer": 2, "decline": 3}
@@ -56,6 +56,12 @@ def compile_action(action: object, compile_expr) -> Action:
         return stop
     if isinstance(action, ir.ScoreAction):
         value, sign = compile_expr(action.value), action.op == "+="
+        if getattr(value, "is_constant", False) and type(value.value) is Decimal:
+            amount = value.value if sign else -value.value
+
+            def add_constant(env: dict, state: RunState) -> None:
+                state.score += amount
+            return add_constant
 
         def score(env: dict, state: RunState) -> None:
             amount = value(env)
@@ -79,8 +85,13 @@ def compile_action(action: object, compile_expr) -> Action:
 def _message_action(action: object, compile_expr, span) -> Action:
     expr = action.tag if isinstance(action, ir.TagAction) else action.message
     text = compile_expr(expr)
+    fixed = text.value if getattr(text, "is_constant", False) else None
+    if type(fixed) is not str:
+        fixed = None
 
     def message(env: dict) -> str:
+        if fixed is not None:
+            return fixed
         value = text(env)
         if type(value) is not str:
             raise EvaluationError(f"expected a string, got {kind_of(value)}",
@@ -93,7 +104,7 @@ def _message_action(action: object, compile_expr, span) -> Action:
     decision, rank = action.decision, SEVERITY[action.decision]
 
     def decide(env: dict, state: RunState) -> None:
-        state.reasons.append(message(env))
+        state.reasons.append(fixed if fixed is not None else message(env))
         if rank > state.rank:
             state.rank, state.decision = rank, decision
     return decide
@@ -144,6 +155,7 @@ class TableProgram:
 
     kind = "table"
     window = None
+    condition = None  # tells the untraced loop to call `run`
     __slots__ = ("node", "name", "inputs", "traced_inputs", "rows", "collect", "unique")
 
     def __init__(self, node: ir.Table, compiler) -> None:
@@ -258,20 +270,29 @@ def in_window(window: ir.Effective, ev: Evaluation, span) -> bool:
 
 
 def run_items(items, env: dict, ev: Evaluation, state: RunState) -> None:
-    """The untraced loop: rules and tables in order until the end or a `stop`."""
-    budget = ev.budget
+    """The untraced loop: rules and tables in order until the end or a `stop`. Every item
+    is charged to the step budget up front."""
+    ev.budget.charge(len(items), None)
+    fired = state.fired
     for item in items:
-        budget.remaining -= 1
-        if budget.remaining < 0:
-            budget.charge(0, item.node.span)
         if item.window is not None and not in_window(item.window, ev, item.node.span):
             continue
         try:
-            item.run(env, state)
+            condition = item.condition
+            if condition is None:
+                item.run(env, state)
+                continue
+            test = condition(env)
+            if test is True:
+                fired.append(item.name)
+                for action in item.actions:
+                    action(env, state)
+                if state.stopped:
+                    return
+            elif test is not False and test is not None:
+                ops.truth(test, item.node.condition.span)
         except EngineError as error:
-            raise _located(error, item) from None
-        if state.stopped:
-            return
+            raise located(error, item) from None
 
 
 def run_items_traced(items, env: dict, ev: Evaluation, state: RunState,
@@ -292,12 +313,13 @@ def run_items_traced(items, env: dict, ev: Evaluation, state: RunState,
         try:
             trace.append(item.run_traced(env, state, source))
         except EngineError as error:
-            raise _located(error, item) from None
+            raise located(error, item) from None
     env.pop(TRACE, None)
     return trace
 
 
-def _located(error: EngineError, item) -> EngineError:
+def located(error: EngineError, item) -> EngineError:
+    """`error` with the rule or table it happened in named, and its span if it had none."""
     prefix = f"in {item.kind} `{item.name}`: "
     if not error.message.startswith("in "):
         error.message = prefix + error.message
