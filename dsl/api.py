@@ -1,4 +1,4 @@
-"""The dsl's public entry points: check_source (diagnostics) and compile_ruleset (a runnable ruleset).
+"""The dsl's public entry points: check_source, parse_ruleset (checked IR), compile_ruleset.
 
 compile_ruleset caches compiled rulesets by sha256 of (source, filename) and the registry's
 identity, in a bounded LRU (RulesetCache); callers that want their own cache make one.
@@ -65,6 +65,15 @@ def check_source(source: str, *, filename: str = "<string>",
         return CheckReport(None, (too_deep,))
 
 
+def parse_ruleset(source: str, *, filename: str = "<string>",
+                  registry: TypeRegistry | None = None) -> ir.Ruleset:
+    """The checked IR of `source` (warnings allowed); raises RulesetInvalidError on any error."""
+    report = check_source(source, filename=filename, registry=registry)
+    if report.errors or report.ruleset is None:
+        raise RulesetInvalidError(report.diagnostics, source, filename)
+    return report.ruleset
+
+
 class RulesetCache:
     """A bounded LRU of compiled rulesets keyed by source digest, filename and registry."""
 
@@ -103,12 +112,10 @@ class RulesetCache:
 def _compile(source: str, filename: str, registry: TypeRegistry) -> CompiledRuleset:
     from insureops.engine.compiler import compile_ir  # the engine's compiler, loaded on first use
 
-    report = check_source(source, filename=filename, registry=registry)
-    if report.errors or report.ruleset is None:
-        raise RulesetInvalidError(report.diagnostics, source, filename)
+    ruleset = parse_ruleset(source, filename=filename, registry=registry)
     schemas = {declaration.name: registry.get(declaration.type_name)
-               for declaration in report.ruleset.inputs}
-    return compile_ir(report.ruleset, input_schemas=schemas)
+               for declaration in ruleset.inputs}
+    return compile_ir(ruleset, input_schemas=schemas)
 
 
 @cache

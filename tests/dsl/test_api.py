@@ -90,3 +90,9 @@ def test_check_source_reports_instead_of_raising_when_nesting_is_extreme():
 def test_syntax_errors_leave_no_ruleset_when_checked():
     report = api.check_source("ruleset a\nrule r when then stop end\n")
     assert report.ruleset is None and report.errors[0].code == "E001"
+
+
+def test_parse_ruleset_returns_checked_ir_when_valid_and_raises_when_not(spec_source):
+    assert api.parse_ruleset(spec_source).name == "appetite.acme_contractors"
+    with pytest.raises(RulesetInvalidError):
+        api.parse_ruleset("ruleset a\nrule r when nope then stop end\n")
