@@ -123,7 +123,7 @@ def _implies(conjuncts: list[ir.Expr], subjects: dict[ir.Expr, dm.Domain | None]
             return False
         subject, domain = found
         known = subjects.get(subject)
-        if known is None or not dm.non_null(known).within(domain):
+        if known is None or not known.within(domain):
             return False
     return True
 

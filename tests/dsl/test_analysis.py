@@ -35,6 +35,7 @@ def test_shadowed_rule_is_reported_when_its_condition_implies_the_stop_rule(late
     'rule s priority 20 when business.annual_revenue > 200 then refer "x" end\n',
     'rule s when business.annual_revenue >= 100 then refer "x" end\n',
     'rule s when business.state == "CA" then refer "x" end\n',
+    'rule s when business.annual_revenue is null then refer "x" end\n',
 ])
 def test_rule_is_not_shadowed_when_it_can_fire_without_the_stop_rule(later):
     assert codes(STOP_RULE + later) == []
