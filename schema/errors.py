@@ -1,4 +1,4 @@
-"""Errors of the data-model layer: each carries a stable snake_case `code` and, where known, a field."""
+"""Errors of the data-model layer: each has a stable snake_case `code` and, where known, a field."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class InvalidTransitionError(SchemaError):
 
 
 class MissingFieldError(SchemaError):
-    """A field that a status change requires was not given (e.g. closure_reason to close a claim)."""
+    """A field a status change requires was not given (e.g. closure_reason to close a claim)."""
 
     code = "validation_error"
 

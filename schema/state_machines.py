@@ -97,10 +97,10 @@ def validate_transition(machine: StateMachine, old: str | None, new: str) -> Non
             raise InvalidTransitionError(machine.resource, machine.field, None, new,
                                          (machine.initial,))
         return
-    if new not in machine.transitions:
-        raise InvalidTransitionError(machine.resource, machine.field, old, new, machine.allowed(old))
-    if old != new and new not in machine.transitions.get(old, frozenset()):
-        raise InvalidTransitionError(machine.resource, machine.field, old, new, machine.allowed(old))
+    unknown = new not in machine.transitions
+    if unknown or (old != new and new not in machine.transitions.get(old, frozenset())):
+        raise InvalidTransitionError(machine.resource, machine.field, old, new,
+                                     machine.allowed(old))
 
 
 def is_reopen(old: str | None, new: str) -> bool:

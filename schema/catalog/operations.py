@@ -53,7 +53,7 @@ REINSURANCE: tuple[Table, ...] = (
         text("rating"),
         plain("contact", "json"),
     )),
-    Table("reinsurance_agreements", "ReinsuranceAgreement", "Treaties and facultative agreements.", (
+    Table("reinsurance_agreements", "ReinsuranceAgreement", "Treaty and facultative agreements.", (
         uuid_key(), tenant(),
         text("type", hints=("treaty", "facultative")),
         text("name"),

@@ -1,4 +1,4 @@
-"""Catalog: policies and their 13 child tables (coverages, risks and risk details, endorsements...)."""
+"""Catalog: policies and their 13 child tables (coverages, risks, risk details, endorsements...)."""
 
 from __future__ import annotations
 

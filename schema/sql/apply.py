@@ -42,17 +42,18 @@ class ApplyResult:
         return f"already at {self.version}; nothing to do"
 
 
-def alembic_config(connection: sa.Connection | None = None) -> Config:
+def alembic_config(connection: sa.Connection | None = None,
+                   migrations: Path = MIGRATIONS) -> Config:
     """An alembic Config for the tenant environment, bound to `connection` when given."""
     config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("script_location", str(migrations))
     config.attributes["connection"] = connection
     return config
 
 
-def known_versions() -> dict[str, str]:
+def known_versions(migrations: Path = MIGRATIONS) -> dict[str, str]:
     """Data-model version -> the alembic revision that produces it, from the revision files."""
-    script = ScriptDirectory.from_config(alembic_config())
+    script = ScriptDirectory.from_config(alembic_config(None, migrations))
     versions = {}
     for revision in script.walk_revisions():
         version = getattr(revision.module, "data_model_version", "")
@@ -74,35 +75,55 @@ def recorded_version(connection: sa.Connection) -> str | None:
     return rows[0]
 
 
-def _refuse_unknown(found: str | None, versions: dict[str, str]) -> None:
-    if found not in versions:
+def _refuse(found: str | None, target: str, versions: dict[str, str], why: str) -> None:
+    raise DataModelVersionError(
+        found, target,
+        f"the database holds data model {found}, which this insureops (data model {target}; "
+        f"knows {', '.join(sorted(versions))}) cannot serve: it is {why}. "
+        "Upgrade insureops, or point it at another database.")
+
+
+def _create(connection: sa.Connection, version: str, versions: dict[str, str],
+            migrations: Path) -> ApplyResult:
+    present = existing_data_model_tables(connection)
+    if present:
         raise DataModelVersionError(
-            found, DATA_MODEL_VERSION,
-            f"the database holds data model {found}, which this insureops (data model "
-            f"{DATA_MODEL_VERSION}; knows {', '.join(sorted(versions))}) cannot serve: it is newer "
-            "or unknown. Upgrade insureops, or point it at another database.")
+            None, version, f"the database has data-model tables ({', '.join(present[:5])}...) but "
+            f"no {VERSION_TABLE} record; refusing to guess its version")
+    config = alembic_config(connection, migrations)
+    if versions[version] == ScriptDirectory.from_config(config).get_current_head():
+        # alembic's recipe for a new database: build from the metadata, then stamp the head.
+        create_data_model(connection, version=version)
+        command.stamp(config, versions[version])
+    else:
+        command.upgrade(config, versions[version])
+    return ApplyResult("created", None, version)
 
 
-def apply_data_model(engine: sa.Engine) -> ApplyResult:
-    """Bring the tenant database behind `engine` to DATA_MODEL_VERSION (see the module doc)."""
-    versions = known_versions()
+def apply_data_model(engine: sa.Engine, *, version: str = DATA_MODEL_VERSION,
+                     migrations: Path = MIGRATIONS) -> ApplyResult:
+    """Bring the tenant database behind `engine` to `version` (see the module docstring).
+
+    `version` and `migrations` default to this code's data model and revision files; tests pass
+    others to exercise an upgrade in place.
+    """
+    versions = known_versions(migrations)
+    if version not in versions:
+        raise DataModelVersionError(None, version, f"no revision produces data model {version}")
+    oldest_first = list(reversed(versions))
     with engine.begin() as connection:
         found = recorded_version(connection)
         if found is None:
-            present = existing_data_model_tables(connection)
-            if present:
-                raise DataModelVersionError(
-                    None, DATA_MODEL_VERSION,
-                    f"the database has data-model tables ({', '.join(present[:5])}...) but no "
-                    f"{VERSION_TABLE} record; refusing to guess its version")
-            create_data_model(connection, version=DATA_MODEL_VERSION)
-            command.stamp(alembic_config(connection), "head")
-            return ApplyResult("created", None, DATA_MODEL_VERSION)
-        _refuse_unknown(found, versions)
-        if found == DATA_MODEL_VERSION:
+            return _create(connection, version, versions, migrations)
+        if found not in versions:
+            _refuse(found, version, versions, "unknown (newer?)")
+        if oldest_first.index(found) > oldest_first.index(version):
+            _refuse(found, version, versions, "newer")
+        if found == version:
             return ApplyResult("unchanged", found, found)
+        config = alembic_config(connection, migrations)
         if not sa.inspect(connection).has_table(ALEMBIC_VERSION_TABLE):
             # Made from `insureops schema ddl` output: the version row says where it stands.
-            command.stamp(alembic_config(connection), versions[found])
-        command.upgrade(alembic_config(connection), versions[DATA_MODEL_VERSION])
-        return ApplyResult("upgraded", found, recorded_version(connection) or DATA_MODEL_VERSION)
+            command.stamp(config, versions[found])
+        command.upgrade(config, versions[version])
+        return ApplyResult("upgraded", found, recorded_version(connection) or version)

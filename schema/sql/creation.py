@@ -1,4 +1,4 @@
-"""Creating and dropping the whole data model on one connection (inside the caller's transaction)."""
+"""Creating and dropping the whole data model on one connection (in the caller's transaction)."""
 
 from __future__ import annotations
 

@@ -30,7 +30,8 @@ MESSAGES = {
     "append_only": "rows are append-only",
     "read_only": "is computed by the database and cannot be written",
 }
-_STATEMENT_TABLE = re.compile(r"^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+\"?(\w+)", re.IGNORECASE)
+_STATEMENT_TABLE = re.compile(r"^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+\"?(\w+)",
+                              re.IGNORECASE)
 
 
 def _violation(table: str | None, fields: tuple[str, ...], code: str,
@@ -85,7 +86,8 @@ def _too_big(item, value) -> bool:
 def _restricting(table: str | None) -> tuple[str | None, tuple[str, ...]]:
     """For a DELETE from `table`: the RESTRICT foreign key(s) pointing at it."""
     found = [(t.name, f.name) for t in TABLES for f in t.fields
-             if f.references and f.references.table == table and f.references.on_delete == "RESTRICT"]
+             if f.references and f.references.table == table
+             and f.references.on_delete == "RESTRICT"]
     if len(found) == 1:
         return found[0][0], (found[0][1],)
     return (found[0][0] if found else None), tuple(f"{t}.{c}" for t, c in found)
@@ -128,7 +130,8 @@ def _positional_values(statement: str, params: object) -> dict[str, object]:
     if insert:
         names = [name.strip().strip('"') for name in insert.group(1).split(",")]
     else:
-        assignments = re.search(r"\bSET\b(.*?)(?:\bWHERE\b|$)", statement, re.IGNORECASE | re.DOTALL)
+        assignments = re.search(r"\bSET\b(.*?)(?:\bWHERE\b|$)", statement,
+                                re.IGNORECASE | re.DOTALL)
         names = re.findall(r"(\w+)\s*=\s*\?", assignments.group(1)) if assignments else []
     return dict(zip(names, params, strict=False))
 

@@ -11,7 +11,8 @@ from insureops.schema.errors import ConstraintViolationError
 from insureops.schema.sql.tables import sa_table
 from insureops.schema.sql.violations import translated_violations
 
-TOO_LONG = [("clients", "name", 256), ("clients", "tax_id_last4", 5), ("policies", "policy_number", 51),
+TOO_LONG = [("clients", "name", 256), ("clients", "tax_id_last4", 5),
+            ("policies", "policy_number", 51),
             ("audit_logs", "action", 51), ("clients", "tenant_id", 27)]
 BAD_ENUM = [("policies", "status"), ("policies", "line_of_business"), ("claims", "claim_type"),
             ("claims", "loss_cause"), ("claims", "priority"), ("invoices", "status"),
