@@ -49,3 +49,11 @@ def ddl(dialect: str) -> None:
     from insureops.schema.sql.ddl import render_ddl
 
     click.echo(render_ddl(dialect), nl=False)
+
+
+@schema.command()
+def docs() -> None:
+    """Print docs/data-model.md (tables, enumerations, state machines) generated from the code."""
+    from insureops.schema.reference import render_reference
+
+    click.echo(render_reference(), nl=False)

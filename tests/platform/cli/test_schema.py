@@ -53,3 +53,10 @@ def test_ddl_prints_tables_and_triggers_for_each_dialect():
 def test_ddl_refuses_an_unknown_dialect():
     result = CliRunner().invoke(main, ["schema", "ddl", "--dialect", "oracle"])
     assert result.exit_code == 2
+
+
+def test_docs_prints_the_data_model_reference():
+    result = CliRunner().invoke(main, ["schema", "docs"])
+    assert result.exit_code == 0
+    assert result.output.startswith("# Data model 2.2.0")
+    assert "### claim_status_history" in result.output
