@@ -5,13 +5,18 @@ from __future__ import annotations
 import io
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from insureops.dsl.api import compile_ruleset
 from insureops.engine import jsonio
+from insureops.engine.result import Result
 from insureops.platform.cli.rules_cases import (
     PROGRESS_EVERY,
+    Case,
     CaseError,
     CaseEvaluator,
     CaseReader,
@@ -110,3 +115,56 @@ def test_result_line_is_one_json_object_per_line(evaluator):
     assert second.endswith("\n") and second.count("\n") == 1
     assert jsonio.loads(second)["error"]["code"] == "invalid_json"
     assert jsonio.loads(second)["error"]["line"] == 2
+
+
+# --- the direct writer and reader agree with engine.jsonio -------------------------------------
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[3] / "examples").glob("*.rules"))
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+DECIMALS = st.decimals(allow_nan=False, allow_infinity=False, places=3)
+VALUES = st.recursive(
+    st.none() | st.booleans() | TEXT | DECIMALS | st.dates(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=8)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_result_line_equals_the_generic_writer_on_every_example_case(path: Path):
+    evaluator = CaseEvaluator(compile_ruleset(path.read_text(), filename=path.name),
+                              filename=path.name)
+    cases_file = path.with_name(f"{path.stem}_cases.jsonl")
+    with cases_file.open("rb") as stream:
+        cases = list(CaseReader(stream, default_as_of=date(2026, 3, 1)))
+    for case in cases:
+        outcome = evaluator.evaluate(case)
+        key = "error" if isinstance(outcome, CaseError) else "result"
+        assert result_line(case, outcome) == jsonio.dumps(
+            {"id": case.id, key: outcome.to_dict()}) + "\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(case_id=VALUES, decision=st.sampled_from([None, "accept", "refer", "decline"]),
+       score=DECIMALS, outputs=st.dictionaries(TEXT, VALUES, max_size=4),
+       strings=st.lists(TEXT, max_size=3))
+def test_result_line_equals_the_generic_writer_for_any_result(case_id, decision, score, outputs,
+                                                               strings):
+    result = Result("r.x", decision, score, outputs, strings, sorted(set(strings)), strings)
+    case = Case(1, case_id, {}, None)
+    expected = jsonio.dumps({"id": case_id, "result": result.to_dict()}) + "\n"
+    assert result_line(case, result) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=VALUES)
+def test_reader_parses_like_jsonio_loads(value):
+    line = jsonio.dumps({"id": 1, "inputs": {"v": value}})
+    (case,) = _read(line)
+    assert case.inputs == jsonio.loads(line)["inputs"]
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_reader_refuses_non_numbers_when_jsonio_does(constant):
+    (case,) = _read(f'{{"id": 1, "inputs": {{"v": {constant}}}}}')
+    assert case.error is not None and case.error.code == "invalid_json"
+    with pytest.raises(ValueError):
+        jsonio.loads(constant)
