@@ -16,10 +16,13 @@ from insureops.platform.carrier_finder import routes as carrier_finder
 from insureops.platform.config import Settings
 from insureops.platform.connectors import routes as connectors
 from insureops.platform.db import Database, database_context
+from insureops.platform.email.factory import build_email_backend
 from insureops.platform.errors import ErrorTable, error_middleware
 from insureops.platform.keys import (
     AUTHENTICATORS,
+    CLOCK,
     DATABASE,
+    EMAIL_BACKEND,
     ERROR_TABLE,
     MOUNTS,
     OPENAPI_DOCUMENT,
@@ -31,11 +34,13 @@ from insureops.platform.keys import (
 from insureops.platform.log import add_request_id_header, request_id_middleware
 from insureops.platform.mcp import routes as mcp
 from insureops.platform.openapi import build_openapi
+from insureops.platform.origins import origin_middleware
 from insureops.platform.prospects import routes as prospects
 from insureops.platform.ratelimit import RateLimiter
 from insureops.platform.routing import Mount, add_rate_limit_headers
 from insureops.platform.rules_studio import routes as rules_studio
 from insureops.platform.secret_keys import load_secret_keys
+from insureops.platform.session_auth import authenticate_session, refresh_session_cookie
 from insureops.platform.settings import routes as settings_area
 from insureops.platform.team import routes as team
 
@@ -75,10 +80,10 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     """The service as an aiohttp application; nothing connects until it starts.
 
     `areas` and `authenticators` let tests and later issues compose the service differently;
-    `clock` drives the rate-limit windows.
+    `clock` (Unix seconds) drives the rate-limit windows and every expiry (codes, sessions).
     """
     app = web.Application(
-        middlewares=[request_id_middleware, error_middleware],
+        middlewares=[request_id_middleware, error_middleware, origin_middleware],
         client_max_size=max(settings.max_body_bytes, settings.simulation_max_body_bytes),
     )
     app[SETTINGS] = settings
@@ -86,7 +91,10 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     database = Database.connect(settings.database_url)
     app[DATABASE] = database
     app[RATE_LIMITER] = RateLimiter(database.engine, clock=clock)
-    app[AUTHENTICATORS] = Authenticators(authenticators)
+    app[AUTHENTICATORS] = Authenticators({AuthKind.SESSION: authenticate_session,
+                                          **(authenticators or {})})
+    app[CLOCK] = clock
+    app[EMAIL_BACKEND] = build_email_backend(settings, database, clock)
     errors = ErrorTable()
     mounts = [Mount("", meta.routes)]
     meta.routes.add_to(app)
@@ -103,4 +111,5 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app.cleanup_ctx.append(database_context)
     app.on_response_prepare.append(add_request_id_header)
     app.on_response_prepare.append(add_rate_limit_headers)
+    app.on_response_prepare.append(refresh_session_cookie)
     return app

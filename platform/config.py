@@ -46,6 +46,17 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = Field("text", description="Log line format.")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO")
     migrate_on_start: bool = Field(True, description="Apply platform migrations on start.")
+    email_backend: Literal["outbox", "smtp"] = Field(
+        "outbox", description="outbox: keep e-mails in the e-mail log and print them; smtp: send.")
+    email_from: str = Field("insureops <no-reply@localhost>", description="From address.")
+    smtp_host: str | None = Field(None, description="SMTP server (email_backend=smtp).")
+    smtp_port: int = Field(587, ge=1, le=65535, description="SMTP port (587 STARTTLS, 465 TLS).")
+    smtp_username: str | None = Field(None, description="SMTP AUTH user; none: no AUTH.")
+    smtp_password: SecretStr | None = Field(None, description="SMTP AUTH password.")
+    smtp_starttls: bool = Field(True, description="Upgrade the SMTP connection with STARTTLS.")
+    smtp_implicit_tls: bool = Field(False, description="Connect with TLS from the start (465).")
+    smtp_timeout_seconds: float = Field(10.0, gt=0, description="Timeout of each SMTP step.")
+    smtp_ca_file: str | None = Field(None, description="Extra CA bundle to trust for SMTP TLS.")
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from aiohttp import web
@@ -10,6 +11,7 @@ if TYPE_CHECKING:
     from insureops.platform.auth import Authenticators
     from insureops.platform.config import Settings
     from insureops.platform.db import Database
+    from insureops.platform.email import EmailBackend
     from insureops.platform.errors import ErrorTable
     from insureops.platform.ratelimit import RateLimiter, RateLimitState
     from insureops.platform.routing import Mount, RouteTable
@@ -24,6 +26,8 @@ AUTHENTICATORS: web.AppKey[Authenticators] = web.AppKey("authenticators")
 MOUNTS: web.AppKey[tuple[Mount, ...]] = web.AppKey("mounts")
 OPENAPI_DOCUMENT: web.AppKey[dict] = web.AppKey("openapi_document")
 ROUTE_TABLE: web.AppKey[RouteTable] = web.AppKey("route_table")  # on each area's sub-app
+CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("clock")  # Unix time; tests move it
+EMAIL_BACKEND: web.AppKey[EmailBackend] = web.AppKey("email_backend")
 
 # Per request.
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")

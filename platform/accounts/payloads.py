@@ -42,3 +42,44 @@ class ProfileResponse(BaseModel):
         return cls(user=ProfileUser(id=user.id, email=user.email, name=user.name,
                                     email_verified=user.email_verified),
                    workspaces=workspaces, active_workspace=active)
+
+
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+
+
+class SignupRequest(BaseModel):
+    """A new account: the password needs 10+ characters and must not be the e-mail address."""
+
+    email: str = Field(max_length=254, pattern=EMAIL_PATTERN, examples=["ann@example.com"])
+    password: str = Field(min_length=1, max_length=256)
+    name: str = Field(min_length=1, max_length=200)
+
+
+class SignupResponse(BaseModel):
+    """The same answer whether or not the address already had an account (docs/accounts.md)."""
+
+    email: str
+    message: str
+
+
+class VerifyRequest(BaseModel):
+    email: str = Field(max_length=254)
+    code: str = Field(min_length=1, max_length=12, description="The 6-digit code from the e-mail.")
+
+
+class VerifyResponse(BaseModel):
+    email: str
+    email_verified: bool
+
+
+class ResendCodeRequest(BaseModel):
+    email: str = Field(max_length=254)
+
+
+class LoginRequest(BaseModel):
+    email: str = Field(max_length=254)
+    password: str = Field(min_length=1, max_length=256)
+
+
+class ResendCodeResponse(SignupResponse):
+    """The same answer whatever the state of the address."""

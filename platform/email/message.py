@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import email.message
+import email.message  # noqa: PLW0406 - the standard library, not this module
 import email.utils
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 class DeliveryStatus(enum.StrEnum):
@@ -21,7 +21,8 @@ class EmailMessage:
     """One e-mail to send. `sender` falls back to the backend's configured from address.
 
     `template` names the template the body came from and `tenant_id` the workspace it is sent
-    for; both only label the message in the e-mail log.
+    for; both only label the message in the e-mail log. `secrets` lists values (codes, tokens)
+    that are delivered but never stored: `redacted()` masks them for the e-mail log.
     """
 
     to: tuple[str, ...]
@@ -32,6 +33,7 @@ class EmailMessage:
     reply_to: str | None = None
     template: str | None = None
     tenant_id: str | None = None
+    secrets: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.to:
@@ -39,6 +41,15 @@ class EmailMessage:
         for address in (*self.to, self.subject, self.sender or "", self.reply_to or ""):
             if "\n" in address or "\r" in address:
                 raise ValueError("line breaks are not allowed in addresses or the subject")
+
+    def redacted(self) -> EmailMessage:
+        """A copy with every secret replaced by [redacted] in the subject and bodies."""
+        def mask(text: str) -> str:
+            for secret in self.secrets:
+                text = text.replace(secret, "[redacted]")
+            return text
+        return replace(self, subject=mask(self.subject), text=mask(self.text),
+                       html=None if self.html is None else mask(self.html), secrets=())
 
     def to_mime(self, default_sender: str, message_id: str) -> email.message.EmailMessage:
         """Build the MIME message: plain text, plus an HTML alternative when there is one."""

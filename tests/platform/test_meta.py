@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from insureops.platform.migrations import head_revision
+
 URL = re.compile(r"""(?:src|href)\s*=\s*["']([^"']+)["']""")
 
 
@@ -32,4 +34,4 @@ async def test_swagger_asset_is_404_when_the_file_is_not_an_asset(client):
 async def test_health_reports_the_migrated_revision_when_the_database_answers(client):
     response = await client.get("/api/health/")
     assert response.status == 200
-    assert await response.json() == {"status": "ok", "database_revision": "0001"}
+    assert await response.json() == {"status": "ok", "database_revision": head_revision()}

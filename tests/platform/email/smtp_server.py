@@ -60,7 +60,7 @@ class CollectingHandler:
     received: list[ReceivedMessage] = field(default_factory=list)
     arrived: threading.Condition = field(default_factory=threading.Condition)
 
-    async def handle_DATA(self, server, session, envelope) -> str:  # noqa: N802 - aiosmtpd's name
+    async def handle_DATA(self, server, session, envelope) -> str:
         parsed = email.message_from_bytes(envelope.original_content, policy=email.policy.default)
         login = session.auth_data.login.decode() if session.authenticated else None
         with self.arrived:
@@ -88,10 +88,10 @@ class SmtpTestServer:
 
     def options(self, **overrides) -> SmtpOptions:
         """SmtpOptions that reach this server as configured (TLS and credentials included)."""
-        values = dict(host=self.host, port=self.port, username=self.username,
-                      password=self.password, starttls=self.ca_file is not None,
-                      timeout=5.0, from_address="insureops <no-reply@insureops.test>",
-                      ca_file=self.ca_file)
+        values = {"host": self.host, "port": self.port, "username": self.username,
+                      "password": self.password, "starttls": self.ca_file is not None,
+                      "timeout": 5.0, "from_address": "insureops <no-reply@insureops.test>",
+                      "ca_file": self.ca_file}
         values.update(overrides)
         return SmtpOptions(**values)
 
@@ -118,7 +118,7 @@ def write_self_signed_certificate(directory: Path) -> tuple[Path, Path]:
     """A self-signed certificate for 127.0.0.1/localhost, usable as its own trust anchor."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "insureops test SMTP")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     public = key.public_key()
     certificate = (
         x509.CertificateBuilder()
@@ -168,8 +168,8 @@ def running_smtp_server(*, secure_in: Path | None = None, username: str = "maile
         cert_path, key_path = write_self_signed_certificate(secure_in)
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(cert_path, key_path)
-        parameters = dict(tls_context=context, require_starttls=True, auth_required=True,
-                          auth_require_tls=True, authenticator=_authenticator(username, password))
+        parameters = {"tls_context": context, "require_starttls": True, "auth_required": True,
+                          "auth_require_tls": True, "authenticator": _authenticator(username, password)}
         server = SmtpTestServer(HOST, port, handler, str(cert_path), username, password)
     controller = Controller(handler, hostname=HOST, port=port, **parameters)
     controller.start()

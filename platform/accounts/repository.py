@@ -1,0 +1,85 @@
+"""SQLAlchemy queries of the accounts area; every function receives the session it works in."""
+
+from __future__ import annotations
+
+import datetime
+
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from insureops.platform.accounts.models import (
+    Membership,
+    Session,
+    User,
+    VerificationCode,
+    Workspace,
+)
+
+
+async def user_by_email(session: AsyncSession, email: str) -> User | None:
+    return (await session.execute(select(User).where(User.email == email))).scalar_one_or_none()
+
+
+async def user_by_id(session: AsyncSession, user_id: str) -> User | None:
+    return await session.get(User, user_id)
+
+
+async def add_user_with_workspace(session: AsyncSession, user: User,
+                                  workspace: Workspace) -> None:
+    """The user, their workspace and the owner membership joining them."""
+    session.add_all([user, workspace])
+    await session.flush()
+    session.add(Membership(user_id=user.id, workspace_id=workspace.tenant_id, role="owner",
+                           created_at=user.created_at))
+    await session.flush()
+
+
+async def owned_workspaces(session: AsyncSession, user_id: str) -> list[Workspace]:
+    statement = (select(Workspace).join(Membership, Membership.workspace_id == Workspace.tenant_id)
+                 .where(Membership.user_id == user_id, Membership.role == "owner")
+                 .order_by(Membership.created_at, Workspace.tenant_id))
+    return list((await session.execute(statement)).scalars())
+
+
+async def memberships_of(session: AsyncSession, user_id: str) -> list[tuple[Workspace, str]]:
+    """The user's workspaces with their role, oldest membership first."""
+    statement = (select(Workspace, Membership.role)
+                 .join(Membership, Membership.workspace_id == Workspace.tenant_id)
+                 .where(Membership.user_id == user_id)
+                 .order_by(Membership.created_at, Workspace.tenant_id))
+    return [(workspace, role) for workspace, role in (await session.execute(statement)).all()]
+
+
+async def code_of(session: AsyncSession, user_id: str) -> VerificationCode | None:
+    return await session.get(VerificationCode, user_id)
+
+
+async def replace_code(session: AsyncSession, code: VerificationCode) -> None:
+    """Store `code` as the user's only live code (a resend invalidates the previous one)."""
+    await session.execute(delete(VerificationCode).where(VerificationCode.user_id == code.user_id))
+    session.add(code)
+    await session.flush()
+
+
+async def delete_code(session: AsyncSession, user_id: str) -> None:
+    await session.execute(delete(VerificationCode).where(VerificationCode.user_id == user_id))
+
+
+async def add_session(session: AsyncSession, login: Session) -> None:
+    session.add(login)
+    await session.flush()
+
+
+async def session_by_hash(session: AsyncSession, id_hash: str) -> Session | None:
+    return await session.get(Session, id_hash)
+
+
+async def delete_session(session: AsyncSession, id_hash: str) -> None:
+    await session.execute(delete(Session).where(Session.id_hash == id_hash))
+
+
+async def delete_expired_sessions(session: AsyncSession, user_id: str,
+                                  now: datetime.datetime) -> None:
+    """Housekeeping at login: the user's sessions that have run out."""
+    await session.execute(delete(Session).where(Session.user_id == user_id,
+                                                Session.expires_at <= now))

@@ -1,0 +1,104 @@
+"""Fixtures of the accounts tests: a movable clock, a real SMTP server, and the service on both
+database engines sending its mail to that server over STARTTLS with AUTH."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from insureops.platform.config import Settings
+from tests.platform.email.smtp_server import SmtpTestServer, running_smtp_server
+
+START = 1_800_000_000.0  # 2027-01-15, a fixed Unix time: windows and expiries are predictable
+PASSWORD = "correct horse battery"
+ALLOWED_ORIGIN = "https://app.insureops.test"
+
+
+class FakeClock:
+    """The app's clock (Unix seconds); tests move it instead of sleeping."""
+
+    def __init__(self, now: float = START) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class Accounts:
+    """The service under test, its clock and the mailbox its e-mails arrive in."""
+
+    client: TestClient
+    clock: FakeClock
+    smtp: SmtpTestServer
+
+    def codes_for(self, email: str) -> list[str]:
+        """Every verification code e-mailed to `email` so far, oldest first."""
+        return [_code_in(m.text_body()) for m in self.smtp.messages
+                if email in m.rcpt_tos and m.message["Subject"].startswith(
+                    "Your insureops verification code")]
+
+    def last_code(self, email: str) -> str:
+        """The newest code e-mailed to `email` (delivery finishes before the HTTP answer)."""
+        codes = self.codes_for(email)
+        assert codes, f"no code was e-mailed to {email}: {self.smtp.messages}"
+        return codes[-1]
+
+    async def sign_up(self, email: str, password: str = PASSWORD, name: str = "Ann Lee"):
+        return await self.client.post("/api/auth/signup/", json={
+            "email": email, "password": password, "name": name})
+
+    async def verify(self, email: str, code: str):
+        return await self.client.post("/api/auth/verify/", json={"email": email, "code": code})
+
+    async def login(self, email: str, password: str = PASSWORD):
+        return await self.client.post("/api/auth/login/", json={
+            "email": email, "password": password})
+
+    async def verified_user(self, email: str) -> None:
+        """Sign up and verify `email` (password PASSWORD)."""
+        assert (await self.sign_up(email)).status == 202
+        assert (await self.verify(email, self.last_code(email))).status == 200
+
+
+def _code_in(text: str) -> str:
+    match = re.search(r"\b(\d{6})\b", text)
+    assert match, text
+    return match.group(1)
+
+
+@pytest.fixture
+def secure_smtp(tmp_path: Path) -> Iterator[SmtpTestServer]:
+    with running_smtp_server(secure_in=tmp_path) as server:
+        yield server
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def smtp_settings(settings: Settings, secure_smtp: SmtpTestServer) -> Settings:
+    """The test settings plus SMTP delivery to the test server and one allowed origin."""
+    return Settings(**{**settings.model_dump(), 
+        "email_backend": "smtp", "email_from": "insureops <no-reply@insureops.test>",
+        "smtp_host": secure_smtp.host, "smtp_port": secure_smtp.port,
+        "smtp_username": secure_smtp.username, "smtp_password": secure_smtp.password,
+        "smtp_starttls": True, "smtp_ca_file": secure_smtp.ca_file, "smtp_timeout_seconds": 5.0,
+        "allowed_origins": (ALLOWED_ORIGIN,)})
+
+
+@pytest.fixture
+async def accounts(make_client, smtp_settings, clock, secure_smtp) -> Accounts:
+    """The whole service on the backend under test, mailing through real SMTP."""
+    client = await make_client(smtp_settings, clock=clock)
+    return Accounts(client, clock, secure_smtp)
