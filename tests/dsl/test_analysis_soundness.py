@@ -91,3 +91,31 @@ def test_shadowed_rule_never_fires_when_reported_shadowed(stopping, later):
         return
     compiled = compile_ir(report.ruleset, input_schemas={"x": None})
     assert not any("s" in compiled.evaluate({"x": {"n": v}}).fired for v in SAMPLES), source
+
+
+TEXTS = st.sampled_from(['"A"', '"B"', '"C"'])
+TEXT_CELLS = st.one_of(
+    st.just("-"), st.just("is null"), TEXTS, st.builds(lambda t: f"!= {t}", TEXTS),
+    st.builds(lambda op, items: f"{op} {{{', '.join(items)}}}", st.sampled_from(["in", "not in"]),
+              st.lists(TEXTS, min_size=1, max_size=2)),
+)
+
+
+@SETTINGS
+@given(st.lists(TEXT_CELLS, min_size=1, max_size=4), st.sampled_from(["first", "unique"]))
+def test_table_reports_are_exact_when_one_string_column(row_cells, hit):
+    rows = "\n".join(f"    | {cell} | {index} |" for index, cell in enumerate(row_cells))
+    source = f"ruleset a\ninput x: Any\ntable t hit {hit}\n    | x.s | => k |\n{rows}\nend\n"
+    report = check_source(source)
+    found = {d.code for d in report.diagnostics}
+    compiled = compile_ir(report.ruleset, input_schemas={"x": None})
+    uncovered = overlapping = False
+    for value in [None, "A", "B", "C", "D"]:
+        try:
+            matched = "t" in compiled.evaluate({"x": {"s": value}}).fired
+        except EvaluationError:
+            overlapping = True
+            continue
+        uncovered |= value is not None and not matched
+    assert ("W300" in found) == (uncovered and "-" not in row_cells), source
+    assert ("E301" in found) == overlapping, source
