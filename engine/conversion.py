@@ -55,10 +55,14 @@ class InputConverter:
         """The runtime value of input `name`; `invalid_input` or a limit error if it cannot."""
         budget = [limits.max_input_nodes]
         try:
-            return self._convert(value, _resolve(self.root, self.root), budget, limits, name, 1)
+            return self._convert(value, self._root, budget, limits, name, 1)
         except RecursionError:
             raise LimitExceededError(f"input `{name}` is nested too deeply",
                                      code="limit_depth") from None
+
+    @property
+    def _root(self) -> dict | None:
+        return _resolve(self.root, self.root)
 
     def _plan(self, schema: dict | None) -> _Plan:
         plan = self._plans.get(id(schema))
@@ -67,34 +71,40 @@ class InputConverter:
         return plan
 
     def _convert(self, value, schema, budget: list, limits: Limits, path: str, depth: int):
+        """Any value: containers are checked against the limits and walked."""
         kind = type(value)
         if kind is dict or kind is list or kind is tuple or kind is set or kind is frozenset \
                 or isinstance(value, Mapping):
-            if depth > limits.max_input_depth:
-                raise LimitExceededError(
-                    f"input is nested deeper than {limits.max_input_depth} levels at {path}",
-                    code="limit_depth")
-            budget[0] -= len(value)
-            if budget[0] < 0:
-                raise LimitExceededError(f"input has more than {limits.max_input_nodes} values",
-                                         code="limit_input_size")
+            _enter(value, budget, limits, path, depth)
             plan = self._plan(schema)
             if kind is list or kind is tuple:
-                return [self._item(item, plan.items, plan, budget, limits, path, depth)
-                        for item in value]
+                return self._list(value, plan, budget, limits, path, depth)
             if kind is set or kind is frozenset:
-                return frozenset(self._item(item, plan.items, plan, budget, limits, path, depth)
-                                 for item in value)
+                return frozenset(self._list(value, plan, budget, limits, path, depth))
             return self._object(value, plan, budget, limits, path, depth)
         return _scalar(value, _format_of(schema, self.root), path)
 
-    def _item(self, item, schema, plan: _Plan, budget, limits, path: str, depth: int):
-        kind = type(item)
-        if kind is str and plan.items is not None:
-            return _convert_string(item, self._plan(schema).fmt, path)
-        if kind is str or kind is bool or item is None:
-            return item
-        return self._convert(item, schema, budget, limits, f"{path}[]", depth + 1)
+    def _list(self, value, plan: _Plan, budget, limits, path: str, depth: int) -> list:
+        schema = plan.items
+        item_plan = self._plan(schema)
+        fmt = item_plan.fmt
+        converted = []
+        append = converted.append
+        for item in value:
+            kind = type(item)
+            if kind is dict:
+                _enter(item, budget, limits, path, depth + 1)
+                append(self._object(item, item_plan, budget, limits, path, depth + 1))
+            elif kind is str:
+                append(item if fmt is None else _convert_string(item, fmt, path))
+            elif kind is int and -_BIG < item < _BIG:
+                append(Decimal(item))
+            elif item is None or kind is bool or (kind is Decimal and item.is_finite() and (
+                    not item or -MAX_EXPONENT <= item.adjusted() <= MAX_EXPONENT)):
+                append(item)
+            else:
+                append(self._convert(item, schema, budget, limits, f"{path}[]", depth + 1))
+        return converted
 
     def _object(self, value: Mapping, plan: _Plan, budget, limits, path: str, depth: int):
         # Copy first (in C), then replace only the values that need converting.
@@ -107,9 +117,21 @@ class InputConverter:
                 fmt = formats.get(key, open_format if key not in children else None)
                 if fmt is not None:
                     converted[key] = _convert_string(item, fmt, f"{path}.{key}")
+            elif kind is Decimal:
+                if not item.is_finite() or (item and not -MAX_EXPONENT <= item.adjusted()
+                                            <= MAX_EXPONENT):
+                    _convert_number(item, f"{path}.{key}")  # raises invalid_input
             elif kind is int:
                 converted[key] = Decimal(item) if -_BIG < item < _BIG else _convert_number(
                     item, f"{path}.{key}")
+            elif kind is dict:
+                _enter(item, budget, limits, path, depth + 1)
+                converted[key] = self._object(item, self._plan(children.get(key, extra)),
+                                              budget, limits, f"{path}.{key}", depth + 1)
+            elif kind is list:
+                _enter(item, budget, limits, path, depth + 1)
+                converted[key] = self._list(item, self._plan(children.get(key, extra)), budget,
+                                            limits, f"{path}.{key}", depth + 1)
             elif item is not None and kind is not bool:
                 converted[key] = self._convert(item, children.get(key, extra), budget, limits,
                                                f"{path}.{key}", depth + 1)
@@ -117,6 +139,18 @@ class InputConverter:
                 raise EvaluationError(f"{path}: object keys must be strings",
                                       code="invalid_input")
         return converted
+
+
+def _enter(value, budget: list, limits: Limits, path: str, depth: int) -> None:
+    """Count a container against the size budget and check its depth."""
+    if depth > limits.max_input_depth:
+        raise LimitExceededError(
+            f"input is nested deeper than {limits.max_input_depth} levels at {path}",
+            code="limit_depth")
+    budget[0] -= len(value)
+    if budget[0] < 0:
+        raise LimitExceededError(f"input has more than {limits.max_input_nodes} values",
+                                 code="limit_input_size")
 
 
 def convert_input(name: str, value: object, schema: dict | None, limits: Limits) -> object:

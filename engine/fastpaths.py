@@ -103,3 +103,29 @@ def between_values(value: Fn, low: Fn, high: Fn, span) -> Fn:
                 return ops.between(operand, lo, hi, span)
             return between_numbers
     return lambda env: ops.between(value(env), low(env), high(env), span)
+
+
+def cell_against_constant(op: str, value: object, span) -> Callable | None:
+    """A table cell `op constant` as a matcher `(column_value, env) -> bool | None` that
+    compares directly when the column value has the constant's type."""
+    slow = _PLAIN.get(op)
+    if slow is None:
+        return None
+    if op in _FAST and type(value) in _FAST_TYPES:
+        fast, kind = _FAST[op], type(value)
+
+        def compare(operand: object, env: dict) -> object:
+            if type(operand) is kind:
+                return fast(operand, value)
+            return slow(operand, value, span)
+        return compare
+    if op in ("in", "not in") and isinstance(value, frozenset) and value and all(
+            type(item) is str for item in value):
+        present, negated = value.__contains__, op == "not in"
+
+        def membership(operand: object, env: dict) -> object:
+            if type(operand) is str:
+                return present(operand) is not negated
+            return slow(operand, value, span)
+        return membership
+    return None

@@ -24,6 +24,7 @@ from insureops.engine.explain import (
     text_of,
 )
 from insureops.engine.expressions import TRACE
+from insureops.engine.fastpaths import cell_against_constant
 from insureops.engine.values import kind_of
 
 SEVERITY = {"accept": 1, "refer": 2, "decline": 3}
@@ -251,6 +252,10 @@ def _compile_cell(cell: object, compiler) -> tuple[Callable, tuple]:
         return (lambda value, env: ops.between(value, low(env), high(env), span)), (low, high)
     if isinstance(cell, ir.CompareCell):
         operand = compiler.compile(cell.operand)
+        if getattr(operand, "is_constant", False):
+            direct = cell_against_constant(cell.op, operand.value, span)
+            if direct is not None:
+                return direct, (operand,)
         probe = ir.Binary(cell.op, ir.Name(_CELL_VALUE), cell.operand, span=span)
         test = compiler.compile(probe, scope=frozenset({_CELL_VALUE}))
 
