@@ -22,7 +22,7 @@ RESULT_NAMES: dict[str, t.Type] = {
 }
 _ARITHMETIC = {"+", "-", "*", "/", "%"}
 _ORDERING = {"<", "<=", ">", ">="}
-_ORDERED_KINDS = {"number", "string", "date", "datetime", "duration"}
+_ORDERED_KINDS = {"number", "string", "date", "datetime"}  # durations do not order: 1 month ? 30 days
 
 
 @dataclass

@@ -69,6 +69,23 @@ def check_call(name: str, types: list[t.Type]) -> tuple[t.Type, Problem | None]:
             words = " or ".join(accepted)
             return t.ANY, ("E202", (f"argument {position} of `{name}` must be a {words}, "
                            f"not a {found}"), None)
+    if name in ("min", "max", "sum") and count == 1:
+        problem = _one_collection(name, types[0])
+        if problem is not None:
+            return t.ANY, problem
     if name == "coalesce":
         return _items_or_args(types + [t.NULL]), None
     return result(types), None
+
+
+def _one_collection(name: str, found: t.Type) -> Problem | None:
+    """`sum(xs)`, `min(xs)`, `max(xs)` of one argument need a list or set (of numbers for sum)."""
+    if found.is_any:
+        return None
+    if not found.is_collection:
+        return ("E202", f"`{name}` of one argument takes a list or set, not a {found}",
+                f"write `{name}(a, b, ...)` for several values")
+    item = found.item or t.ANY
+    if name == "sum" and not item.is_any and item.kind != "number":
+        return ("E202", f"`sum` adds numbers, not {item} values", None)
+    return None

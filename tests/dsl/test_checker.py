@@ -51,7 +51,8 @@ def test_open_object_schema_allows_unknown_fields_when_additional_properties_all
 
 def test_string_concatenation_and_date_difference_type_check_when_well_typed():
     source = HEADER + ('rule r when business.state + "x" == "CAx" and '
-                       'today() - business.founded_on > 365 days and '
+                       'days_between(business.founded_on, today()) > 365 and '
+                       'today() - business.founded_on == 365 days and '
                        'business.founded_on + 1 year < today() then stop end\n')
     assert codes(source) == []
 
@@ -98,3 +99,13 @@ def test_warnings_do_not_make_a_report_fail_when_there_is_no_error():
     report = check_source(HEADER + "rule r when business.employee_count > 3 and "
                           "business.employee_count < 2 then stop end\n")
     assert report.ok and [d.code for d in report.warnings] == ["W200"]
+
+
+def test_durations_do_not_order_when_compared_with_less_than():
+    assert codes(HEADER + "rule r when 1 month < 30 days then stop end\n") == ["E200"]
+
+
+def test_one_argument_aggregate_needs_a_collection_when_called():
+    source = HEADER + ('rule r when sum(business.annual_revenue) > 1 or max(business.state) == "x" '
+                       'or sum(business.lines_of_business) > 0 or min(1, 2) == 1 then stop end\n')
+    assert codes(source) == ["E202", "E202", "E202"]
