@@ -63,8 +63,8 @@ class ExpressionChecker:
 
     def check(self, expr: ir.Expr) -> t.Type:
         """The type of `expr`; problems are recorded, never raised."""
-        method = getattr(self, "_" + type(expr).__name__.lower())
-        return method(expr)
+        method = getattr(self, "_" + type(expr).__name__.lower(), None)
+        return method(expr) if method is not None else t.ANY  # a node this checker predates
 
     # --- names and access ----------------------------------------------------------------------
 

@@ -36,6 +36,8 @@ class RulesetBuilder(ExpressionBuilder):
         inputs, consts, items, tests = [], [], [], []
         for item in tree.children[3:]:
             kind = item.data
+            if kind in ("version", "default_decision"):
+                self.once(item, header, kind)
             if kind == "version":
                 header["version"] = self.whole_of(item.children[1], "a version")
             elif kind == "input_decl":
@@ -58,6 +60,16 @@ class RulesetBuilder(ExpressionBuilder):
             version=header["version"], default_decision=header["default_decision"],
             consts=tuple(consts), tests=tuple(tests), span=self.span(tree),
         )
+
+    def once(self, item: Tree, header: dict, kind: str) -> None:
+        """`version` and `default decision` may appear once; a repeat would silently win."""
+        seen = header.setdefault("seen", set())
+        if kind in seen:
+            words = "version" if kind == "version" else "default decision"
+            self.diagnostics.append(error(
+                "E106", self.span(item), f"`{words}` is declared twice",
+                "keep one declaration"))
+        seen.add(kind)
 
     def default_decision(self, word: Token) -> str | None:
         if str(word) in _DECISIONS:
