@@ -11,6 +11,7 @@ from aiohttp import web
 
 from insureops.platform import meta
 from insureops.platform.accounts import routes as accounts
+from insureops.platform.api_keys import authenticate_api_key
 from insureops.platform.auth import Authenticator, Authenticators, AuthKind
 from insureops.platform.carrier_finder import routes as carrier_finder
 from insureops.platform.config import Settings
@@ -92,6 +93,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[DATABASE] = database
     app[RATE_LIMITER] = RateLimiter(database.engine, clock=clock)
     app[AUTHENTICATORS] = Authenticators({AuthKind.SESSION: authenticate_session,
+                                          AuthKind.API_KEY: authenticate_api_key,
                                           **(authenticators or {})})
     app[CLOCK] = clock
     app[EMAIL_BACKEND] = build_email_backend(settings, database, clock)

@@ -57,6 +57,15 @@ class Settings(BaseSettings):
     smtp_implicit_tls: bool = Field(False, description="Connect with TLS from the start (465).")
     smtp_timeout_seconds: float = Field(10.0, gt=0, description="Timeout of each SMTP step.")
     smtp_ca_file: str | None = Field(None, description="Extra CA bundle to trust for SMTP TLS.")
+    public_url: str | None = Field(None, description="Base URL of the web app used in e-mailed "
+                                   "links (invitations); default http://HOST:PORT.")
+    tenant_sqlite_directory: Path | None = Field(
+        None, description="Allow SQLite tenant databases, only as files under this directory.")
+    tenant_database_allowed_networks: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), description="Private, loopback or link-local networks (CIDR, comma-separated) a "
+        "tenant database may be on; by default such addresses are refused.")
+    tenant_database_timeout_seconds: float = Field(
+        5.0, gt=0, description="Timeout of a tenant database connection test.")
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings,
@@ -80,7 +89,8 @@ class Settings(BaseSettings):
             raise ValueError("use a sqlite+aiosqlite:// or postgresql+psycopg:// URL")
         return url
 
-    @field_validator("allowed_origins", "fernet_keys", mode="before")
+    @field_validator("allowed_origins", "fernet_keys", "tenant_database_allowed_networks",
+                     mode="before")
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):

@@ -1,0 +1,121 @@
+"""API keys of a workspace: the key format, the stored row (SHA-256 only) and the authenticator.
+
+Shared by the settings area (which creates, lists and revokes keys) and the tenant API (whose
+routes declare `Auth.api_key(Scope.READ | Scope.WRITE)`): create_app registers
+`authenticate_api_key` for AuthKind.API_KEY, so every such route checks
+`Authorization: Bearer iops_...` against the stored digests and gets a Principal carrying the
+workspace (`active_workspace_id`), the key id (`subject`) and the key's scopes.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import secrets
+import string
+
+from aiohttp import web
+from sqlalchemy import CheckConstraint, ForeignKey, String, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Mapped, mapped_column
+
+from insureops.platform.auth import AuthKind, Principal, Scope
+from insureops.platform.columns import UtcDateTime
+from insureops.platform.db import Base
+from insureops.platform.errors import ApiError
+from insureops.platform.keys import CLOCK, DATABASE
+
+KEY_PREFIX = "iops_"
+KEY_RANDOM_LENGTH = 40
+KEY_LENGTH = len(KEY_PREFIX) + KEY_RANDOM_LENGTH
+BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
+DISPLAY_PREFIX_LENGTH = len(KEY_PREFIX) + 6  # "iops_AbC123": enough to tell keys apart
+# last_used_at moves at most once a minute per key: one write per minute, not per request.
+LAST_USED_STEP = datetime.timedelta(minutes=1)
+
+
+class ApiKey(Base):
+    """One API key of a workspace. Only the SHA-256 of the key is kept (migration 0003)."""
+
+    __tablename__ = "api_keys"
+    __table_args__ = (CheckConstraint("scopes IN ('read', 'read write')", name="scopes"),)
+
+    id: Mapped[str] = mapped_column(String(26), primary_key=True)  # a ULID
+    workspace_id: Mapped[str] = mapped_column(
+        ForeignKey("workspaces.tenant_id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    display_prefix: Mapped[str] = mapped_column(String(16))
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    scopes: Mapped[str] = mapped_column(String(16))  # space-separated, sorted
+    created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+    last_used_at: Mapped[datetime.datetime | None] = mapped_column(UtcDateTime)
+    expires_at: Mapped[datetime.datetime | None] = mapped_column(UtcDateTime)
+    revoked_at: Mapped[datetime.datetime | None] = mapped_column(UtcDateTime)
+
+    @property
+    def scope_set(self) -> frozenset[Scope]:
+        return frozenset(Scope(part) for part in self.scopes.split())
+
+    def is_usable(self, now: datetime.datetime) -> bool:
+        """Neither revoked nor past its expiry."""
+        return self.revoked_at is None and (self.expires_at is None or now < self.expires_at)
+
+
+def new_api_key() -> str:
+    """`iops_` and 40 base62 characters from the OS's CSPRNG (about 238 bits)."""
+    return KEY_PREFIX + "".join(secrets.choice(BASE62) for _ in range(KEY_RANDOM_LENGTH))
+
+
+def hash_api_key(key: str) -> str:
+    """What the database keeps: SHA-256 hex. The key's entropy makes a key or stretching
+    unnecessary, and the lookup stays one indexed equality."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def is_well_formed(key: str) -> bool:
+    return (len(key) == KEY_LENGTH and key.startswith(KEY_PREFIX)
+            and all(char in BASE62 for char in key[len(KEY_PREFIX):]))
+
+
+def normalise_scopes(scopes: list[Scope] | tuple[Scope, ...] | frozenset[Scope]) -> str:
+    """The stored form: write implies read, so a key has "read" or "read write"."""
+    chosen = set(scopes)
+    if Scope.WRITE in chosen:
+        chosen.add(Scope.READ)
+    return " ".join(sorted(scope.value for scope in chosen))
+
+
+async def key_by_hash(session: AsyncSession, key_hash: str) -> ApiKey | None:
+    statement = select(ApiKey).where(ApiKey.key_hash == key_hash)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+def _invalid() -> ApiError:
+    return ApiError(401, "invalid_api_key", "The API key is invalid or expired.")
+
+
+def bearer_token(request: web.Request) -> str | None:
+    """The credential of `Authorization: Bearer <credential>`, or None."""
+    scheme, _, credential = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return credential.strip() or None
+
+
+async def authenticate_api_key(request: web.Request) -> Principal:
+    """The principal of the request's API key; 401 invalid_api_key when missing, unknown,
+    revoked or expired. Scope checks follow in the route pipeline (403 insufficient_scope)."""
+    key = bearer_token(request)
+    if key is None or not is_well_formed(key):
+        raise _invalid()
+    now = datetime.datetime.fromtimestamp(request.config_dict[CLOCK](), tz=datetime.UTC)
+    async with request.config_dict[DATABASE].unit_of_work() as uow:
+        row = await key_by_hash(uow.session, hash_api_key(key))
+        if row is None or not row.is_usable(now):
+            raise _invalid()
+        if row.last_used_at is None or now - row.last_used_at >= LAST_USED_STEP:
+            await uow.session.execute(update(ApiKey).where(ApiKey.id == row.id)
+                                      .values(last_used_at=now))
+    return Principal(AuthKind.API_KEY, active_workspace_id=row.workspace_id,
+                     scopes=row.scope_set, subject=row.id)

@@ -1,0 +1,87 @@
+"""A workspace's tenant database connection: the stored row (URL encrypted) and its decryption.
+
+The settings area saves and tests the connection; the tenant API reads it with
+`load_tenant_database_url`. The URL is encrypted with the service's MultiFernet (newest key
+first, older keys still decrypt: see docs/team-and-settings.md for rotation). Host, port, database
+name and the user are kept in clear beside it for display; the password never is.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from cryptography.fernet import InvalidToken, MultiFernet
+from sqlalchemy import Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Mapped, mapped_column
+
+from insureops.platform.columns import UtcDateTime
+from insureops.platform.db import Base, UnitOfWork
+
+
+class TenantDatabaseSecretError(Exception):
+    """The stored URL cannot be decrypted with any configured key (a key was dropped too early)."""
+
+
+class TenantDatabase(Base):
+    """The tenant database connection of one workspace (migration 0003)."""
+
+    __tablename__ = "tenant_databases"
+
+    workspace_id: Mapped[str] = mapped_column(
+        ForeignKey("workspaces.tenant_id", ondelete="CASCADE"), primary_key=True)
+    url_encrypted: Mapped[str] = mapped_column(Text)
+    backend: Mapped[str] = mapped_column(String(16))  # postgresql | sqlite
+    host: Mapped[str | None] = mapped_column(String(255))
+    port: Mapped[int | None] = mapped_column(Integer)
+    database: Mapped[str | None] = mapped_column(String(255))
+    username: Mapped[str | None] = mapped_column(String(255))
+    saved_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    saved_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+    last_test_at: Mapped[datetime.datetime | None] = mapped_column(UtcDateTime)
+    last_test_ok: Mapped[bool | None] = mapped_column(Boolean)
+    last_test_latency_ms: Mapped[int | None] = mapped_column(Integer)
+    last_test_error: Mapped[str | None] = mapped_column(String(64))
+    schema_version: Mapped[str | None] = mapped_column(String(32))
+
+
+def encrypt_url(fernet: MultiFernet, url: str) -> str:
+    """The URL as a Fernet token (text), encrypted with the newest key."""
+    return fernet.encrypt(url.encode()).decode()
+
+
+def decrypt_url(fernet: MultiFernet, token: str) -> str:
+    """The URL of a stored token; any configured key that encrypted it decrypts it."""
+    try:
+        return fernet.decrypt(token.encode()).decode()
+    except InvalidToken:
+        raise TenantDatabaseSecretError(
+            "the tenant database URL cannot be decrypted with the configured Fernet keys") from None
+
+
+def masked_url(url: str) -> str:
+    """The URL without its password (`***` in its place), safe to show and log."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+async def load_tenant_database(uow: UnitOfWork, workspace_id: str) -> TenantDatabase | None:
+    return await uow.session.get(TenantDatabase, workspace_id)
+
+
+async def load_tenant_database_url(uow: UnitOfWork, workspace_id: str,
+                                   fernet: MultiFernet) -> str | None:
+    """The decrypted tenant database URL of the workspace, or None when none is saved.
+
+    `fernet` is `request.config_dict[SECRET_KEYS].fernet`. Never log the result: it holds the
+    password (use `masked_url`).
+    """
+    row = await load_tenant_database(uow, workspace_id)
+    return None if row is None else decrypt_url(fernet, row.url_encrypted)
+
+
+def rotate_encryption(fernet: MultiFernet, row: TenantDatabase) -> bool:
+    """Re-encrypt the row's URL with the newest key; True when the token changed."""
+    rotated = fernet.rotate(row.url_encrypted.encode()).decode()
+    changed = rotated != row.url_encrypted
+    row.url_encrypted = rotated
+    return changed

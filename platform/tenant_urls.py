@@ -1,0 +1,144 @@
+"""Which tenant database URLs the service may connect to: scheme, place and address checks.
+
+PostgreSQL anywhere public; SQLite only as a file under the configured directory; hosts that
+resolve to private, loopback, link-local or otherwise non-public addresses only when a configured
+network allows them. Refusals are values (`UrlRefusal`) with a stable code, so the service never
+acts as a port scanner of its own network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+from insureops.platform.config import Settings
+
+POSTGRES_DRIVERS = {"postgresql", "postgres", "postgresql+psycopg"}
+SQLITE_DRIVERS = {"sqlite", "sqlite+pysqlite"}
+# Query parameters a PostgreSQL URL may carry; host, hostaddr, service, passfile and the like
+# would let a URL reach somewhere else than its visible host, or read files on the server.
+ALLOWED_QUERY = {"sslmode", "application_name", "options", "connect_timeout"}
+MAX_URL_LENGTH = 2048
+
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+@dataclass(frozen=True)
+class UrlRefusal:
+    """Why a URL is refused: a stable code and a message for the user."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class CheckedUrl:
+    """A URL the service may use, with the parts shown beside the masked URL."""
+
+    url: URL
+    backend: str  # postgresql | sqlite
+    host: str | None
+    port: int | None
+    database: str | None
+    username: str | None
+    addresses: tuple[str, ...] = ()  # what the host resolved to when checked (connect to these)
+
+    @property
+    def text(self) -> str:
+        return self.url.render_as_string(hide_password=False)
+
+
+def parse_url(raw: str, settings: Settings) -> CheckedUrl | UrlRefusal:
+    """Check the form of `raw` (no name resolution yet: see `check_addresses`)."""
+    if len(raw) > MAX_URL_LENGTH or any(char in raw for char in "\r\n\x00"):
+        return UrlRefusal("invalid_database_url", "The database URL is malformed.")
+    try:
+        url = make_url(raw.strip())
+    except (ArgumentError, ValueError):
+        return UrlRefusal("invalid_database_url", "The database URL is malformed.")
+    if url.drivername in POSTGRES_DRIVERS:
+        return _check_postgres(url.set(drivername="postgresql+psycopg"))
+    if url.drivername in SQLITE_DRIVERS:
+        return _check_sqlite(url.set(drivername="sqlite"), settings.tenant_sqlite_directory)
+    return UrlRefusal("unsupported_database", "Use a postgresql:// URL"
+                      + (" or sqlite:///PATH." if settings.tenant_sqlite_directory else "."))
+
+
+def _check_postgres(url: URL) -> CheckedUrl | UrlRefusal:
+    if not url.host:
+        return UrlRefusal("invalid_database_url", "The database URL needs a host name.")
+    if not url.database:
+        return UrlRefusal("invalid_database_url", "The database URL needs a database name.")
+    extra = set(url.query) - ALLOWED_QUERY
+    if extra:
+        return UrlRefusal("invalid_database_url", "Unsupported URL parameters: "
+                          f"{', '.join(sorted(extra))}.")
+    return CheckedUrl(url, "postgresql", url.host, url.port or 5432, url.database, url.username)
+
+
+def _check_sqlite(url: URL, directory: Path | None) -> CheckedUrl | UrlRefusal:
+    if directory is None:
+        return UrlRefusal("unsupported_database", "SQLite tenant databases are not enabled on "
+                          "this service; use a postgresql:// URL.")
+    if not url.database or url.database == ":memory:" or url.query or url.host:
+        return UrlRefusal("invalid_database_url", "Use sqlite:///PATH with a file path.")
+    base = directory.resolve()
+    path = (base / url.database).resolve()
+    if not path.is_relative_to(base) or path == base:
+        return UrlRefusal("database_location_refused", "SQLite tenant databases must be files "
+                          "under the service's configured directory.")
+    return CheckedUrl(url.set(database=str(path)), "sqlite", None, None, str(path), None)
+
+
+def _is_public(address: IpAddress) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_global and not address.is_multicast
+
+
+def address_allowed(address: str, allowed_networks: Iterable[str]) -> bool:
+    """A public address, or one inside a network the settings allow."""
+    parsed = ipaddress.ip_address(address.split("%", 1)[0])
+    if _is_public(parsed):
+        return True
+    return any(parsed in ipaddress.ip_network(network, strict=False)
+               for network in allowed_networks)
+
+
+async def check_addresses(checked: CheckedUrl, settings: Settings) -> CheckedUrl | UrlRefusal:
+    """Resolve the host; refuse it when any address is not allowed (or it does not resolve).
+
+    Every address must pass, so a name with one public and one private address is refused; the
+    caller connects to the returned `addresses`, not to the name again (DNS rebinding).
+    """
+    if checked.backend != "postgresql" or checked.host is None:
+        return checked
+    refusal = UrlRefusal("database_host_refused", "The database host is not reachable from this "
+                         "service or not allowed (private, loopback and link-local addresses "
+                         "are refused).")
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(
+            checked.host, checked.port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError, OSError):
+        return refusal
+    addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
+    if not addresses or not all(address_allowed(address, settings.tenant_database_allowed_networks)
+                                for address in addresses):
+        return refusal
+    return CheckedUrl(checked.url, checked.backend, checked.host, checked.port, checked.database,
+                      checked.username, addresses)
+
+
+async def check_url(raw: str, settings: Settings) -> CheckedUrl | UrlRefusal:
+    """`parse_url` then `check_addresses`: what saving and testing a connection both run."""
+    parsed = parse_url(raw, settings)
+    if isinstance(parsed, UrlRefusal):
+        return parsed
+    return await check_addresses(parsed, settings)
