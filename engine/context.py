@@ -9,17 +9,23 @@ from insureops.engine.ir import Span
 from insureops.engine.limits import Budget, Limits
 
 
-class Evaluation:
+class Evaluation(Budget):
     """Options and counters of one call to `evaluate` (never shared between calls, except the
-    regex cache, which belongs to the compiled ruleset and only holds compiled patterns)."""
+    regex cache, which belongs to the compiled ruleset and only holds compiled patterns).
+    It is its own step budget (one object less to build per evaluation)."""
 
-    __slots__ = ("as_of", "limits", "budget", "regexes")
+    __slots__ = ("as_of", "limits", "regexes")
 
     def __init__(self, as_of: date | None, limits: Limits, regexes: dict) -> None:
+        self.limit = self.remaining = limits.max_steps
         self.as_of = as_of
         self.limits = limits
-        self.budget = Budget(limits.max_steps)
         self.regexes = regexes
+
+    @property
+    def budget(self) -> Budget:
+        """The step budget of this evaluation (the evaluation itself)."""
+        return self
 
     def today(self, span: Span | None) -> date:
         """The as-of date (`today()`); an error when the caller gave none."""

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from insureops.engine import ir
 from insureops.engine import operations as ops
 from insureops.engine.builtins import BUILTINS, call_builtin
+from insureops.engine.compiler import build_ruleset
 from insureops.engine.errors import EngineError, EvaluationError, LimitExceededError
 from insureops.engine.expressions import EVAL, TRACE, expression_depth, thaw
 from insureops.engine.limits import Limits
@@ -212,7 +213,5 @@ def compile_reference(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict |
                       source: str | None = None):
     """The ruleset with every expression evaluated by the tree-walking interpreter instead of
     compiled closures (same rule loop, actions and tables): the differential tests' oracle."""
-    from insureops.engine.compiler import build_ruleset
-
     return build_ruleset(ruleset, input_schemas=input_schemas, source=source,
                          compiler_class=ReferenceCompiler)

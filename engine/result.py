@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 from insureops.engine.ir import Span
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
-    """What an evaluation decided. `tags` is sorted and unique; `fired` and `reasons` are in
-    firing order; `trace` is None unless an explanation was asked for."""
+class Result(NamedTuple):
+    """What an evaluation decided (immutable). `tags` is sorted and unique; `fired` and
+    `reasons` are in firing order; `trace` is None unless an explanation was asked for.
+
+    A named tuple rather than a frozen dataclass: building one is several times cheaper,
+    and one is built per evaluation."""
 
     ruleset: str
     decision: str | None
