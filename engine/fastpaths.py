@@ -4,7 +4,6 @@ the full operator otherwise)."""
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
@@ -16,8 +15,6 @@ _PLAIN = {"==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_eq
           ">": ops.greater, ">=": ops.greater_equal, "in": ops.member_of,
           "not in": ops.not_member_of, "starts_with": ops.starts_with,
           "ends_with": ops.ends_with, "contains": ops.contains}
-_FAST = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-         ">": operator.gt, ">=": operator.ge}
 _FAST_TYPES = (Decimal, str, date)
 
 
@@ -32,64 +29,51 @@ def field_reader(root: str, field: str, span) -> Fn:
     return run
 
 
-def against_constant(op: str, left: Fn, value: object, span) -> Fn | None:
-    """A comparison with a constant right side: a direct Python comparison when the left
-    operand has the constant's type; reading `root.field` inline when that is the left side."""
-    slow = _PLAIN.get(op)
-    if slow is None:
-        return None
-    field_of = getattr(left, "field_of", None)
-    if op in _FAST and type(value) in _FAST_TYPES:
-        fast, kind = _FAST[op], type(value)
-        if field_of is not None:
-            root, field, field_span = field_of
+_REFLECTED = {"==": "__eq__", "!=": "__ne__", "<": "__gt__", "<=": "__ge__", ">": "__lt__",
+              ">=": "__le__"}  # `operand < value` is `value.__gt__(operand)`
 
-            def compare_field(env: dict) -> object:
-                obj = env[root]
-                operand = obj.get(field) if type(obj) is dict else ops.member(
-                    obj, field, field_span)
-                if type(operand) is kind:
-                    return fast(operand, value)
-                return slow(operand, value, span)
-            return compare_field
 
-        def compare(env: dict) -> object:
-            operand = left(env)
-            if type(operand) is kind:
-                return fast(operand, value)
-            return slow(operand, value, span)
-        return compare
+def _direct_test(op: str, value: object) -> tuple[type, Callable] | None:
+    """For `operand op value`: the operand type that allows a direct Python test, and that
+    test as a one-argument callable; None when the full operator is always needed."""
+    if op in _REFLECTED and type(value) in _FAST_TYPES:
+        return type(value), getattr(value, _REFLECTED[op])
     if op in ("in", "not in") and isinstance(value, frozenset) and value and all(
             type(item) is str for item in value):
-        present, negated = value.__contains__, op == "not in"
-        if field_of is not None:
-            root, field, field_span = field_of
-
-            def membership_field(env: dict) -> object:
-                obj = env[root]
-                operand = obj.get(field) if type(obj) is dict else ops.member(
-                    obj, field, field_span)
-                if type(operand) is str:
-                    return present(operand) is not negated
-                return slow(operand, value, span)
-            return membership_field
-
-        def membership(env: dict) -> object:
-            operand = left(env)
-            if type(operand) is str:
-                return present(operand) is not negated
-            return slow(operand, value, span)
-        return membership
+        return str, (value.__contains__ if op == "in" else lambda text: text not in value)
     if op in ("starts_with", "ends_with") and type(value) is str:
-        test = str.startswith if op == "starts_with" else str.endswith
-
-        def affix(env: dict) -> object:
-            operand = left(env)
-            if type(operand) is str:
-                return test(operand, value)
-            return slow(operand, value, span)
-        return affix
+        if op == "starts_with":
+            return str, lambda text: text.startswith(value)
+        return str, lambda text: text.endswith(value)
     return None
+
+
+def against_constant(op: str, left: Fn, value: object, span) -> Fn | None:
+    """A comparison with a constant right side: a direct Python test when the left operand
+    has the constant's type (reading `root.field` inline when that is the left side), the
+    full operator otherwise."""
+    slow, direct = _PLAIN.get(op), _direct_test(op, value)
+    if slow is None or direct is None:
+        return None
+    kind, test = direct
+    field_of = getattr(left, "field_of", None)
+    if field_of is not None:
+        root, field, field_span = field_of
+
+        def compare_field(env: dict) -> object:
+            obj = env[root]
+            operand = obj.get(field) if type(obj) is dict else ops.member(obj, field, field_span)
+            if type(operand) is kind:
+                return test(operand)
+            return slow(operand, value, span)
+        return compare_field
+
+    def compare(env: dict) -> object:
+        operand = left(env)
+        if type(operand) is kind:
+            return test(operand)
+        return slow(operand, value, span)
+    return compare
 
 
 def between_values(value: Fn, low: Fn, high: Fn, span) -> Fn:
@@ -107,25 +91,14 @@ def between_values(value: Fn, low: Fn, high: Fn, span) -> Fn:
 
 def cell_against_constant(op: str, value: object, span) -> Callable | None:
     """A table cell `op constant` as a matcher `(column_value, env) -> bool | None` that
-    compares directly when the column value has the constant's type."""
-    slow = _PLAIN.get(op)
-    if slow is None:
+    tests directly when the column value has the constant's type."""
+    slow, direct = _PLAIN.get(op), _direct_test(op, value)
+    if slow is None or direct is None:
         return None
-    if op in _FAST and type(value) in _FAST_TYPES:
-        fast, kind = _FAST[op], type(value)
+    kind, test = direct
 
-        def compare(operand: object, env: dict) -> object:
-            if type(operand) is kind:
-                return fast(operand, value)
-            return slow(operand, value, span)
-        return compare
-    if op in ("in", "not in") and isinstance(value, frozenset) and value and all(
-            type(item) is str for item in value):
-        present, negated = value.__contains__, op == "not in"
-
-        def membership(operand: object, env: dict) -> object:
-            if type(operand) is str:
-                return present(operand) is not negated
-            return slow(operand, value, span)
-        return membership
-    return None
+    def match(operand: object, env: dict) -> object:
+        if type(operand) is kind:
+            return test(operand)
+        return slow(operand, value, span)
+    return match
