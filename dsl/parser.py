@@ -51,7 +51,7 @@ def grammar() -> Lark:
 
     parser = Lark.open(
         "rules.lark", rel_to=__file__, parser="lalr", lexer="contextual", start=START_SYMBOLS,
-        propagate_positions=True, maybe_placeholders=True, keep_all_tokens=True,
+        maybe_placeholders=True, keep_all_tokens=True,
         lexer_callbacks={"NAME": reserve},
     )
     keywords.update(
