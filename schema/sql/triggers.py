@@ -12,8 +12,6 @@ They hold for every writer, plain SQL included:
 
 from __future__ import annotations
 
-import sqlalchemy as sa
-
 from insureops.schema.catalog import TABLES
 from insureops.schema.sql.types import SQLITE_NOW
 
@@ -110,8 +108,3 @@ def trigger_statements(dialect: str) -> list[str]:
         return _sqlite_statements()
     raise ValueError(f"unsupported dialect {dialect!r}: use postgresql or sqlite")
 
-
-def install_triggers(connection: sa.Connection) -> None:
-    """Create every trigger (and PostgreSQL trigger function) on the connection's database."""
-    for statement in trigger_statements(connection.dialect.name):
-        connection.execute(sa.text(statement))

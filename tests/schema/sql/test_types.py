@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
+import sqlalchemy as sa
 
 AMOUNTS = [Decimal("9999999999.99"), Decimal("-9999999999.99"), Decimal("0.01"), Decimal("0.10"),
            Decimal("1234567.89"), Decimal("0")]
@@ -32,7 +33,7 @@ def test_timestamp_comes_back_aware_in_utc_when_stored_with_another_offset(rows)
 
 
 def test_timestamp_is_refused_when_naive(rows):
-    with pytest.raises(Exception, match="has no time zone"):
+    with pytest.raises(sa.exc.StatementError, match="has no time zone"):
         rows.make("claims", loss_occurred_at=datetime(2026, 5, 1, 9, 15))
 
 
@@ -43,7 +44,7 @@ def test_ip_address_round_trips_as_text_when_stored(rows, address):
 
 
 def test_ip_address_is_refused_when_not_an_address(rows):
-    with pytest.raises(Exception, match="not an IP address"):
+    with pytest.raises(sa.exc.StatementError, match="not an IP address"):
         rows.make("audit_logs", ip_address="example.org")
 
 
