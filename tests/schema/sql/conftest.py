@@ -103,5 +103,11 @@ def connection(engine):
 
 
 @pytest.fixture
+def tenant_id() -> str:
+    """The tenant that Rows puts its rows in."""
+    return TENANT
+
+
+@pytest.fixture
 def rows(connection) -> Rows:
     return Rows(connection)
