@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from insureops.platform.accounts import service
 from insureops.platform.auth import Principal
@@ -53,7 +53,17 @@ def clear_session_cookie(request: web.Request, response: web.StreamResponse) -> 
 
 
 async def refresh_session_cookie(request: web.Request, response: web.StreamResponse) -> None:
-    """on_response_prepare: when the session slid forward, so does the cookie's Max-Age."""
+    """on_response_prepare: when the session slid forward, so does the cookie's Max-Age.
+
+    aiohttp has already turned `response.cookies` into headers when this signal runs, so the
+    refreshed cookie is added as a header of its own (unless the handler set the cookie).
+    """
     session_id = request.get(_REFRESH_COOKIE)
-    if session_id is not None and COOKIE_NAME not in response.cookies:
-        set_session_cookie(request, response, session_id)
+    if session_id is None:
+        return
+    if any(value.startswith(f"{COOKIE_NAME}=")
+           for value in response.headers.getall(hdrs.SET_COOKIE, ())):
+        return
+    carrier = web.StreamResponse()
+    set_session_cookie(request, carrier, session_id)
+    response.headers.add(hdrs.SET_COOKIE, carrier.cookies[COOKIE_NAME].OutputString())
