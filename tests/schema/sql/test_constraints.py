@@ -154,3 +154,19 @@ def test_keys_and_timestamps_are_generated_when_a_row_is_inserted_by_plain_sql(r
     for name in ("uuid", "created", "modified", "created_at", "updated_at"):
         if name in row:
             assert row[name] is not None, name
+
+
+def test_earlier_writes_are_undone_when_a_later_write_of_the_same_change_is_refused(rows):
+    with pytest.raises(ConstraintViolationError) as caught:
+        with rows.connection.begin_nested(), translated_violations(rows.connection):
+            policy_id = rows.make("policies", policy_number="P-9")
+            rows.make("policy_beneficiaries", policy_id=policy_id, share_percent=Decimal("101"))
+    assert caught.value.field == "share_percent"
+    assert (rows.count("policies"), rows.count("policy_beneficiaries")) == (0, 0)
+
+
+def test_database_error_passes_unchanged_when_it_is_not_a_data_rule(rows):
+    with pytest.raises(sa.exc.DBAPIError) as caught:
+        with rows.connection.begin_nested(), translated_violations(rows.connection):
+            rows.connection.execute(sa.text("SELECT no_such_column FROM clients"))
+    assert not isinstance(caught.value, ConstraintViolationError)
