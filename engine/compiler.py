@@ -49,7 +49,7 @@ def build_ruleset(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | Non
     consts = _evaluate_consts(ruleset, compiler_class, limits)
     inputs = frozenset(decl.name for decl in ruleset.inputs)
     compiler = compiler_class(consts, inputs | {"outputs"}, limits)
-    expect_compiler = compiler_class(consts, inputs | RESULT_NAMES, limits)
+    expect_compiler = compiler_class(consts, RESULT_NAMES, limits)
     try:
         programs = [RuleProgram(item, compiler) if isinstance(item, ir.Rule)
                     else TableProgram(item, compiler) for item in ruleset.items]

@@ -31,7 +31,7 @@ def run_tests(compiled, expectations: list, as_of: date | None) -> list[TestOutc
 
 
 def _run_one(compiled, test: ir.TestCase, expect, day: date | None) -> TestOutcome:
-    make = compiled.expression_compiler()
+    make = type(compiled.expression_compiler())(compiled.consts, frozenset(), Limits())
     scratch = {EVAL: Evaluation(day, Limits(), {})}
     inputs = {given.name: make.compile(given.value)(scratch) for given in test.givens}
     result = compiled.evaluate(inputs, as_of=day)

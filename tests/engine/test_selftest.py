@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
+import pytest
 from engine_ir_builders import (
     accept,
     and_,
@@ -94,3 +95,20 @@ def test_every_result_name_is_readable_when_expecting():
                   binary("==", name("reasons"), ir.ListExpr((ir.Literal("small"),))))
     (outcome,) = check(case("names", expect))
     assert outcome.passed, outcome.message
+
+
+def test_a_given_that_reads_a_name_fails_the_test_when_run():
+    given = ir.Given("business", obj(employees=name("business.employees")))
+    test = ir.TestCase("self reference", (given,), binary("==", name("score"), 0))
+    (outcome,) = check(test)
+    assert outcome.passed is False
+    assert outcome.message.startswith("error[invalid_ir]")
+
+
+def test_an_expectation_reading_an_input_is_invalid_ir_when_compiled():
+    from insureops.engine.errors import EngineError
+
+    test = ir.TestCase("reads input", (), binary("==", name("business.employees"), 1))
+    with pytest.raises(EngineError) as raised:
+        build(ruleset(*RULES, tests=(test,)), SCHEMAS)
+    assert raised.value.code == "invalid_ir"
