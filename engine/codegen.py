@@ -55,8 +55,8 @@ def generate(items: tuple, compiler, roots: list[str]):
                "BETWEEN": ops.between, "STARTS": ops.starts_with, "ENDS": ops.ends_with}
     local = {name: f"r{i}" for i, name in enumerate(roots)}
     src.emit(0, "def run(env, ev, st):")
-    src.emit(1, "budget = ev.budget")
-    src.emit(1, f"budget.charge({len(items)}, None)")
+    src.emit(1, f"ev.remaining -= {len(items)}")  # the evaluation is its own step budget
+    src.emit(1, "if ev.remaining < 0: ev.charge(0, None)")
     src.emit(1, "fired = st.fired")
     src.emit(1, "reasons = st.reasons")
     src.emit(1, "tags = st.tags")

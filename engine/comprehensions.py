@@ -39,7 +39,10 @@ def compile_comprehension(expr: ir.Comprehension, compiler, scope: frozenset[str
         if not isinstance(items, ops.COLLECTIONS):
             raise EvaluationError(f"{kind}() needs a list or set, got {kind_of(items)}",
                                   code="type_mismatch", span=span)
-        env["$"].budget.charge(len(items), span)
+        ev = env["$"]
+        ev.remaining -= len(items)  # the evaluation is its own step budget
+        if ev.remaining < 0:
+            ev.charge(0, span)
         saved = env.get(var, _MISSING)
         try:
             return fold(items, env, var, where, projection, span)
@@ -82,11 +85,16 @@ def _all(items, env, var, where, projection, span):
 
 
 def _count(items, env, var, where, projection, span):
+    if where is None:
+        return Decimal(len(items))
     total = 0
     for item in items:
         env[var] = item
-        if _selected(env, item, where, span):
+        test = where(env)
+        if test is True:
             total += 1
+        elif test is not False:
+            ops.truth(test, span)
     return Decimal(total)
 
 

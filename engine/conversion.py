@@ -25,7 +25,7 @@ class _Plan:
     """What a (resolved) schema says about one value: string format, property schemas and
     formats, the schema of extra properties and of array items."""
 
-    __slots__ = ("fmt", "children", "formats", "extra", "extra_format", "items")
+    __slots__ = ("fmt", "children", "formats", "extra", "extra_format", "items", "plans")
 
     def __init__(self, schema: dict | None, root: dict | None) -> None:
         branches = _alternatives(schema, root)
@@ -41,6 +41,7 @@ class _Plan:
                         if (fmt := _format_of(sub, root))}
         self.extra_format = _format_of(self.extra, root)
         self.items = _resolve(_items_of(schema, root), root)
+        self.plans: dict[object, _Plan] = {}  # sub-plans by key ("[]" for items), on demand
 
 
 class InputConverter:
@@ -84,9 +85,17 @@ class InputConverter:
             return self._object(value, plan, budget, limits, path, depth)
         return _scalar(value, _format_of(schema, self.root), path)
 
+    def _sub(self, plan: _Plan, key: object) -> _Plan:
+        """The plan of property `key` (or of the items, key None), cached on the plan."""
+        found = plan.plans.get(key)
+        if found is None:
+            schema = plan.items if key is None else plan.children.get(key, plan.extra)
+            found = plan.plans[key] = self._plan(schema)
+        return found
+
     def _list(self, value, plan: _Plan, budget, limits, path: str, depth: int) -> list:
         schema = plan.items
-        item_plan = self._plan(schema)
+        item_plan = plan.plans.get(None) or self._sub(plan, None)
         fmt = item_plan.fmt
         converted = []
         append = converted.append
@@ -126,12 +135,12 @@ class InputConverter:
                     item, f"{path}.{key}")
             elif kind is dict:
                 _enter(item, budget, limits, path, depth + 1)
-                converted[key] = self._object(item, self._plan(children.get(key, extra)),
+                converted[key] = self._object(item, plan.plans.get(key) or self._sub(plan, key),
                                               budget, limits, f"{path}.{key}", depth + 1)
             elif kind is list:
                 _enter(item, budget, limits, path, depth + 1)
-                converted[key] = self._list(item, self._plan(children.get(key, extra)), budget,
-                                            limits, f"{path}.{key}", depth + 1)
+                converted[key] = self._list(item, plan.plans.get(key) or self._sub(plan, key),
+                                            budget, limits, f"{path}.{key}", depth + 1)
             elif item is not None and kind is not bool:
                 converted[key] = self._convert(item, children.get(key, extra), budget, limits,
                                                f"{path}.{key}", depth + 1)

@@ -197,6 +197,9 @@ class ExpressionCompiler:
             if fast is not None:
                 return fast
         slow = _PLAIN[op]
+        if getattr(right, "is_constant", False) and type(right.value) is not tuple:
+            value = right.value
+            return lambda env: slow(left(env), value, span)
         return lambda env: slow(left(env), right(env), span)
 
 
