@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 
-from lark import Lark, Token, Tree
+from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
 
 from insureops.dsl.diagnostics import Diagnostic, error
+from insureops.dsl.grammar import START_SYMBOLS, grammar, keywords
 from insureops.engine.ir import Span
 
-START_SYMBOLS = ["start", "items", "expr", "table_header", "table_row"]
+__all__ = ["START_SYMBOLS", "Offset", "grammar", "keywords", "parse_file", "parse_snippet"]
 MAX_SYNTAX_ERRORS = 20
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RESYNC = re.compile(r"^[ \t]*(rule|table|test|const|input|default|version)\b", re.MULTILINE)
 _BLOCK_OPENERS = {"RULE": "rule", "TABLE": "table", "TEST": "test"}
 _WORDS = {
@@ -34,39 +33,6 @@ _EXPRESSION_TEXT = {"(", "[", "{", "-", "not", "if", "null", "score", "decision"
 _OPERATOR_TEXT = {"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "??", "and", "or",
                   "in", "not", "between", "is", "starts_with", "ends_with", "contains", "matches",
                   ".", "[", "("}
-
-
-@cache
-def grammar() -> Lark:
-    """The LALR parser for rules.lark, built on first use (a few milliseconds).
-
-    The contextual lexer would read a keyword as a NAME where only a name fits; the NAME callback
-    turns every keyword back into its keyword token, so keywords stay reserved everywhere and a
-    misplaced `then` is reported as such."""
-    keywords: dict[str, str] = {}
-
-    def reserve(token: Token) -> Token:
-        keyword = keywords.get(token.value)
-        return token if keyword is None else Token.new_borrow_pos(keyword, token.value, token)
-
-    parser = Lark.open(
-        "rules.lark", rel_to=__file__, parser="lalr", lexer="contextual", start=START_SYMBOLS,
-        maybe_placeholders=True, keep_all_tokens=True,
-        lexer_callbacks={"NAME": reserve},
-    )
-    keywords.update(
-        (terminal.pattern.value, terminal.name) for terminal in parser.terminals
-        if isinstance(terminal.pattern, PatternStr) and _IDENTIFIER.fullmatch(terminal.pattern.value)
-    )
-    return parser
-
-
-def keywords() -> frozenset[str]:
-    """The reserved words of the language."""
-    return frozenset(
-        terminal.pattern.value for terminal in grammar().terminals
-        if isinstance(terminal.pattern, PatternStr) and _IDENTIFIER.fullmatch(terminal.pattern.value)
-    )
 
 
 @dataclass(frozen=True, slots=True)

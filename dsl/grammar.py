@@ -1,0 +1,87 @@
+"""The Lark parser of rules.lark: loaded from the prebuilt LALR tables, or built from the grammar.
+
+Building the LALR tables costs ~0.4 s of CPU, paid by every `insureops rules ...` run; loading
+the tables prebuilt from the same grammar costs ~20 ms. `rules.lalr` holds a fingerprint line
+(sha256 of rules.lark, the parser options and lark's version) and lark's own serialization of the
+parser. When the fingerprint differs (the grammar or lark changed) the tables are ignored and
+the parser is built from rules.lark; tests/dsl/test_grammar.py fails until `UPDATE_GOLDENS=1`
+regenerates the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+from functools import cache
+from pathlib import Path
+
+import lark
+from lark import Lark, Token
+from lark.lexer import PatternStr
+
+START_SYMBOLS = ["start", "items", "expr", "table_header", "table_row"]
+OPTIONS = {"parser": "lalr", "lexer": "contextual", "start": START_SYMBOLS,
+           "maybe_placeholders": True, "keep_all_tokens": True}
+GRAMMAR_FILE = Path(__file__).with_name("rules.lark")
+TABLES_FILE = Path(__file__).with_name("rules.lalr")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def fingerprint() -> str:
+    """What the prebuilt tables must have been built from: grammar text, options, lark version."""
+    digest = hashlib.sha256(GRAMMAR_FILE.read_bytes())
+    digest.update(repr(sorted(OPTIONS.items())).encode())
+    digest.update(lark.__version__.encode())
+    return digest.hexdigest()
+
+
+def build_tables() -> bytes:
+    """The contents of rules.lalr for the current grammar and lark (used to regenerate it)."""
+    buffer = io.BytesIO()
+    Lark.open(str(GRAMMAR_FILE), **OPTIONS).save(buffer)
+    return fingerprint().encode() + b"\n" + buffer.getvalue()
+
+
+@cache
+def grammar() -> Lark:
+    """The LALR parser for rules.lark, made on first use.
+
+    The contextual lexer would read a keyword as a NAME where only a name fits; the NAME callback
+    turns every keyword back into its keyword token, so keywords stay reserved everywhere and a
+    misplaced `then` is reported as such."""
+    keywords: dict[str, str] = {}
+
+    def reserve(token: Token) -> Token:
+        keyword = keywords.get(token.value)
+        return token if keyword is None else Token.new_borrow_pos(keyword, token.value, token)
+
+    callbacks = {"NAME": reserve}
+    parser = load_tables(callbacks) or Lark.open(str(GRAMMAR_FILE), **OPTIONS,
+                                                 lexer_callbacks=callbacks)
+    keywords.update((word, name) for word, name in _keyword_terminals(parser))
+    return parser
+
+
+def load_tables(callbacks: dict) -> Lark | None:
+    """The parser from rules.lalr when its fingerprint matches, else None."""
+    try:
+        header, _, body = TABLES_FILE.read_bytes().partition(b"\n")
+    except OSError:
+        return None
+    if header.decode(errors="replace") != fingerprint():
+        return None
+    # Lark.load takes no options; its _load accepts the ones that do not change the tables
+    # (lexer_callbacks among them). The fingerprint pins the lark version this was written by.
+    return Lark.__new__(Lark)._load(io.BytesIO(body), lexer_callbacks=callbacks)
+
+
+def keywords() -> frozenset[str]:
+    """The reserved words of the language."""
+    return frozenset(word for word, _ in _keyword_terminals(grammar()))
+
+
+def _keyword_terminals(parser: Lark) -> list[tuple[str, str]]:
+    return [(terminal.pattern.value, terminal.name) for terminal in parser.terminals
+            if isinstance(terminal.pattern, PatternStr)
+            and _IDENTIFIER.fullmatch(terminal.pattern.value)]
