@@ -8,6 +8,7 @@ engine are imported inside the commands, so `insureops rules --help` stays fast.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -72,8 +73,12 @@ def _open_cases(path: str) -> Iterator[IO[bytes]]:
 @contextlib.contextmanager
 def _open_out(path: str | None) -> Iterator[IO[str]]:
     if path is None:
-        yield sys.stdout
-        sys.stdout.flush()
+        try:
+            yield sys.stdout
+            sys.stdout.flush()
+        except BrokenPipeError:  # `... | head`: the reader is gone, so stop quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         return
     try:
         sink = open(path, "w", encoding="utf-8", newline="\n", buffering=1 << 20)  # noqa: SIM115

@@ -326,3 +326,17 @@ def test_simulate_memory_stays_flat_when_cases_grow_tenfold(tmp_path):
         assert out.read_text().count("\n") == count
     # a leak of even 20 bytes per case would add 3.5 MiB between the two runs
     assert peaks["large"] - peaks["small"] < 2048, peaks
+
+
+def test_process_stops_quietly_when_the_reader_of_stdout_goes_away(tmp_path):
+    rules = _write(tmp_path, "s.rules", SAMPLE)
+    cases = _cases(tmp_path, CASES * 20_000)
+    process = subprocess.Popen([str(INSUREOPS), "rules", "simulate", rules, "--cases", cases],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(b'{"id": "ca"')
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    process.stderr.close()
+    assert process.wait(timeout=120) == 1
+    assert "Traceback" not in stderr
