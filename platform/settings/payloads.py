@@ -1,0 +1,89 @@
+"""Request and response shapes of the settings area."""
+
+from __future__ import annotations
+
+import datetime
+
+from pydantic import AwareDatetime, BaseModel, Field
+
+from insureops.platform.auth import Scope
+
+
+class CreateApiKeyRequest(BaseModel):
+    """A new key: scopes `["read"]` or `["read", "write"]` (write implies read; default both)."""
+
+    name: str = Field(min_length=1, max_length=100, examples=["Claude desktop"])
+    scopes: list[Scope] = Field(default_factory=lambda: [Scope.READ, Scope.WRITE], min_length=1,
+                                max_length=2)
+    expires_at: AwareDatetime | None = Field(
+        None, description="When the key stops working (ISO 8601 with offset); none: never.")
+
+
+class ApiKeyInfo(BaseModel):
+    """A key as listed: never the key itself."""
+
+    id: str
+    name: str
+    prefix: str = Field(description="The key's first characters, to recognise it.")
+    scopes: list[Scope]
+    created_at: datetime.datetime
+    last_used_at: datetime.datetime | None
+    expires_at: datetime.datetime | None
+    expired: bool
+
+
+class CreatedApiKey(ApiKeyInfo):
+    """The new key, shown this once: only its SHA-256 is stored."""
+
+    key: str = Field(description="iops_ + 40 base62 characters. Copy it now.")
+
+
+class ApiKeyList(BaseModel):
+    keys: list[ApiKeyInfo] = Field(description="Live keys of the workspace (revoked ones go).")
+
+
+class KeyPath(BaseModel):
+    key_id: str = Field(min_length=26, max_length=26)
+
+
+class SaveDatabaseRequest(BaseModel):
+    url: str = Field(min_length=1, max_length=2048,
+                     examples=["postgresql://app:secret@db.example.com:5432/agency"])
+
+
+class TestDatabaseRequest(BaseModel):
+    url: str | None = Field(None, min_length=1, max_length=2048, description=(
+        "A URL to try before saving it; none: the saved connection (its result is kept)."))
+
+
+class DatabaseTestResult(BaseModel):
+    """The outcome of one connection test. `error` is a generic code: the service does not say
+    why a connection failed (refused, timed out, wrong password, unknown database)."""
+
+    ok: bool
+    latency_ms: int | None
+    schema_version: str | None = Field(description="Data-model version recorded in the "
+                                       "database; null when it is not prepared.")
+    error: str | None = Field(description="null, connection_failed or timeout.")
+
+
+class LastTest(BaseModel):
+    ok: bool
+    latency_ms: int | None
+    error: str | None
+    tested_at: datetime.datetime
+
+
+class DatabaseInfo(BaseModel):
+    """The saved connection, password masked."""
+
+    configured: bool
+    url: str | None = Field(description="The URL with its password replaced by ***.")
+    backend: str | None
+    host: str | None
+    port: int | None
+    database: str | None
+    username: str | None
+    schema_version: str | None = Field(description="Found by the last successful test.")
+    last_test: LastTest | None
+    saved_at: datetime.datetime | None

@@ -1,0 +1,139 @@
+"""Use cases of the settings area: API keys and the tenant database connection.
+
+No aiohttp here: each use case takes a unit of work, the area's dependencies and its inputs.
+Secrets leave only once: a new API key in the create answer; a tenant database URL never.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cryptography.fernet import MultiFernet
+from ulid import ULID
+
+from insureops.platform.api_keys import (
+    DISPLAY_PREFIX_LENGTH,
+    ApiKey,
+    hash_api_key,
+    new_api_key,
+    normalise_scopes,
+)
+from insureops.platform.auth import Scope
+from insureops.platform.config import Settings
+from insureops.platform.db import UnitOfWork
+from insureops.platform.settings import repository as repo
+from insureops.platform.settings.errors import (
+    ApiKeyNotFoundError,
+    DatabaseNotConfiguredError,
+    DatabaseUrlRefusedError,
+    InvalidExpiryError,
+)
+from insureops.platform.settings.tester import ConnectionReport, try_connection
+from insureops.platform.tenant_databases import (
+    TenantDatabase,
+    decrypt_url,
+    encrypt_url,
+    load_tenant_database,
+)
+from insureops.platform.tenant_urls import CheckedUrl, UrlRefusal, check_url
+
+
+@dataclass(frozen=True)
+class SettingsDeps:
+    """What the use cases need besides the unit of work; built per request from the app."""
+
+    settings: Settings
+    fernet: MultiFernet
+    clock: Callable[[], float]
+
+    def now(self) -> datetime.datetime:
+        return datetime.datetime.fromtimestamp(self.clock(), tz=datetime.UTC)
+
+
+@dataclass(frozen=True)
+class NewKey:
+    name: str
+    scopes: tuple[Scope, ...]
+    expires_at: datetime.datetime | None
+
+
+@dataclass(frozen=True)
+class CreatedKey:
+    row: ApiKey
+    key: str  # shown once
+
+
+async def create_api_key(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, user_id: str,
+                         command: NewKey) -> CreatedKey:
+    """A new key for the workspace; the answer holds the key, the database only its digest."""
+    now = deps.now()
+    if command.expires_at is not None and command.expires_at <= now:
+        raise InvalidExpiryError("expires_at must be in the future.")
+    key = new_api_key()
+    row = ApiKey(id=str(ULID.from_timestamp(now.timestamp())), workspace_id=workspace_id,
+                 name=command.name.strip(), display_prefix=key[:DISPLAY_PREFIX_LENGTH],
+                 key_hash=hash_api_key(key), scopes=normalise_scopes(command.scopes),
+                 created_by=user_id, created_at=now, expires_at=command.expires_at)
+    await repo.add_key(uow.session, row)
+    return CreatedKey(row, key)
+
+
+async def list_api_keys(uow: UnitOfWork, workspace_id: str) -> list[ApiKey]:
+    return await repo.live_keys(uow.session, workspace_id)
+
+
+async def revoke_api_key(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
+                         key_id: str) -> None:
+    """Revoke at once: the next request with the key is 401 invalid_api_key."""
+    row = await repo.live_key(uow.session, workspace_id, key_id)
+    if row is None:
+        raise ApiKeyNotFoundError("No such API key in this workspace.")
+    row.revoked_at = deps.now()
+
+
+async def _checked(deps: SettingsDeps, raw_url: str) -> CheckedUrl:
+    checked = await check_url(raw_url, deps.settings)
+    if isinstance(checked, UrlRefusal):
+        raise DatabaseUrlRefusedError(checked.code, checked.message)
+    return checked
+
+
+async def save_database(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, user_id: str,
+                        raw_url: str) -> TenantDatabase:
+    """Check and store the URL encrypted; a new URL forgets the previous test result."""
+    checked = await _checked(deps, raw_url)
+    row = TenantDatabase(
+        workspace_id=workspace_id, url_encrypted=encrypt_url(deps.fernet, checked.text),
+        backend=checked.backend, host=checked.host, port=checked.port,
+        database=checked.database, username=checked.username, saved_by=user_id,
+        saved_at=deps.now(), last_test_at=None, last_test_ok=None, last_test_latency_ms=None,
+        last_test_error=None, schema_version=None)
+    return await repo.put_database(uow.session, row)
+
+
+async def get_database(uow: UnitOfWork, workspace_id: str) -> TenantDatabase | None:
+    return await load_tenant_database(uow, workspace_id)
+
+
+async def run_database_test(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
+                        raw_url: str | None) -> ConnectionReport:
+    """Test `raw_url`, or the saved connection (whose row then keeps the result)."""
+    row = None
+    if raw_url is None:
+        row = await repo.database_of(uow.session, workspace_id)
+        if row is None:
+            raise DatabaseNotConfiguredError("Save a database connection first, or send a url.")
+        raw_url = decrypt_url(deps.fernet, row.url_encrypted)
+    checked = await _checked(deps, raw_url)
+    await uow.commit()  # no transaction stays open during the outbound connection
+    report = await try_connection(checked, deps.settings.tenant_database_timeout_seconds)
+    if row is not None:
+        row = await repo.database_of(uow.session, workspace_id)
+        if row is not None:
+            row.last_test_at, row.last_test_ok = deps.now(), report.ok
+            row.last_test_latency_ms, row.last_test_error = report.latency_ms, report.error
+            if report.ok:
+                row.schema_version = report.schema_version
+    return report

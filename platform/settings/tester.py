@@ -1,0 +1,70 @@
+"""The tenant database connection test: connect within a timeout and read the data-model version.
+
+Failures are reported with one generic code, whatever the cause (refused, timed out, wrong
+password, no such database), so the test cannot be used to map which hosts and ports answer.
+The cause is logged for the operator, without the URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from sqlalchemy.pool import NullPool
+
+from insureops.platform.tenant_urls import CheckedUrl
+from insureops.schema.sql.apply import recorded_version
+from insureops.schema.sql.engine import create_tenant_engine
+
+logger = logging.getLogger("insureops.platform.settings")
+
+CONNECTION_FAILED = "connection_failed"
+
+
+@dataclass(frozen=True)
+class ConnectionReport:
+    ok: bool
+    latency_ms: int | None
+    schema_version: str | None
+    error: str | None
+
+
+def _connect_arguments(checked: CheckedUrl, timeout: float) -> dict[str, object]:
+    if checked.backend != "postgresql":
+        return {"timeout": timeout}
+    # hostaddr: connect to the address that was checked, not to whatever the name resolves to
+    # by now (DNS rebinding); the host name still serves TLS verification.
+    return {"connect_timeout": max(1, math.ceil(timeout)), "hostaddr": checked.addresses[0]}
+
+
+def _probe(checked: CheckedUrl, timeout: float) -> tuple[int, str | None]:
+    url = checked.url
+    if checked.backend == "sqlite":
+        # A missing file would be created by opening it: open read-only, never create.
+        url = url.set(database=f"file:{checked.database}?mode=ro", query={"uri": "true"})
+    engine = create_tenant_engine(url, poolclass=NullPool,
+                                  connect_args=_connect_arguments(checked, timeout))
+    try:
+        started = time.perf_counter()
+        with engine.connect() as connection:
+            connection.execute(sa.text("SELECT 1"))
+            latency_ms = round((time.perf_counter() - started) * 1000)
+            version = recorded_version(connection)
+        return latency_ms, version
+    finally:
+        engine.dispose()
+
+
+async def try_connection(checked: CheckedUrl, timeout: float) -> ConnectionReport:
+    """Connect to the checked URL (at most `timeout` seconds) and read its data-model version."""
+    try:
+        latency_ms, version = await asyncio.wait_for(
+            asyncio.to_thread(_probe, checked, timeout), timeout + 1)
+    except Exception as exc:  # noqa: BLE001 - every cause gets the same answer (docstring)
+        logger.info("tenant database test failed: %s", type(exc).__name__)
+        return ConnectionReport(False, None, None, CONNECTION_FAILED)
+    return ConnectionReport(True, latency_ms, version, None)

@@ -1,0 +1,236 @@
+"""POST /database/, GET /database/get/, POST /database/test/: the tenant database connection."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+from sqlalchemy.engine import make_url
+
+from insureops.platform.tenant_databases import TenantDatabase
+from insureops.schema.model import DATA_MODEL_VERSION
+from insureops.schema.sql.apply import apply_data_model
+from insureops.schema.sql.engine import create_tenant_engine
+from tests.conftest import require_postgres
+from tests.platform.workspaces import Member, Tenancy
+
+BASE = "/api/v2/settings"
+PASSWORD = "Pa55-word-never-shown"
+
+
+async def save(tenancy: Tenancy, member: Member, url: str):
+    return await tenancy.client.post(f"{BASE}/database/", json={"url": url},
+                                     headers=member.headers)
+
+
+async def read(tenancy: Tenancy, member: Member) -> dict:
+    response = await tenancy.client.get(f"{BASE}/database/get/", headers=member.headers)
+    assert response.status == 200
+    return await response.json()
+
+
+async def run_test(tenancy: Tenancy, member: Member, **body):
+    return await tenancy.client.post(f"{BASE}/database/test/", json=body, headers=member.headers)
+
+
+def prepared_sqlite(directory: Path, name: str = "agency.sqlite3") -> str:
+    path = directory / name
+    engine = create_tenant_engine(f"sqlite:///{path}")
+    try:
+        apply_data_model(engine)
+    finally:
+        engine.dispose()
+    return f"sqlite:///{path}"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def postgres_tenant():
+    """A PostgreSQL schema holding data model 2.2.0, as a URL with a password (trust auth
+    ignores it) selecting the schema through `options`."""
+    base = make_url(require_postgres())
+    schema = f"tenant_{uuid.uuid4().hex[:12]}"
+    conninfo = base.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(conninfo, autocommit=True) as connection:
+        connection.execute(f'CREATE SCHEMA "{schema}"')
+    url = base.set(drivername="postgresql", password=PASSWORD,
+                   query={"options": f"-csearch_path={schema}"})
+    engine = create_tenant_engine(url)
+    try:
+        apply_data_model(engine)
+    finally:
+        engine.dispose()
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(conninfo, autocommit=True) as connection:
+            connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+async def test_database_is_not_configured_when_nothing_was_saved(tenancy):
+    ann = await tenancy.owner("ann@example.com")
+    body = await read(tenancy, ann)
+    assert body["configured"] is False and body["url"] is None and body["last_test"] is None
+    response = await run_test(tenancy, ann)
+    assert response.status == 404
+    assert (await response.json())["error"]["code"] == "database_not_configured"
+
+
+async def test_saved_postgres_url_is_masked_and_tests_its_schema_version_when_prepared(
+        tenancy, postgres_tenant):
+    ann = await tenancy.owner("ann@example.com")
+    saved = await save(tenancy, ann, postgres_tenant)
+    assert saved.status == 200, await saved.text()
+    body = await read(tenancy, ann)
+    assert PASSWORD not in str(body) and "***" in body["url"]
+    assert body["configured"] and body["backend"] == "postgresql"
+    assert body["host"] == "127.0.0.1" and body["database"] == "insureops_dev"
+    assert body["last_test"] is None and body["schema_version"] is None
+    response = await run_test(tenancy, ann)
+    assert response.status == 200
+    report = await response.json()
+    assert report["ok"] is True and report["error"] is None
+    assert report["schema_version"] == DATA_MODEL_VERSION and report["latency_ms"] >= 0
+    after = await read(tenancy, ann)
+    assert after["schema_version"] == DATA_MODEL_VERSION
+    assert after["last_test"]["ok"] is True
+
+
+async def test_stored_url_is_encrypted_when_saved(tenancy, postgres_tenant):
+    ann = await tenancy.owner("ann@example.com")
+    assert (await save(tenancy, ann, postgres_tenant)).status == 200
+    async with tenancy.database.unit_of_work() as uow:
+        row = await uow.session.get(TenantDatabase, ann.workspace_id)
+    assert PASSWORD not in row.url_encrypted and "insureops_dev" not in row.url_encrypted
+
+
+async def test_sqlite_file_under_the_directory_reports_its_version_when_tested(
+        tenancy, tenant_directory):
+    ann = await tenancy.owner("ann@example.com")
+    url = prepared_sqlite(tenant_directory)
+    report = await (await run_test(tenancy, ann, url=url)).json()
+    assert report == {"ok": True, "latency_ms": report["latency_ms"],
+                      "schema_version": DATA_MODEL_VERSION, "error": None}
+    assert (await read(tenancy, ann))["configured"] is False  # an unsaved URL is only tried
+
+
+async def test_unprepared_database_reports_no_schema_version_when_tested(tenancy,
+                                                                         tenant_directory):
+    ann = await tenancy.owner("ann@example.com")
+    path = tenant_directory / "empty.sqlite3"
+    engine = create_tenant_engine(f"sqlite:///{path}")
+    with engine.connect():
+        pass
+    engine.dispose()
+    report = await (await run_test(tenancy, ann, url=f"sqlite:///{path}")).json()
+    assert report["ok"] is True and report["schema_version"] is None
+
+
+async def test_test_reports_only_connection_failed_when_the_cause_differs(
+        tenancy, tenant_directory, postgres_tenant):
+    ann = await tenancy.owner("ann@example.com")
+    closed_port = f"postgresql://app:{PASSWORD}@127.0.0.1:{free_port()}/agency"
+    wrong_database = make_url(postgres_tenant).set(database="no_such_database_here")
+    missing_file = f"sqlite:///{tenant_directory / 'missing.sqlite3'}"
+    reports = []
+    for url in (closed_port, wrong_database.render_as_string(hide_password=False), missing_file):
+        response = await run_test(tenancy, ann, url=url)
+        assert response.status == 200
+        reports.append(await response.json())
+    assert reports == [{"ok": False, "latency_ms": None, "schema_version": None,
+                        "error": "connection_failed"}] * 3
+    assert not (tenant_directory / "missing.sqlite3").exists()
+
+
+async def test_test_gives_up_within_the_timeout_when_the_server_never_answers(tenancy):
+    ann = await tenancy.owner("ann@example.com")
+    writers = []
+
+    async def silent(reader, writer):  # accepts, then never says a word
+        writers.append(writer)
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        started = asyncio.get_running_loop().time()
+        response = await run_test(tenancy, ann, url=f"postgresql://a:b@127.0.0.1:{port}/db")
+        elapsed = asyncio.get_running_loop().time() - started
+    finally:
+        for writer in writers:
+            writer.close()
+        server.close()
+        await server.wait_closed()
+    assert (await response.json())["error"] == "connection_failed"
+    assert elapsed < 2.0 + 2.5
+
+
+@pytest.mark.parametrize(("url", "refusal"), [
+    ("mysql://app:pw@db.example.com/agency", "unsupported_database"),
+    ("postgresql://app:pw@10.1.2.3:5432/agency", "database_host_refused"),
+    ("postgresql://app:pw@169.254.169.254/agency", "database_host_refused"),
+    ("postgresql://app:pw@192.168.0.10/agency", "database_host_refused"),
+    ("postgresql://app:pw@[fe80::1]/agency", "database_host_refused"),
+    ("postgresql://app:pw@no-such-host.invalid/agency", "database_host_refused"),
+    ("postgresql://app:pw@db.example.com/agency?host=10.0.0.1", "invalid_database_url"),
+    ("postgresql://app:pw@/agency", "invalid_database_url"),
+    ("sqlite:////etc/passwd", "database_location_refused"),
+    ("sqlite:///../outside.sqlite3", "database_location_refused"),
+    ("not a url", "invalid_database_url"),
+])
+async def test_url_is_400_database_url_refused_when_not_allowed(tenancy, url, refusal):
+    ann = await tenancy.owner("ann@example.com")
+    for response in (await save(tenancy, ann, url), await run_test(tenancy, ann, url=url)):
+        assert response.status == 400
+        error = (await response.json())["error"]
+        assert error["code"] == "database_url_refused"
+        assert error["details"] == [{"field": "url", "message": refusal}]
+        assert "pw" not in error["message"]
+    assert (await read(tenancy, ann))["configured"] is False
+
+
+async def test_loopback_is_refused_when_the_settings_do_not_allow_it(
+        aiohttp_client, settings):
+    from tests.platform.accounts.conftest import FakeClock
+    from tests.platform.workspaces import start_tenancy
+    strict = await start_tenancy(aiohttp_client, settings, FakeClock())
+    ann = await strict.owner("ann@example.com")
+    for url in ("postgresql://app:pw@127.0.0.1/agency", "postgresql://app:pw@localhost/agency",
+                "sqlite:///agency.sqlite3"):
+        response = await save(strict, ann, url)
+        assert response.status == 400, url
+
+
+async def test_other_workspace_sees_no_connection_when_one_was_saved(tenancy, tenant_directory):
+    ann = await tenancy.owner("ann@example.com")
+    bob = await tenancy.owner("bob@example.com", "Bob Brokers")
+    assert (await save(tenancy, ann, prepared_sqlite(tenant_directory))).status == 200
+    assert (await read(tenancy, bob))["configured"] is False
+    assert (await run_test(tenancy, bob)).status == 404
+    assert (await read(tenancy, ann))["configured"] is True
+
+
+async def test_members_read_but_only_admins_save_and_test_when_roles_differ(tenancy,
+                                                                           tenant_directory):
+    ann = await tenancy.owner("ann@example.com")
+    member = await tenancy.member(ann, "max@example.com")
+    url = prepared_sqlite(tenant_directory)
+    assert (await save(tenancy, member, url)).status == 403
+    assert (await run_test(tenancy, member, url=url)).status == 403
+    assert (await save(tenancy, ann, url)).status == 200
+    assert (await read(tenancy, member))["configured"] is True
+
+
+@pytest.mark.parametrize(("method", "path"), [("POST", "/database/"), ("GET", "/database/get/"),
+                                              ("POST", "/database/test/")])
+async def test_database_routes_are_401_when_there_is_no_session(tenancy, method, path):
+    response = await tenancy.client.request(method, BASE + path, json={"url": "x"})
+    assert response.status == 401
