@@ -12,6 +12,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sqlalchemy.exc import IntegrityError
+
 from insureops.platform.accounts import repository as repo
 from insureops.platform.accounts.credentials import (
     Passwords,
@@ -116,7 +118,11 @@ async def signup(uow: UnitOfWork, deps: AccountsDeps, command: SignupCommand) ->
                     password_hash=password_hash, created_at=now)
         workspace = Workspace(tenant_id=new_tenant_id(now.timestamp()),
                               name=f"{command.name}'s workspace", created_at=now)
-        await repo.add_user_with_workspace(uow.session, user, workspace)
+        try:
+            await repo.add_user_with_workspace(uow.session, user, workspace)
+        except IntegrityError:  # a concurrent sign-up of the same address won: same answer
+            await uow.session.rollback()
+            return
     else:
         user.name, user.password_hash = command.name, password_hash
     code = await _issue_code(uow, deps, user, now)

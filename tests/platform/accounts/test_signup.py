@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from sqlalchemy import text
 
 from insureops.platform.keys import DATABASE
@@ -106,3 +108,17 @@ async def test_signup_stores_no_secret_in_clear_when_a_code_is_sent(accounts):
     for secret in (code, pending, session_id, PASSWORD):
         assert secret not in everything
     assert "[redacted]" in everything and "argon2id" in everything
+
+
+async def test_concurrent_signups_of_one_address_make_one_account_when_they_race(accounts):
+    answers = await asyncio.gather(*(accounts.sign_up("ann@example.com") for _ in range(3)))
+
+    assert [r.status for r in answers] == [202] * 3
+    async with accounts.client.app[DATABASE].engine.connect() as connection:
+        users = (await connection.execute(text("SELECT count(*) FROM users"))).scalar_one()
+        owners = (await connection.execute(text("SELECT count(*) FROM memberships"))).scalar_one()
+    assert users == owners == 1
+    # Mails may arrive in another order than their codes were stored: one of them is live.
+    statuses = [(await accounts.verify("ann@example.com", code)).status
+                for code in reversed(accounts.codes_for("ann@example.com"))]
+    assert 200 in statuses
