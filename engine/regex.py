@@ -1,10 +1,17 @@
-"""`matches`: Python `re` search semantics, with the pattern's cost guarded before it runs.
+"""`matches`: Python `re` search semantics, with the pattern's cost bounded before it runs.
 
 A pattern matches when it is found anywhere in the subject (`re.search`); anchor it with `^...$`
-to match the whole string. Patterns that can backtrack catastrophically are refused: nested
-unbounded quantifiers (`(a+)+`), unbounded repetition of an alternation whose branches do not each
-start with a distinct literal character (`(a|aa)*`), and back references. Pattern and subject
-lengths are capped (see `Limits`).
+to match the whole string. Backtracking is what makes a regular expression slow, so:
+
+- patterns that can backtrack exponentially are refused: a variable-length quantifier inside
+  another repeated part (`(a+)+`, `(a{1,2})*`, `(\\w+\\s?)*`), a repeated alternation whose
+  branches do not each start with a distinct literal character (`(a|aa)*`, `(x|y|)+`), and
+  back references;
+- polynomial backtracking is bounded by the subject's length: with k variable-length
+  quantifiers (`*`, `+`, `?`, `{m,n}`) a search can take about n^(k+1) steps on n characters
+  (n^k when the pattern starts with `^`), so the longest subject allowed is the largest n with
+  that count under `STEP_BUDGET`, and never more than `Limits.max_regex_subject_length`.
+  `^[A-Z]{2}[0-9]{4}$` (k = 0) takes any subject; `.*LLC.*` (k = 2) takes up to 271 characters.
 """
 
 from __future__ import annotations
@@ -18,19 +25,32 @@ from insureops.engine.errors import EvaluationError, LimitExceededError
 from insureops.engine.ir import Span
 from insureops.engine.operations import mismatch
 
+STEP_BUDGET = 20_000_000  # backtracking steps allowed for one match (well under a second)
 _REPEATS = {sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT,
             getattr(sre_constants, "POSSESSIVE_REPEAT", sre_constants.MAX_REPEAT)}
 _BACKREFS = {sre_constants.GROUPREF, sre_constants.GROUPREF_EXISTS}
-_UNBOUNDED_FROM = 50  # a repeat allowing more than this many copies counts as unbounded
+_ANCHORS = {sre_constants.AT_BEGINNING, sre_constants.AT_BEGINNING_STRING}
 
 
-def compile_pattern(pattern: str, ev: Evaluation, span: Span | None) -> re.Pattern:
-    """The compiled `pattern`, from the ruleset's cache when it was seen before."""
+class GuardedPattern:
+    """A compiled pattern and the longest subject it may be matched against."""
+
+    __slots__ = ("pattern", "max_subject")
+
+    def __init__(self, pattern: re.Pattern, max_subject: int) -> None:
+        self.pattern = pattern
+        self.max_subject = max_subject
+
+
+def compile_pattern(pattern: str, ev: Evaluation, span: Span | None) -> GuardedPattern:
+    """The guarded `pattern`, from the ruleset's cache when it was seen before."""
     cache = ev.regexes
-    key = (pattern, ev.limits.max_regex_pattern_length)
+    limits = ev.limits
+    key = (pattern, limits.max_regex_pattern_length, limits.max_regex_subject_length)
     found = cache.get(key)
     if found is None:
-        found = _guarded_compile(pattern, ev.limits.max_regex_pattern_length)
+        found = _guarded_compile(pattern, limits.max_regex_pattern_length,
+                                 limits.max_regex_subject_length)
         if len(cache) < 1024:
             cache[key] = found
     if isinstance(found, Exception):
@@ -38,48 +58,77 @@ def compile_pattern(pattern: str, ev: Evaluation, span: Span | None) -> re.Patte
     return found
 
 
-def _guarded_compile(pattern: str, max_length: int) -> re.Pattern | EvaluationError:
+def _guarded_compile(pattern: str, max_length: int,
+                     max_subject: int) -> GuardedPattern | EvaluationError:
     if len(pattern) > max_length:
         return LimitExceededError(
             f"regular expression is {len(pattern)} characters long (limit {max_length})",
             code="limit_regex")
     try:
         parsed = sre_parser.parse(pattern)
+        compiled = re.compile(pattern)
     except (re.error, RecursionError, OverflowError) as error:
         return EvaluationError(f"invalid regular expression {pattern!r}: {error}",
                                code="invalid_regex")
-    danger = _danger(parsed, inside_unbounded=False)
+    danger = _danger(parsed, inside_repeat=False)
     if danger:
         return LimitExceededError(f"regular expression {pattern!r} is refused: {danger}",
                                   code="limit_regex")
-    return re.compile(pattern)
+    items = list(parsed)
+    anchored = bool(items) and items[0][0] is sre_constants.AT and items[0][1] in _ANCHORS
+    power = _variable_count(parsed) + (0 if anchored else 1)
+    allowed = max_subject if power <= 1 else min(max_subject,
+                                                  int(STEP_BUDGET ** (1 / power)))
+    return GuardedPattern(compiled, allowed)
 
 
-def _danger(parsed, *, inside_unbounded: bool) -> str | None:
+def _variable(low, high) -> bool:
+    return low != high
+
+
+def _danger(parsed, *, inside_repeat: bool) -> str | None:
     for op, argument in parsed:
         found = None
         if op in _REPEATS:
             low, high, body = argument
-            unbounded = high is sre_constants.MAXREPEAT or high > _UNBOUNDED_FROM
-            if unbounded and inside_unbounded:
-                return "nested unbounded quantifiers can backtrack catastrophically"
-            found = _danger(body, inside_unbounded=inside_unbounded or unbounded)
+            if inside_repeat and _variable(low, high):
+                return "a variable-length quantifier inside a repeated part can backtrack " \
+                       "exponentially"
+            repeats = high is sre_constants.MAXREPEAT or high > 1
+            found = _danger(body, inside_repeat=inside_repeat or repeats)
         elif op in _BACKREFS:
             return "back references are not supported"
         elif op is sre_constants.SUBPATTERN:
-            found = _danger(argument[-1], inside_unbounded=inside_unbounded)
+            found = _danger(argument[-1], inside_repeat=inside_repeat)
         elif op is sre_constants.BRANCH:
-            if inside_unbounded and _ambiguous_alternation(argument[1]):
+            if inside_repeat and _ambiguous_alternation(argument[1]):
                 return "a repeated alternation with overlapping branches can backtrack"
             for branch in argument[1]:
-                found = found or _danger(branch, inside_unbounded=inside_unbounded)
+                found = found or _danger(branch, inside_repeat=inside_repeat)
         elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
-            found = _danger(argument[1], inside_unbounded=inside_unbounded)
+            found = _danger(argument[1], inside_repeat=inside_repeat)
         elif op is getattr(sre_constants, "ATOMIC_GROUP", None):
-            found = _danger(argument, inside_unbounded=inside_unbounded)
+            found = _danger(argument, inside_repeat=inside_repeat)
         if found:
             return found
     return None
+
+
+def _variable_count(parsed) -> int:
+    """How many variable-length quantifiers the pattern has (alternatives count as one)."""
+    count = 0
+    for op, argument in parsed:
+        if op in _REPEATS:
+            count += _variable(argument[0], argument[1]) + _variable_count(argument[2])
+        elif op is sre_constants.SUBPATTERN:
+            count += _variable_count(argument[-1])
+        elif op is sre_constants.BRANCH:
+            count += max((_variable_count(branch) for branch in argument[1]), default=0)
+        elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+            count += _variable_count(argument[1])
+        elif op is getattr(sre_constants, "ATOMIC_GROUP", None):
+            count += _variable_count(argument)
+    return count
 
 
 def _ambiguous_alternation(branches) -> bool:
@@ -98,9 +147,9 @@ def search(subject: object, pattern: object, span: Span | None, ev: Evaluation) 
         return None
     if type(subject) is not str or type(pattern) is not str:
         raise mismatch("matches", subject, pattern, span)
-    limit = ev.limits.max_regex_subject_length
-    if len(subject) > limit:
+    guarded = compile_pattern(pattern, ev, span)
+    if len(subject) > guarded.max_subject:
         raise LimitExceededError(
-            f"text of {len(subject)} characters is too long to match (limit {limit})",
-            code="limit_regex", span=span)
-    return compile_pattern(pattern, ev, span).search(subject) is not None
+            f"text of {len(subject)} characters is too long to match against {pattern!r} "
+            f"(limit {guarded.max_subject} for this pattern)", code="limit_regex", span=span)
+    return guarded.pattern.search(subject) is not None

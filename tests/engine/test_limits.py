@@ -83,7 +83,7 @@ def test_regex_subject_length_is_limited_when_too_long():
 
 
 @pytest.mark.parametrize("pattern", ["(a+)+$", "(a*)*b", "(a|aa)*c", "(x+x+)+y", r"(\w+\s?)*$",
-                                     r"(.)\1"])
+                                     r"(.)\1", "(a{1,2})*b", "(?:a{1,3}){1,60}b"])
 def test_catastrophic_patterns_are_refused_quickly_when_matched(pattern):
     started = time.perf_counter()
     with pytest.raises(LimitExceededError) as raised:
@@ -134,3 +134,20 @@ def test_limits_have_documented_defaults_when_constructed():
         100_000, 64, 1_000_000)
     assert limits.max_regex_pattern_length == 500
     assert limits.max_regex_subject_length == 10_000
+
+
+def test_subject_length_shrinks_with_the_patterns_quantifiers_when_they_can_backtrack():
+    pattern = binary("matches", name("business.s"), "a*a*a*b")
+    assert run(pattern, {"s": "a" * 60}).fired == []
+    started = time.perf_counter()
+    with pytest.raises(LimitExceededError) as raised:
+        run(pattern, {"s": "a" * 500})
+    assert raised.value.code == "limit_regex"
+    assert "limit 66 for this pattern" in raised.value.message
+    assert time.perf_counter() - started < 1
+
+
+def test_simple_patterns_take_long_subjects_when_they_cannot_backtrack():
+    pattern = binary("matches", name("business.s"), "^[A-Z]{2}[0-9]{4}$")
+    assert run(pattern, {"s": "CA1234"}).fired == ["r"]
+    assert run(pattern, {"s": "x" * 9_000}).fired == []
