@@ -170,3 +170,16 @@ def test_database_error_passes_unchanged_when_it_is_not_a_data_rule(rows):
         with rows.connection.begin_nested(), translated_violations(rows.connection):
             rows.connection.execute(sa.text("SELECT no_such_column FROM clients"))
     assert not isinstance(caught.value, ConstraintViolationError)
+
+
+def test_reference_is_refused_naming_the_field_when_an_update_points_nowhere(rows):
+    import uuid
+
+    claim_id = rows.make("claims")
+    claims = sa_table("claims")
+    with pytest.raises(ConstraintViolationError) as caught:
+        with rows.connection.begin_nested(), translated_violations(rows.connection):
+            rows.connection.execute(sa.update(claims).where(claims.c.id == claim_id)
+                                    .values(claimant_id=uuid.uuid4(), priority="high"))
+    assert (caught.value.field, caught.value.code) == ("claimant_id", "invalid_reference")
+    assert rows.get("claims", claim_id).priority == "normal"
