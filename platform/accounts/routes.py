@@ -150,10 +150,13 @@ async def _mark_deprecated(request: web.Request, response: web.StreamResponse) -
         response.headers["Link"] = SUCCESSOR_LINK
 
 
-def create_app() -> web.Application:
-    """The area's sub-application, mounted at /api/auth by insureops.platform.app.create_app."""
+def create_app(passwords: Passwords | None = None) -> web.Application:
+    """The area's sub-application, mounted at /api/auth by insureops.platform.app.create_app.
+
+    `passwords` defaults to argon2id with argon2-cffi's parameters; tests pass cheaper ones.
+    """
     app = routes.build_app()
-    app[PASSWORDS] = Passwords()
+    app[PASSWORDS] = passwords or Passwords()
     app[TEMPLATES] = TemplateRenderer()
     app.on_response_prepare.append(_mark_deprecated)
     return app

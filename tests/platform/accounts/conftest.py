@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pytest
 from aiohttp.test_utils import TestClient
+from argon2 import PasswordHasher
 
+from insureops.platform.accounts import routes as accounts_routes
+from insureops.platform.accounts.credentials import Passwords
+from insureops.platform.app import AREAS, Area
 from insureops.platform.config import Settings
 from tests.platform.email.smtp_server import SmtpTestServer, running_smtp_server
 
@@ -97,8 +101,27 @@ def smtp_settings(settings: Settings, secure_smtp: SmtpTestServer) -> Settings:
         "allowed_origins": (ALLOWED_ORIGIN,)})
 
 
+# argon2id still, with parameters that cost milliseconds instead of a second on a busy machine;
+# the journey test keeps the production parameters.
+CHEAP_PASSWORDS = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+
+
+def cheap_hashing_areas() -> tuple[Area, ...]:
+    """The real areas, the accounts area hashing with CHEAP_PASSWORDS."""
+    def accounts_app():
+        return accounts_routes.create_app(Passwords(CHEAP_PASSWORDS))
+    return tuple(Area(a.prefix, accounts_app) if a.prefix == "/api/auth" else a for a in AREAS)
+
+
 @pytest.fixture
 async def accounts(make_client, smtp_settings, clock, secure_smtp) -> Accounts:
     """The whole service on the backend under test, mailing through real SMTP."""
+    client = await make_client(smtp_settings, clock=clock, areas=cheap_hashing_areas())
+    return Accounts(client, clock, secure_smtp)
+
+
+@pytest.fixture
+async def accounts_as_deployed(make_client, smtp_settings, clock, secure_smtp) -> Accounts:
+    """Like `accounts`, with the production password-hashing parameters."""
     client = await make_client(smtp_settings, clock=clock)
     return Accounts(client, clock, secure_smtp)

@@ -3,10 +3,15 @@ profile, log out; then the cookie (even a copied one) is worthless."""
 
 from __future__ import annotations
 
+from argon2 import PasswordHasher
+from sqlalchemy import text
+
+from insureops.platform.keys import DATABASE
 from tests.platform.accounts.conftest import PASSWORD
 
 
-async def test_journey_from_signup_to_logout_when_everything_is_right(accounts):
+async def test_journey_from_signup_to_logout_when_everything_is_right(accounts_as_deployed):
+    accounts = accounts_as_deployed
     client = accounts.client
     signup = await accounts.sign_up("Ann@Example.com", name="Ann Lee")
     assert signup.status == 202
@@ -17,6 +22,12 @@ async def test_journey_from_signup_to_logout_when_everything_is_right(accounts):
     assert mail.rcpt_tos == ("ann@example.com",)
     code = accounts.last_code("ann@example.com")
     assert code in mail.html_body()
+
+    async with client.app[DATABASE].engine.connect() as connection:
+        stored = (await connection.execute(text("SELECT password_hash FROM users"))).scalar_one()
+    default = PasswordHasher()  # the production parameters are argon2-cffi's defaults
+    assert stored.startswith(f"$argon2id$v=19$m={default.memory_cost},t={default.time_cost},"
+                             f"p={default.parallelism}$")
 
     verify = await accounts.verify("ann@example.com", code)
     assert verify.status == 200

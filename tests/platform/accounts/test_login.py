@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from insureops.platform.config import Settings
+from tests.platform.accounts.conftest import Accounts, cheap_hashing_areas
+
 DAY = 24 * 3600
 
 
@@ -71,11 +74,9 @@ async def test_session_expires_when_idle_for_14_days(accounts):
 
 
 async def test_cookie_is_secure_when_configured(make_client, smtp_settings, clock, secure_smtp):
-    from insureops.platform.config import Settings
-    from tests.platform.accounts.conftest import Accounts
-
     settings = Settings(**{**smtp_settings.model_dump(), "secure_cookies": True})
-    accounts = Accounts(await make_client(settings, clock=clock), clock, secure_smtp)
+    client = await make_client(settings, clock=clock, areas=cheap_hashing_areas())
+    accounts = Accounts(client, clock, secure_smtp)
     await accounts.verified_user("ann@example.com")
 
     response = await accounts.login("ann@example.com")
