@@ -75,7 +75,7 @@ def generate(items: tuple, compiler, roots: list[str]):
 def _item(src: _Source, item, compiler, local: dict) -> None:
     handle = src.const(item)
     src.emit(1, "try:")
-    if item.condition is None:  # a table
+    if item.kind == "table":
         src.emit(2, f"{handle}.run(env, st)")
     else:
         _rule(src, item, handle, compiler, local)

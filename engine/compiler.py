@@ -68,6 +68,10 @@ def build_ruleset(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | Non
             fast = generate(active, compiler, [*(d.name for d in ruleset.inputs), "outputs"])
         except (SyntaxError, RecursionError, MemoryError):
             fast = None  # the closures alone are correct, only slower
+    if fast is None:  # the closure loop will run: compile (and so validate) every condition
+        for item in ordered:
+            if item.kind == "rule":
+                item.prepare()
     return CompiledRuleset(ruleset, ordered, converters, consts, expectations, source, compiler,
                            fast)
 

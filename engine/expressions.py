@@ -110,15 +110,24 @@ class ExpressionCompiler:
         self.names = names
         self.limits = limits
         self._fold_env = {EVAL: Evaluation(None, limits, {})}
+        self._compiled: dict[tuple, tuple[object, Fn]] = {}  # id(expr), traced, scope
+        self._statics: dict[tuple, bool] = {}
 
     def compile(self, expr: object, *, traced: bool = False,
                 scope: frozenset[str] = frozenset()) -> Fn:
-        """The closure computing `expr`; EngineError `invalid_ir` for malformed trees."""
+        """The closure computing `expr` (the same one when asked again for the same node);
+        EngineError `invalid_ir` for malformed trees."""
+        key = (id(expr), traced, scope)
+        found = self._compiled.get(key)
+        if found is not None and found[0] is expr:
+            return found[1]
         if expression_depth(expr) > self.limits.max_expression_depth:
             raise LimitExceededError(
                 f"expression nested deeper than {self.limits.max_expression_depth} levels",
                 code="limit_expression_depth", span=getattr(expr, "span", None))
-        return self.sub(expr, scope, traced)
+        fn = self.sub(expr, scope, traced)
+        self._compiled[key] = (expr, fn)  # the node is kept, so its id stays its own
+        return fn
 
     def sub(self, expr: object, scope: frozenset[str], traced: bool) -> Fn:
         fn = self._node(expr, scope, traced)
@@ -133,6 +142,13 @@ class ExpressionCompiler:
 
     def _static(self, expr: object, scope: frozenset[str]) -> bool:
         """True when `expr` reads no input, variable or clock: it can be folded."""
+        key = (id(expr), scope)
+        found = self._statics.get(key)
+        if found is None:
+            found = self._statics[key] = self._static_uncached(expr, scope)
+        return found
+
+    def _static_uncached(self, expr: object, scope: frozenset[str]) -> bool:
         if isinstance(expr, ir.Literal):
             return True
         if isinstance(expr, ir.Name):

@@ -115,14 +115,27 @@ class RuleProgram:
     """A compiled rule: its condition (plain and traced) and its actions."""
 
     kind = "rule"
-    __slots__ = ("node", "name", "condition", "traced_condition", "actions", "window")
+    __slots__ = ("node", "name", "compiler", "plain", "traced", "actions", "window")
 
     def __init__(self, node: ir.Rule, compiler) -> None:
-        self.node, self.name = node, node.name
-        self.condition = compiler.compile(node.condition)
-        self.traced_condition = compiler.compile(node.condition, traced=True)
+        self.node, self.name, self.compiler = node, node.name, compiler
+        # Both forms of the condition are compiled on first use: the generated fast path
+        # (codegen.py) usually needs neither.
+        self.plain = None
+        self.traced = None
         self.actions = tuple(compile_action(a, compiler.compile) for a in node.actions)
         self.window = node.effective
+
+    def prepare(self) -> None:
+        """Compile the plain condition now (for when no generated fast path exists)."""
+        if self.plain is None:
+            self.plain = self.compiler.compile(self.node.condition)
+
+    def condition(self, env: dict) -> object:
+        """The value of the rule's `when` in `env`."""
+        if self.plain is None:
+            self.prepare()
+        return self.plain(env)
 
     def run(self, env: dict, state: RunState) -> bool:
         test = self.condition(env)
@@ -137,7 +150,9 @@ class RuleProgram:
 
     def run_traced(self, env: dict, state: RunState, source: str | None) -> dict:
         records = env[TRACE] = []
-        test = self.traced_condition(env)
+        if self.traced is None:
+            self.traced = self.compiler.compile(self.node.condition, traced=True)
+        test = self.traced(env)
         if test is not True and test is not False and test is not None:
             ops.truth(test, self.node.condition.span)
         entry = item_entry(self, matched=test is True, skipped=None)
@@ -156,13 +171,12 @@ class TableProgram:
 
     kind = "table"
     window = None
-    condition = None  # tells the untraced loop to call `run`
-    __slots__ = ("node", "name", "inputs", "traced_inputs", "rows", "collect", "unique")
+    __slots__ = ("node", "name", "inputs", "compiler", "traced", "rows", "collect", "unique")
 
     def __init__(self, node: ir.Table, compiler) -> None:
-        self.node, self.name = node, node.name
+        self.node, self.name, self.compiler = node, node.name, compiler
         self.inputs = tuple(compiler.compile(e) for e in node.inputs)
-        self.traced_inputs = tuple(compiler.compile(e, traced=True) for e in node.inputs)
+        self.traced = None  # the traced inputs, compiled on the first explanation
         self.rows = tuple(_compile_row(row, compiler, node) for row in node.rows)
         self.collect = node.hit == "collect"
         self.unique = node.hit == "unique"
@@ -201,7 +215,9 @@ class TableProgram:
 
     def run_traced(self, env: dict, state: RunState, source: str | None) -> dict:
         records = env[TRACE] = []
-        values = [read(env) for read in self.traced_inputs]
+        if self.traced is None:
+            self.traced = tuple(self.compiler.compile(e, traced=True) for e in self.node.inputs)
+        values = [read(env) for read in self.traced]
         texts = [text_of(e, source) for e in self.node.inputs]
         rows, matches = [], []
         for number, row in enumerate(self.rows, 1):
@@ -283,11 +299,10 @@ def run_items(items, env: dict, ev: Evaluation, state: RunState) -> None:
         if item.window is not None and not in_window(item.window, ev, item.node.span):
             continue
         try:
-            condition = item.condition
-            if condition is None:
+            if item.kind == "table":
                 item.run(env, state)
                 continue
-            test = condition(env)
+            test = item.condition(env)
             if test is True:
                 fired.append(item.name)
                 for action in item.actions:
