@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from insureops.platform.ratelimit import RateLimiter, RateLimitState
     from insureops.platform.routing import Mount, RouteTable
     from insureops.platform.secret_keys import SecretKeys
+    from insureops.platform.tenant_pools import TenantPools
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
 SECRET_KEYS: web.AppKey[SecretKeys] = web.AppKey("secret_keys")
@@ -28,6 +29,7 @@ OPENAPI_DOCUMENT: web.AppKey[dict] = web.AppKey("openapi_document")
 ROUTE_TABLE: web.AppKey[RouteTable] = web.AppKey("route_table")  # on each area's sub-app
 CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("clock")  # Unix time; tests move it
 EMAIL_BACKEND: web.AppKey[EmailBackend] = web.AppKey("email_backend")
+TENANT_POOLS: web.AppKey[TenantPools] = web.AppKey("tenant_pools")  # on the mcp sub-app
 
 # Per request.
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")

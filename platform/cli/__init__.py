@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "migrate": ("insureops.platform.cli.serve:migrate", "Migrate the platform database."),
     "rules": ("insureops.platform.cli.rules:rules", "Check, test, simulate and diff rulesets."),
     "schema": ("insureops.platform.cli.schema:schema", "Prepare a tenant database; print DDL."),
+    "mcp": ("insureops.platform.cli.mcp:mcp", "Run the local MCP server; doctor; config."),
 }
 
 

@@ -1,0 +1,1 @@
+"""The local MCP server (`insureops mcp`): the tenant API's tools over stdio, on DATABASE_URL."""

@@ -1,0 +1,94 @@
+"""SQLAlchemy Core queries on the clients, policies, producers and audit_logs tables.
+
+Every function receives an open Connection (inside the caller's transaction) and filters by
+tenant_id; none opens a connection or commits.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from insureops.schema.sql.tables import sa_table
+from insureops.schema.sql.violations import translated_violations
+
+
+def find_by_uuid(connection: sa.Connection, table_name: str, tenant_id: str,
+                 record_uuid: uuid.UUID) -> dict[str, Any] | None:
+    """The row whose public `uuid` is `record_uuid` in the tenant, or None."""
+    table = sa_table(table_name)
+    row = connection.execute(sa.select(table).where(
+        table.c.uuid == record_uuid, table.c.tenant_id == tenant_id)).first()
+    return dict(row._mapping) if row else None
+
+
+def find_by_id(connection: sa.Connection, table_name: str, tenant_id: str,
+               record_id: uuid.UUID) -> dict[str, Any] | None:
+    table = sa_table(table_name)
+    row = connection.execute(sa.select(table).where(
+        table.c.id == record_id, table.c.tenant_id == tenant_id)).first()
+    return dict(row._mapping) if row else None
+
+
+def exists(connection: sa.Connection, table_name: str, tenant_id: str,
+           record_id: uuid.UUID) -> bool:
+    """Whether the tenant has a row with primary key `record_id` in `table_name`."""
+    table = sa_table(table_name)
+    return connection.execute(sa.select(sa.literal(1)).where(
+        table.c.id == record_id, table.c.tenant_id == tenant_id)).first() is not None
+
+
+def insert(connection: sa.Connection, table_name: str, values: Mapping[str, Any]) -> uuid.UUID:
+    """Insert one row (in a savepoint, refusals as ConstraintViolationError); its new id."""
+    table = sa_table(table_name)
+    record_id = uuid.uuid4()
+    with connection.begin_nested(), translated_violations(connection):
+        connection.execute(sa.insert(table).values(id=record_id, **values))
+    return record_id
+
+
+def update(connection: sa.Connection, table_name: str, record_id: uuid.UUID,
+           values: Mapping[str, Any]) -> None:
+    """Write `values` to the row `record_id` (refusals as ConstraintViolationError)."""
+    if not values:
+        return
+    table = sa_table(table_name)
+    with connection.begin_nested(), translated_violations(connection):
+        connection.execute(sa.update(table).where(table.c.id == record_id).values(**values))
+
+
+def client_id_subquery(tenant_id: str, client_uuid: uuid.UUID) -> sa.ScalarSelect:
+    """The id of the tenant's client with that uuid, as a scalar subquery (for filters)."""
+    clients = sa_table("clients")
+    return (sa.select(clients.c.id)
+            .where(clients.c.uuid == client_uuid, clients.c.tenant_id == tenant_id)
+            .scalar_subquery())
+
+
+def page(connection: sa.Connection, table_name: str, tenant_id: str,
+         conditions: Sequence[sa.ColumnElement[bool]], limit: int,
+         after: uuid.UUID | None) -> list[dict[str, Any]]:
+    """Up to `limit` + 1 rows in (created, id) order, after the row `after` when given.
+
+    The position is the cursor row's own stored values (a subquery), so no timestamp ever
+    round-trips through text and the order is exact on both engines.
+    """
+    table = sa_table(table_name)
+    query = sa.select(table).where(table.c.tenant_id == tenant_id, *conditions)
+    if after is not None:
+        anchor = (sa.select(table.c.created, table.c.id)
+                  .where(table.c.id == after, table.c.tenant_id == tenant_id).subquery())
+        anchor_created = sa.select(anchor.c.created).scalar_subquery()
+        query = query.where(sa.or_(
+            table.c.created > anchor_created,
+            sa.and_(table.c.created == anchor_created, table.c.id > after)))
+    query = query.order_by(table.c.created, table.c.id).limit(limit + 1)
+    return [dict(row._mapping) for row in connection.execute(query)]
+
+
+def insert_audit(connection: sa.Connection, values: Mapping[str, Any]) -> None:
+    """Append one audit_logs row."""
+    connection.execute(sa.insert(sa_table("audit_logs")).values(**values))

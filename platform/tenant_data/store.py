@@ -1,0 +1,94 @@
+"""Async access to one tenant database: the engine factory and transactions running the use cases.
+
+The use cases are synchronous Core code on a Connection (so they share schema.sql's status and
+constraint helpers); `TenantStore.run` runs one inside a transaction of an async engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from insureops.platform.errors import is_database_unavailable
+from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
+
+ResultT = TypeVar("ResultT")
+
+_ASYNC_DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg",
+                  "postgresql+psycopg": "postgresql+psycopg", "sqlite": "sqlite+aiosqlite",
+                  "sqlite+pysqlite": "sqlite+aiosqlite", "sqlite+aiosqlite": "sqlite+aiosqlite"}
+
+
+def async_tenant_url(url: str | URL) -> URL:
+    """The async-driver form of a tenant database URL; ValueError for other schemes."""
+    parsed = make_url(url)
+    driver = _ASYNC_DRIVERS.get(parsed.drivername)
+    if driver is None:
+        raise ValueError(f"unsupported database URL scheme {parsed.drivername!r}: use "
+                         "postgresql:// or sqlite:///PATH")
+    return parsed.set(drivername=driver)
+
+
+def _on_sqlite_connect(dbapi_connection, _record) -> None:
+    # SQLAlchemy's aiosqlite recipe: real transactions (SAVEPOINTs work) and enforced keys.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _on_sqlite_begin(connection: sa.Connection) -> None:
+    connection.exec_driver_sql("BEGIN")
+
+
+def create_async_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overflow: int = 2,
+                               pool_timeout: float = 5.0,
+                               connect_timeout: float = 3.0) -> AsyncEngine:
+    """A bounded async engine on a tenant database (PostgreSQL or SQLite)."""
+    parsed = async_tenant_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = create_async_engine(parsed, connect_args={"timeout": connect_timeout},
+                                     pool_size=pool_size, max_overflow=max_overflow,
+                                     pool_timeout=pool_timeout)
+        sa.event.listen(engine.sync_engine, "connect", _on_sqlite_connect)
+        sa.event.listen(engine.sync_engine, "begin", _on_sqlite_begin)
+        return engine
+    return create_async_engine(
+        parsed, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=pool_timeout,
+        pool_pre_ping=True, connect_args={"connect_timeout": max(1, round(connect_timeout))})
+
+
+class TenantStore:
+    """One tenant database: runs use cases in transactions, never longer than `timeout`."""
+
+    def __init__(self, engine: AsyncEngine, *, timeout: float = 15.0) -> None:
+        self.engine = engine
+        self.timeout = timeout
+
+    async def run(self, use_case: Callable[..., ResultT], *args: Any) -> ResultT:
+        """`use_case(connection, *args)` in one transaction (committed when it returns).
+
+        An unreachable database (refused, timed out, gone away) is
+        TenantDatabaseUnavailableError; data errors propagate unchanged.
+        """
+        try:
+            async with asyncio.timeout(self.timeout):
+                async with self.engine.begin() as connection:
+                    return await connection.run_sync(use_case, *args)
+        except TimeoutError:
+            raise TenantDatabaseUnavailableError(
+                "The tenant database did not answer in time; retry shortly.") from None
+        except (sa.exc.SQLAlchemyError, OSError) as exc:
+            if is_database_unavailable(exc) or isinstance(exc, OSError):
+                raise TenantDatabaseUnavailableError(
+                    "The tenant database cannot be reached; retry shortly.") from None
+            raise
+
+    async def ping(self) -> None:
+        """Raise TenantDatabaseUnavailableError unless the database answers `SELECT 1`."""
+        await self.run(lambda connection: connection.execute(sa.text("SELECT 1")).scalar())

@@ -1,0 +1,92 @@
+"""Tenant database pools: one bounded async engine per workspace, made on first use.
+
+The service reaches a workspace's own database with the URL saved (encrypted) in its settings.
+Engines are kept per tenant (at most `max_tenants`, least recently used disposed first), are
+rebuilt when the saved URL changes, and are all disposed on app cleanup. A database that is down
+answers TenantDatabaseUnavailableError within the connect timeout, and the next request after
+it is back simply connects again (pre-ping drops dead pooled connections).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from aiohttp import web
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from insureops.platform.keys import TENANT_POOLS
+from insureops.platform.tenant_data.store import TenantStore, create_async_tenant_engine
+
+
+@dataclass(frozen=True)
+class PoolLimits:
+    """Bounds of every tenant's pool and of the whole manager."""
+
+    pool_size: int = 3
+    max_overflow: int = 2
+    pool_timeout: float = 5.0  # waiting for a free connection of the pool
+    connect_timeout: float = 3.0  # opening a new connection
+    operation_timeout: float = 15.0  # one use case, end to end
+    max_tenants: int = 100
+
+
+@dataclass
+class _Entry:
+    fingerprint: str
+    engine: AsyncEngine
+
+
+def _fingerprint(url: str) -> str:
+    # The URL holds the password: keep only a digest to notice that it changed.
+    return hashlib.sha256(url.encode()).hexdigest()
+
+
+class TenantPools:
+    """The engines of the tenant databases one service instance talks to."""
+
+    def __init__(self, limits: PoolLimits | None = None) -> None:
+        self.limits = limits or PoolLimits()
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._retired: set[asyncio.Task[None]] = set()
+
+    def store_for(self, tenant_id: str, url: str) -> TenantStore:
+        """The tenant's store on `url`; a changed URL replaces (and disposes) the old engine."""
+        entry = self._entries.get(tenant_id)
+        fingerprint = _fingerprint(url)
+        if entry is not None and entry.fingerprint != fingerprint:
+            self._retire(self._entries.pop(tenant_id).engine)
+            entry = None
+        if entry is None:
+            limits = self.limits
+            entry = _Entry(fingerprint, create_async_tenant_engine(
+                url, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
+                pool_timeout=limits.pool_timeout, connect_timeout=limits.connect_timeout))
+            self._entries[tenant_id] = entry
+            while len(self._entries) > limits.max_tenants:
+                self._retire(self._entries.popitem(last=False)[1].engine)
+        self._entries.move_to_end(tenant_id)
+        return TenantStore(entry.engine, timeout=self.limits.operation_timeout)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _retire(self, engine: AsyncEngine) -> None:
+        # Connections checked out right now finish their work; the pool closes them on return.
+        task = asyncio.get_running_loop().create_task(engine.dispose())
+        self._retired.add(task)
+        task.add_done_callback(self._retired.discard)
+
+    async def dispose(self) -> None:
+        """Close every pool (app cleanup)."""
+        entries, self._entries = list(self._entries.values()), OrderedDict()
+        await asyncio.gather(*(entry.engine.dispose() for entry in entries), *self._retired)
+
+
+async def tenant_pools_context(app: web.Application) -> AsyncIterator[None]:
+    """cleanup_ctx of an app holding TENANT_POOLS: dispose every tenant engine on shutdown."""
+    yield
+    await app[TENANT_POOLS].dispose()

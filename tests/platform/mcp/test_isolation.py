@@ -1,0 +1,69 @@
+"""Keys of workspace A never read or write workspace B's data, through any endpoint."""
+
+from __future__ import annotations
+
+import pytest
+
+from insureops.platform.auth import Scope
+
+
+@pytest.fixture(params=["own databases", "one shared database"])
+async def two_tenants(request, make_tenant, make_tenant_database):
+    first_url = make_tenant_database()
+    second_url = make_tenant_database() if request.param == "own databases" else first_url
+    return await make_tenant(first_url, name="A"), await make_tenant(second_url, name="B")
+
+
+async def test_other_workspace_cannot_reach_records_when_it_knows_their_uuids(
+        client, two_tenants):
+    a, b = two_tenants
+    holder = await (await client.post("/api/v2/mcp/clients/", json={"name": "A's client"},
+                                      headers=a.headers)).json()
+    policy = await (await client.post("/api/v2/mcp/policies/", json={
+        "client_id": holder["id"], "policy_number": "A-1"}, headers=a.headers)).json()
+    attempts = [
+        client.get(f"/api/v2/mcp/clients/{holder['uuid']}/", headers=b.headers),
+        client.get(f"/api/v2/mcp/policies/{policy['uuid']}/", headers=b.headers),
+        client.patch(f"/api/v2/mcp/clients/{holder['uuid']}/update/", json={"name": "x"},
+                     headers=b.headers),
+        client.put(f"/api/v2/mcp/policies/{policy['uuid']}/update/", json={"notes": "x"},
+                   headers=b.headers),
+    ]
+    for attempt in attempts:
+        assert (await attempt).status == 404
+    linked = await client.post("/api/v2/mcp/policies/", json={"client_id": holder["id"]},
+                               headers=b.headers)
+    assert linked.status == 400
+    for path in ("/api/v2/mcp/clients/list/", "/api/v2/mcp/policies/list/"):
+        page = await (await client.get(path, headers=b.headers)).json()
+        assert page["items"] == []
+    filtered = await client.get("/api/v2/mcp/policies/list/",
+                                params={"client_uuid": holder["uuid"]}, headers=b.headers)
+    assert (await filtered.json())["items"] == []
+    same_number = await client.post("/api/v2/mcp/policies/", json={"policy_number": "A-1"},
+                                    headers=b.headers)
+    assert same_number.status == 201  # unique per tenant only
+    unchanged = await (await client.get(f"/api/v2/mcp/clients/{holder['uuid']}/",
+                                        headers=a.headers)).json()
+    assert unchanged["name"] == "A's client"
+
+
+async def test_connection_and_key_answers_are_the_callers_own_when_two_tenants_exist(
+        client, two_tenants):
+    a, b = two_tenants
+    for tenant in (a, b):
+        info = await (await client.post("/api/v2/mcp/validate-key/",
+                                        headers=tenant.headers)).json()
+        assert info["tenant_id"] == tenant.tenant_id
+        connection = await (await client.get("/api/v2/mcp/database/connection/",
+                                             headers=tenant.headers)).json()
+        assert connection["connection_string"] == tenant.database_url
+
+
+async def test_scopes_are_enforced_when_the_key_is_read_only(client, make_tenant, tenant):
+    reader = await make_tenant(tenant.database_url, scopes=(Scope.READ,))
+    write = await client.post("/api/v2/mcp/clients/", json={"name": "x"}, headers=reader.headers)
+    connection = await client.get("/api/v2/mcp/database/connection/", headers=reader.headers)
+    listing = await client.get("/api/v2/mcp/clients/list/", headers=reader.headers)
+    assert (write.status, connection.status, listing.status) == (403, 403, 200)
+    assert (await write.json())["error"]["code"] == "insufficient_scope"

@@ -1,0 +1,148 @@
+"""Policies through the tenant API: all fields, references in the tenant, state machine, lists."""
+
+from __future__ import annotations
+
+import pytest
+
+BASE = "/api/v2/mcp/policies"
+FULL_POLICY = {
+    "created_by": "agent@example.org", "location": "Main office", "line_of_business": "property",
+    "status": "quote", "is_endorsement": False, "policy_number": "HO-2026-0001",
+    "certificate_number": "C-1", "master_policy_number": "M-1", "invoice_number": "INV-1",
+    "start_date": "2026-01-01", "end_date": "2026-12-31", "purchased": "2025-12-20",
+    "cancellation_date": None, "retroactive_date": "2025-01-01",
+    "last_completed_endorsement": None, "premium": 1234.56, "service_fee": 25,
+    "commission": 123.45, "override_premium": None, "override_service_fee": None,
+    "override_taxes": 12.5, "commission_rate": 10, "insurer": "Acme Mutual",
+    "underwriting_company": "Acme UW", "rating_tier": "A", "installment_plan": "monthly-12",
+    "billing_email": "billing@example.org", "expiry_reminders_disabled": True,
+    "policy_url": "https://example.org/p/1", "renewal_link": "https://example.org/r/1",
+    "owner_policy_link": "https://example.org/o/1", "validation_log": "ok", "price_log": "base",
+    "questions_answers": "{}", "policyholder": "Ann Smith", "endorsement_message": "",
+    "notes": "first policy", "override_message": None,
+}
+
+
+async def _client(client, tenant) -> dict:
+    response = await client.post("/api/v2/mcp/clients/", json={"name": "Holder"},
+                                 headers=tenant.headers)
+    return await response.json()
+
+
+async def _create(client, tenant, **fields) -> dict:
+    response = await client.post(f"{BASE}/", json=fields, headers=tenant.headers)
+    assert response.status == 201, await response.text()
+    return await response.json()
+
+
+async def _producer(tenant) -> str:
+    """A producer row in the tenant database (the tenant API has no producer endpoint)."""
+    import sqlalchemy as sa
+
+    from insureops.schema.sql.engine import create_tenant_engine
+    from insureops.schema.sql.tables import sa_table
+
+    engine = create_tenant_engine(tenant.database_url)
+    try:
+        with engine.begin() as connection:
+            return str(connection.execute(sa.insert(sa_table("producers")).values(
+                tenant_id=tenant.tenant_id, name="Pat Producer").returning(
+                sa_table("producers").c.id)).scalar_one())
+    finally:
+        engine.dispose()
+
+
+async def test_create_keeps_every_field_when_all_forty_are_given(client, tenant):
+    holder = await _client(client, tenant)
+    producer_id = await _producer(tenant)
+    policy = await _create(client, tenant, **FULL_POLICY, client_id=holder["id"],
+                           producer_id=producer_id)
+    assert len(FULL_POLICY) + 2 >= 40
+    assert {name: policy[name] for name in FULL_POLICY} == FULL_POLICY
+    assert policy["client_id"] == holder["id"] and policy["producer_id"] == producer_id
+    read = await (await client.get(f"{BASE}/{policy['uuid']}/", headers=tenant.headers)).json()
+    assert read == policy
+
+
+async def test_create_refuses_when_client_or_producer_is_not_in_the_tenant(
+        client, tenant, make_tenant):
+    other = await make_tenant(tenant.database_url, name="Other agency")  # same database
+    foreign = await _client(client, other)
+    response = await client.post(f"{BASE}/", json={
+        "client_id": foreign["id"], "producer_id": "6f1c0f5e-0000-4000-8000-000000000000"},
+        headers=tenant.headers)
+    body = await response.json()
+    assert response.status == 400
+    assert {d["field"] for d in body["error"]["details"]} == {"client_id", "producer_id"}
+
+
+async def test_create_refuses_a_status_other_than_quote_when_creating(client, tenant):
+    response = await client.post(f"{BASE}/", json={"status": "active"}, headers=tenant.headers)
+    assert response.status == 400
+    assert (await response.json())["error"]["details"][0]["field"] == "status"
+
+
+@pytest.mark.parametrize("moves, refused", [
+    (["bound", "active", "expired"], None),
+    (["pending", "bound", "cancelled", "active"], None),
+    (["active"], "active"),
+    (["declined", "quote"], "quote"),
+])
+async def test_status_follows_the_state_machine_when_updated(client, tenant, moves, refused):
+    policy = await _create(client, tenant)
+    for status in moves:
+        response = await client.patch(f"{BASE}/{policy['uuid']}/update/",
+                                      json={"status": status}, headers=tenant.headers)
+        if status == refused:
+            body = await response.json()
+            assert response.status == 409 and body["error"]["code"] == "invalid_transition"
+            return
+        assert response.status == 200 and (await response.json())["status"] == status
+    assert refused is None
+
+
+async def test_refused_transition_changes_nothing_when_other_fields_came_with_it(client, tenant):
+    policy = await _create(client, tenant, notes="before")
+    response = await client.put(f"{BASE}/{policy['uuid']}/update/",
+                                json={"status": "expired", "notes": "after"},
+                                headers=tenant.headers)
+    assert response.status == 409
+    read = await (await client.get(f"{BASE}/{policy['uuid']}/", headers=tenant.headers)).json()
+    assert read["notes"] == "before" and read["status"] == "quote"
+
+
+async def test_duplicate_policy_number_is_a_conflict_when_in_the_same_tenant(client, tenant):
+    await _create(client, tenant, policy_number="P-1")
+    response = await client.post(f"{BASE}/", json={"policy_number": "P-1"},
+                                 headers=tenant.headers)
+    body = await response.json()
+    assert response.status == 409 and body["error"]["code"] == "conflict"
+    assert body["error"]["details"][0]["field"] == "policy_number"
+
+
+async def test_list_filters_policies_when_given_status_lob_client_number_and_dates(
+        client, tenant):
+    holder = await _client(client, tenant)
+    first = await _create(client, tenant, client_id=holder["id"], policy_number="A",
+                          line_of_business="auto", start_date="2026-01-01",
+                          end_date="2026-06-30")
+    await _create(client, tenant, policy_number="B", line_of_business="cyber",
+                  start_date="2026-03-01", end_date="2027-02-28")
+    await client.patch(f"{BASE}/{first['uuid']}/update/", json={"status": "bound"},
+                       headers=tenant.headers)
+
+    async def numbers(**query) -> list[str]:
+        response = await client.get(f"{BASE}/list/", params=query, headers=tenant.headers)
+        assert response.status == 200, await response.text()
+        return [item["policy_number"] for item in (await response.json())["items"]]
+
+    assert await numbers() == ["A", "B"]
+    assert await numbers(status="bound") == ["A"]
+    assert await numbers(line_of_business="cyber") == ["B"]
+    assert await numbers(client_uuid=holder["uuid"]) == ["A"]
+    assert await numbers(policy_number="B") == ["B"]
+    assert await numbers(start_date_from="2026-02-01") == ["B"]
+    assert await numbers(end_date_to="2026-12-31") == ["A"]
+    assert await numbers(start_date_from="2026-01-01", start_date_to="2026-01-01") == ["A"]
+    bad = await client.get(f"{BASE}/list/", params={"status": "lost"}, headers=tenant.headers)
+    assert bad.status == 400

@@ -1,0 +1,107 @@
+"""The local MCP server driven by the official SDK's real client over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import sqlalchemy as sa
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client
+
+from insureops.platform.auth import Scope
+from insureops.schema.sql.engine import create_tenant_engine
+from insureops.schema.sql.tables import sa_table
+
+EXPECTED_TOOLS = {"create_client", "get_client", "list_clients", "update_client",
+                  "create_policy", "get_policy", "list_policies", "update_policy",
+                  "validate_key", "get_database_connection"}
+PRIVATE = ["Ada Lovelace", "ada@example.org", "Analytical", "POL-7781", "Engine works"]
+
+
+def _audit_rows(url: str) -> list[dict]:
+    engine = create_tenant_engine(url)
+    try:
+        with engine.connect() as connection:
+            table = sa_table("audit_logs")
+            return [dict(row._mapping) for row in
+                    connection.execute(sa.select(table).order_by(table.c.id))]
+    finally:
+        engine.dispose()
+
+
+def _json(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+async def _wait_for(predicate, seconds: float = 8.0) -> None:
+    for _ in range(int(seconds * 20)):
+        if predicate():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+async def test_tools_create_and_read_client_and_policy_when_driven_by_a_real_client(
+        make_tenant, make_tenant_database, recording_service, server_parameters, errlog):
+    service_url, recorder = recording_service
+    tenant = await make_tenant(None)
+    database_url = make_tenant_database()
+    params = server_parameters(SERVICE_API_KEY=tenant.key, DATABASE_URL=database_url,
+                               SERVICE_URL=service_url)
+    async with stdio_client(params, errlog=errlog) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        tools = await session.list_tools()
+        assert {tool.name for tool in tools.tools} == EXPECTED_TOOLS
+        client = _json(await session.call_tool("create_client", {"client": {
+                "name": PRIVATE[0], "email": PRIVATE[1], "company": PRIVATE[2]}}))
+        assert client["tenant_id"] == tenant.tenant_id
+        policy = _json(await session.call_tool("create_policy", {"policy": {
+                "client_id": client["id"], "policy_number": PRIVATE[3], "notes": PRIVATE[4],
+                "premium": 1200.5, "line_of_business": "cyber"}}))
+        read_client = _json(await session.call_tool("get_client", {"uuid": client["uuid"]}))
+        read_policy = _json(await session.call_tool("get_policy", {"uuid": policy["uuid"]}))
+        bound = _json(await session.call_tool("update_policy", {
+                "uuid": policy["uuid"], "policy": {"status": "bound"}}))
+        listed = _json(await session.call_tool("list_policies", {"client_uuid":
+                                                                     client["uuid"]}))
+        refused = await session.call_tool("update_policy", {
+                "uuid": policy["uuid"], "policy": {"status": "quote"}})
+    assert read_client["email"] == PRIVATE[1] and read_policy["premium"] == 1200.5
+    assert bound["status"] == "bound" and [p["uuid"] for p in listed["items"]] == [policy["uuid"]]
+    assert refused.is_error and "invalid_transition" in refused.content[0].text
+    await _wait_for(lambda: "/api/v2/mcp/usage/" in recorder.paths())
+    assert set(recorder.paths()) == {"/api/v2/mcp/validate-key/", "/api/v2/mcp/usage/"}
+    for request in recorder.requests:
+        assert request.headers["Authorization"] == f"Bearer {tenant.key}"
+        for secret in [*PRIVATE, database_url, client["uuid"], policy["uuid"]]:
+            assert secret not in request.body
+    usage = json.loads(recorder.requests[-1].body)
+    assert {item["tool"]: item["count"] for item in usage["counts"]}["create_client"] == 1
+    audit = _audit_rows(database_url)
+    assert [(row["action"], row["entity_type"], row["request_path"]) for row in audit] == [
+        ("create", "client", "create_client"), ("create", "policy", "create_policy"),
+        ("update", "policy", "update_policy")]
+    assert {row["actor_email"] for row in audit} == {f"api-key:{tenant.key_id}"}
+    assert audit[2]["old_values"]["status"] == "quote" and audit[2]["new_values"]["status"] == \
+        "bound"
+
+
+async def test_tools_follow_the_key_scope_when_the_key_is_read_only(
+        client, make_tenant, make_tenant_database, recording_service, server_parameters,
+        errlog):
+    service_url, _ = recording_service
+    tenant = await make_tenant(None, scopes=(Scope.READ,))
+    params = server_parameters(SERVICE_API_KEY=tenant.key, DATABASE_URL=make_tenant_database(),
+                               SERVICE_URL=service_url)
+    async with stdio_client(params, errlog=errlog) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        refused = await session.call_tool("create_client", {"client": {"name": "X"}})
+        listed = _json(await session.call_tool("list_clients", {"limit": 5}))
+        invalid = await session.call_tool("get_client", {"uuid": "not-a-uuid"})
+    assert refused.is_error and "insufficient_scope" in refused.content[0].text
+    assert listed == {"items": [], "next_cursor": None}
+    assert invalid.is_error
