@@ -8,7 +8,8 @@ compiler made for it. Constant actions (score, decision, reason, tag) are inline
 
 Safety: the generated text contains no user text at all. Every literal, field name, span and
 closure is reached through a constants table (`K0`, `K1`, ...); identifiers are generated
-(`r0` for an input, `_a` for a temporary). Only the inputs and the env are ever touched.
+(`r0` for an input, `g0` for its field reader, `_a` for a temporary). Only the inputs and
+the env are ever touched. An error is reported in the rule or table that raised it (`_i`).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def generate(items: tuple, compiler, roots: list[str]):
     helpers = {"MEMBER": ops.member, "TRUTH": ops.truth, "IN_WINDOW": in_window,
                "LOCATED": located, "ENGINE_ERROR": EngineError, "DECIMAL": Decimal,
                "MEMBER_OF": ops.member_of, "NOT_MEMBER_OF": ops.not_member_of,
-               "BETWEEN": ops.between, "STARTS": ops.starts_with, "ENDS": ops.ends_with}
+               "BETWEEN": ops.between, "STARTS": ops.starts_with, "ENDS": ops.ends_with,
+               "NULLISH": _nullish, "GETTER": _getter}
     local = {name: f"r{i}" for i, name in enumerate(roots)}
     src.emit(0, "def run(env, ev, st):")
     src.emit(1, f"ev.remaining -= {len(items)}")  # the evaluation is its own step budget
@@ -60,10 +62,17 @@ def generate(items: tuple, compiler, roots: list[str]):
     src.emit(1, "fired = st.fired")
     src.emit(1, "reasons = st.reasons")
     src.emit(1, "tags = st.tags")
-    for name, variable in local.items():
+    for position, (name, variable) in enumerate(local.items()):
         src.emit(1, f"{variable} = env[{src.const(name)}]")
+        # g0(field) reads input 0's field: dict.get, or null/an error for a non-object input
+        src.emit(1, f"g{position} = {variable}.get if type({variable}) is dict "
+                    f"else GETTER({variable})")
+    src.emit(1, "_i = None")
+    src.emit(1, "try:")
     for item in items:
         _item(src, item, compiler, local)
+    src.emit(1, "except ENGINE_ERROR as _e:")
+    src.emit(2, "raise LOCATED(_e, _i) from None")
     namespace = {**helpers, **src.names}
     text = "\n".join(src.lines)
     exec(compile(text, "<ruleset>", "exec"), namespace)  # noqa: S102
@@ -74,13 +83,24 @@ def generate(items: tuple, compiler, roots: list[str]):
 
 def _item(src: _Source, item, compiler, local: dict) -> None:
     handle = src.const(item)
-    src.emit(1, "try:")
+    src.emit(2, f"_i = {handle}")  # the item an error is reported in
     if item.kind == "table":
         src.emit(2, f"{handle}.run(env, st)")
     else:
         _rule(src, item, handle, compiler, local)
-    src.emit(1, "except ENGINE_ERROR as _e:")
-    src.emit(2, f"raise LOCATED(_e, {handle}) from None")
+
+
+def _nullish(value: object, span) -> bool:
+    """After a condition that is not true and not false: true for null, else the error."""
+    if value is not None:
+        ops.truth(value, span)
+    return True
+
+
+def _getter(value: object):
+    """`field -> value.field` for an input that is not an object: null for a null input,
+    the type error for anything else."""
+    return lambda field: ops.member(value, field, None)
 
 
 def _rule(src: _Source, item, handle: str, compiler, local: dict) -> None:
@@ -95,8 +115,7 @@ def _rule(src: _Source, item, handle: str, compiler, local: dict) -> None:
         src.emit(3, f"_c = {_atom(src, condition, compiler, local)}")
         src.emit(3, "if _c is not True:")
         src.emit(4, "if _c is False: break")
-        src.emit(4, f"if _c is not None: TRUTH(_c, {span})")
-        src.emit(4, "_n = True")
+        src.emit(4, f"_n = NULLISH(_c, {span})")
     src.emit(3, "else:")
     src.emit(4, "if _n: break")
     src.emit(4, f"fired.append({src.const(node.name)})")
@@ -206,8 +225,6 @@ def _operand(src: _Source, expr: object, compiler, local: dict) -> str:
     """`input.field` read inline, anything else through its closure."""
     if isinstance(expr, ir.Member) and isinstance(expr.obj, ir.Name) \
             and expr.obj.name in local:
-        root, field = local[expr.obj.name], src.const(expr.field)
-        return (f"({root}.get({field}) if type({root}) is dict "
-                f"else MEMBER({root}, {field}, {src.const(expr.span)}))")
+        return f"g{local[expr.obj.name][1:]}({src.const(expr.field)})"
     return f"{src.const(compiler.compile(expr))}(env)"
 
