@@ -1,0 +1,112 @@
+"""SQLAlchemy queries of the team area; every function receives the session it works in."""
+
+from __future__ import annotations
+
+import datetime
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from insureops.platform.api_keys import ApiKey
+from insureops.platform.identity import Membership, User, Workspace
+from insureops.platform.team.models import Invitation
+from insureops.platform.tenant_databases import TenantDatabase
+
+
+async def workspace(session: AsyncSession, workspace_id: str) -> Workspace | None:
+    return await session.get(Workspace, workspace_id)
+
+
+async def members(session: AsyncSession, workspace_id: str) -> list[tuple[User, Membership]]:
+    """The workspace's members with their memberships, earliest joined first."""
+    statement = (select(User, Membership).join(Membership, Membership.user_id == User.id)
+                 .where(Membership.workspace_id == workspace_id)
+                 .order_by(Membership.created_at, User.id))
+    return [(user, membership) for user, membership in (await session.execute(statement)).all()]
+
+
+async def member(session: AsyncSession, workspace_id: str,
+                 user_id: str) -> tuple[User, Membership] | None:
+    statement = (select(User, Membership).join(Membership, Membership.user_id == User.id)
+                 .where(Membership.workspace_id == workspace_id, Membership.user_id == user_id))
+    row = (await session.execute(statement)).first()
+    return None if row is None else (row[0], row[1])
+
+
+async def lock_owners(session: AsyncSession, workspace_id: str) -> list[str]:
+    """The owners' user ids, rows locked (PostgreSQL) so two demotions cannot both pass."""
+    statement = (select(Membership.user_id)
+                 .where(Membership.workspace_id == workspace_id, Membership.role == "owner")
+                 .order_by(Membership.user_id).with_for_update())
+    return list((await session.execute(statement)).scalars())
+
+
+async def member_by_email(session: AsyncSession, workspace_id: str, email: str) -> User | None:
+    statement = (select(User).join(Membership, Membership.user_id == User.id)
+                 .where(Membership.workspace_id == workspace_id, User.email == email))
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def user_by_email(session: AsyncSession, email: str) -> User | None:
+    return (await session.execute(select(User).where(User.email == email))).scalar_one_or_none()
+
+
+async def count_members(session: AsyncSession, workspace_id: str) -> int:
+    statement = select(func.count()).select_from(Membership).where(
+        Membership.workspace_id == workspace_id)
+    return (await session.execute(statement)).scalar_one()
+
+
+async def count_live_keys(session: AsyncSession, workspace_id: str,
+                          now: datetime.datetime) -> int:
+    statement = select(func.count()).select_from(ApiKey).where(
+        ApiKey.workspace_id == workspace_id, ApiKey.revoked_at.is_(None),
+        (ApiKey.expires_at.is_(None)) | (ApiKey.expires_at > now))
+    return (await session.execute(statement)).scalar_one()
+
+
+async def has_tenant_database(session: AsyncSession, workspace_id: str) -> bool:
+    return await session.get(TenantDatabase, workspace_id) is not None
+
+
+async def pending_invitations(session: AsyncSession, workspace_id: str,
+                              now: datetime.datetime) -> list[Invitation]:
+    """Pending invitations that have not expired, newest first."""
+    statement = (select(Invitation)
+                 .where(Invitation.workspace_id == workspace_id, Invitation.status == "pending",
+                        Invitation.expires_at > now)
+                 .order_by(Invitation.created_at.desc(), Invitation.id.desc()))
+    return list((await session.execute(statement)).scalars())
+
+
+async def pending_invitation_for(session: AsyncSession, workspace_id: str, email: str,
+                                 now: datetime.datetime) -> Invitation | None:
+    statement = select(Invitation).where(
+        Invitation.workspace_id == workspace_id, Invitation.email == email,
+        Invitation.status == "pending", Invitation.expires_at > now)
+    return (await session.execute(statement)).scalars().first()
+
+
+async def invitation(session: AsyncSession, invitation_id: str,
+                     workspace_id: str | None = None) -> Invitation | None:
+    """The invitation; with `workspace_id`, only when it belongs to that workspace."""
+    statement = select(Invitation).where(Invitation.id == invitation_id)
+    if workspace_id is not None:
+        statement = statement.where(Invitation.workspace_id == workspace_id)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def claim_invitation(session: AsyncSession, invitation_id: str, token_hash: str,
+                           user_id: str | None, now: datetime.datetime) -> bool:
+    """Mark a pending invitation accepted, once: True for the one caller whose update won."""
+    result = await session.execute(
+        update(Invitation)
+        .where(Invitation.id == invitation_id, Invitation.token_hash == token_hash,
+               Invitation.status == "pending", Invitation.expires_at > now)
+        .values(status="accepted", accepted_at=now, accepted_by=user_id))
+    return result.rowcount == 1
+
+
+async def add(session: AsyncSession, *rows: object) -> None:
+    session.add_all(rows)
+    await session.flush()

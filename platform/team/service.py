@@ -1,0 +1,274 @@
+"""Use cases of the team area: the workspace, members and roles, and invitations.
+
+No aiohttp here: each use case takes a unit of work, the area's dependencies and its inputs, and
+acts on one workspace only (the caller's active one; accepting is the exception: the token
+names the workspace). Mail goes out after the commit, so a rolled-back change sends nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ulid import ULID
+
+from insureops.platform.db import UnitOfWork
+from insureops.platform.email import EmailBackend, TemplateRenderer
+from insureops.platform.identity import (
+    Membership,
+    Passwords,
+    User,
+    Workspace,
+    check_password_policy,
+    new_tenant_id,
+    normalise_email,
+)
+from insureops.platform.team import repository as repo
+from insureops.platform.team.errors import (
+    AlreadyMemberError,
+    InvalidInvitationTokenError,
+    InvitationClosedError,
+    InvitationExpiredError,
+    InvitationNotFoundError,
+    InvitationPendingError,
+    InvitationRevokedError,
+    InvitationStateError,
+    InvitationUsedError,
+    LastOwnerError,
+    MemberNotFoundError,
+    NewUserDetailsError,
+    OwnerRemovalError,
+)
+from insureops.platform.team.invitations import (
+    INVITATION_LIFETIME,
+    InvitationMail,
+    accept_link,
+    hash_token,
+    new_token,
+    send_invitation,
+    token_matches,
+)
+from insureops.platform.team.models import Invitation
+
+# One plan until billing exists; the limits named here are the ones the routes enforce.
+PLAN_NAME = "standard"
+INVITES_PER_HOUR = 10
+
+
+@dataclass(frozen=True)
+class TeamDeps:
+    """What the use cases need besides the unit of work; built per request from the app."""
+
+    mailer: EmailBackend
+    templates: TemplateRenderer
+    passwords: Passwords
+    clock: Callable[[], float]
+    public_url: str
+
+    def now(self) -> datetime.datetime:
+        return datetime.datetime.fromtimestamp(self.clock(), tz=datetime.UTC)
+
+
+@dataclass(frozen=True)
+class WorkspaceSummary:
+    workspace: Workspace
+    owners: list[User]
+    member_count: int
+    pending_invitations: int
+    api_keys: int
+    tenant_database_configured: bool
+
+
+async def workspace_summary(uow: UnitOfWork, deps: TeamDeps,
+                            workspace_id: str) -> WorkspaceSummary:
+    now = deps.now()
+    members = await repo.members(uow.session, workspace_id)
+    return WorkspaceSummary(
+        workspace=await repo.workspace(uow.session, workspace_id),
+        owners=[user for user, membership in members if membership.role == "owner"],
+        member_count=len(members),
+        pending_invitations=len(await repo.pending_invitations(uow.session, workspace_id, now)),
+        api_keys=await repo.count_live_keys(uow.session, workspace_id, now),
+        tenant_database_configured=await repo.has_tenant_database(uow.session, workspace_id))
+
+
+async def list_members(uow: UnitOfWork, workspace_id: str) -> list[tuple[User, Membership]]:
+    return await repo.members(uow.session, workspace_id)
+
+
+async def _member(uow: UnitOfWork, workspace_id: str, user_id: str) -> tuple[User, Membership]:
+    found = await repo.member(uow.session, workspace_id, user_id)
+    if found is None:
+        raise MemberNotFoundError("No such member in this workspace.")
+    return found
+
+
+async def change_role(uow: UnitOfWork, workspace_id: str, user_id: str,
+                      role: str) -> tuple[User, Membership]:
+    """Set a member's role. Making someone owner adds an owner (ownership moves when the old
+    owner then steps down); the last owner cannot be demoted."""
+    owners = await repo.lock_owners(uow.session, workspace_id)
+    user, membership = await _member(uow, workspace_id, user_id)
+    if membership.role == "owner" and role != "owner" and owners == [user_id]:
+        raise LastOwnerError("The workspace needs an owner: make another member owner first.")
+    membership.role = role
+    return user, membership
+
+
+async def remove_member(uow: UnitOfWork, workspace_id: str, user_id: str) -> None:
+    """Remove a member (admins may); owners are not removed, an owner steps down first."""
+    await repo.lock_owners(uow.session, workspace_id)
+    _, membership = await _member(uow, workspace_id, user_id)
+    if membership.role == "owner":
+        raise OwnerRemovalError("An owner cannot be removed: change their role first.")
+    await uow.session.delete(membership)
+
+
+@dataclass(frozen=True)
+class Inviter:
+    workspace_id: str
+    user_id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Sent:
+    invitation: Invitation
+    delivered: bool
+
+
+async def invite(uow: UnitOfWork, deps: TeamDeps, inviter: Inviter, email: str,
+                 role: str) -> Sent:
+    """Create a pending invitation and e-mail its link (after the commit)."""
+    email, now = normalise_email(email), deps.now()
+    if await repo.member_by_email(uow.session, inviter.workspace_id, email) is not None:
+        raise AlreadyMemberError("This address already belongs to a member of the workspace.")
+    if await repo.pending_invitation_for(uow.session, inviter.workspace_id, email, now):
+        raise InvitationPendingError("This address has a pending invitation: resend it instead.")
+    token = new_token()
+    invitation = Invitation(
+        id=str(ULID.from_timestamp(now.timestamp())), workspace_id=inviter.workspace_id,
+        email=email, role=role, status="pending", token_hash=hash_token(token),
+        invited_by=inviter.user_id, created_at=now, sent_at=now, send_count=1,
+        expires_at=now + INVITATION_LIFETIME)
+    await repo.add(uow.session, invitation)
+    return await _mail(uow, deps, inviter, invitation, token)
+
+
+async def _mail(uow: UnitOfWork, deps: TeamDeps, inviter: Inviter, invitation: Invitation,
+                token: str) -> Sent:
+    workspace = await repo.workspace(uow.session, invitation.workspace_id)
+    await uow.commit()
+    delivered = await send_invitation(deps.mailer, deps.templates, InvitationMail(
+        to=invitation.email, workspace_id=invitation.workspace_id, workspace_name=workspace.name,
+        inviter_name=inviter.name, role=invitation.role,
+        link=accept_link(deps.public_url, invitation.id, token), token=token))
+    return Sent(invitation, delivered)
+
+
+async def list_invitations(uow: UnitOfWork, deps: TeamDeps, workspace_id: str) -> list[Invitation]:
+    return await repo.pending_invitations(uow.session, workspace_id, deps.now())
+
+
+async def _invitation(uow: UnitOfWork, workspace_id: str, invitation_id: str) -> Invitation:
+    found = await repo.invitation(uow.session, invitation_id, workspace_id)
+    if found is None:
+        raise InvitationNotFoundError("No such invitation in this workspace.")
+    return found
+
+
+async def revoke(uow: UnitOfWork, deps: TeamDeps, workspace_id: str,
+                 invitation_id: str) -> Invitation:
+    """pending (or expired) -> revoked: the token stops working at once."""
+    invitation = await _invitation(uow, workspace_id, invitation_id)
+    if invitation.status != "pending":
+        raise InvitationStateError(f"An {invitation.status} invitation cannot be revoked.")
+    invitation.status, invitation.revoked_at = "revoked", deps.now()
+    return invitation
+
+
+async def resend(uow: UnitOfWork, deps: TeamDeps, inviter: Inviter, invitation_id: str) -> Sent:
+    """A new token and expiry (the old token stops working), e-mailed again."""
+    invitation = await _invitation(uow, inviter.workspace_id, invitation_id)
+    if invitation.status != "pending":
+        raise InvitationStateError(f"An {invitation.status} invitation cannot be resent.")
+    now, token = deps.now(), new_token()
+    invitation.token_hash, invitation.sent_at = hash_token(token), now
+    invitation.expires_at = now + INVITATION_LIFETIME
+    invitation.send_count += 1
+    return await _mail(uow, deps, inviter, invitation, token)
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    token: str
+    name: str | None = None  # a new user's details (possession of the token verifies the e-mail)
+    password: str | None = None
+
+
+@dataclass(frozen=True)
+class Accepted:
+    workspace: Workspace
+    user: User
+    role: str
+    new_user: bool
+
+
+def _closed(invitation: Invitation, now: datetime.datetime) -> InvitationClosedError:
+    state = invitation.state(now)
+    if state == "accepted":
+        return InvitationUsedError("This invitation was already accepted.")
+    if state == "revoked":
+        return InvitationRevokedError("This invitation was revoked.")
+    return InvitationExpiredError("This invitation has expired: ask for a new one.")
+
+
+async def accept(uow: UnitOfWork, deps: TeamDeps, invitation_id: str,
+                 acceptance: Acceptance) -> Accepted:
+    """Join the invitation's workspace with its role, as the invited address's user (made now
+    for a new address). Refused for a wrong, revoked, expired or used token; the claim is one
+    conditional update, so accepting twice never makes two memberships."""
+    now = deps.now()
+    invitation = await repo.invitation(uow.session, invitation_id)
+    if invitation is None or not token_matches(invitation.token_hash, acceptance.token):
+        raise InvalidInvitationTokenError("The invitation link is invalid.")
+    if invitation.state(now) != "pending":
+        raise _closed(invitation, now)
+    user = await repo.user_by_email(uow.session, invitation.email)
+    new_user = user is None or user.email_verified_at is None
+    if new_user:
+        user = await _new_user(uow, deps, invitation.email, acceptance, user, now)
+    if not await repo.claim_invitation(uow.session, invitation.id, invitation.token_hash,
+                                       user.id, now):
+        raise InvitationUsedError("This invitation was already accepted.")
+    found = await repo.member(uow.session, invitation.workspace_id, user.id)
+    role = found[1].role if found else invitation.role
+    if found is None:
+        await repo.add(uow.session, Membership(user_id=user.id, workspace_id=invitation.workspace_id,
+                                               role=invitation.role, created_at=now))
+    return Accepted(await repo.workspace(uow.session, invitation.workspace_id), user, role,
+                    new_user)
+
+
+async def _new_user(uow: UnitOfWork, deps: TeamDeps, email: str, acceptance: Acceptance,
+                    unverified: User | None, now: datetime.datetime) -> User:
+    """A verified user for `email`; an unverified sign-up of the address is taken over, since
+    whoever made it never proved the address (as a repeated sign-up does)."""
+    if not acceptance.name or not acceptance.name.strip():
+        raise NewUserDetailsError("name", "A new user gives a name.")
+    if not acceptance.password:
+        raise NewUserDetailsError("password", "A new user chooses a password.")
+    problem = check_password_policy(acceptance.password, email)
+    if problem is not None:
+        raise NewUserDetailsError("password", problem.message)
+    password_hash = await asyncio.to_thread(deps.passwords.hash, acceptance.password)
+    if unverified is not None:
+        unverified.name, unverified.password_hash = acceptance.name.strip(), password_hash
+        unverified.email_verified_at = now
+        return unverified
+    user = User(id=new_tenant_id(now.timestamp()), email=email, name=acceptance.name.strip(),
+                password_hash=password_hash, email_verified_at=now, created_at=now)
+    await repo.add(uow.session, user)
+    return user
