@@ -123,7 +123,8 @@ class InputConverter:
         for key, item in value.items():
             kind = type(item)
             if kind is str:
-                fmt = formats.get(key, open_format if key not in children else None)
+                fmt = formats.get(key) if open_format is None else formats.get(
+                    key, None if key in children else open_format)
                 if fmt is not None:
                     converted[key] = _convert_string(item, fmt, f"{path}.{key}")
             elif kind is Decimal:
