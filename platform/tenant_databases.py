@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 
 from cryptography.fernet import InvalidToken, MultiFernet
-from sqlalchemy import Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -85,3 +85,16 @@ def rotate_encryption(fernet: MultiFernet, row: TenantDatabase) -> bool:
     changed = rotated != row.url_encrypted
     row.url_encrypted = rotated
     return changed
+
+
+async def rotate_tenant_database_keys(uow: UnitOfWork, fernet: MultiFernet) -> tuple[int, int]:
+    """Re-encrypt every saved URL with the newest key: (rows, rows changed).
+
+    Rotation: put a new key first in INSUREOPS_FERNET_KEYS (old keys after it), restart, run
+    this (`insureops rotate-keys`), then drop the old keys. Raises TenantDatabaseSecretError,
+    changing nothing, when a row cannot be decrypted with any configured key.
+    """
+    rows = list((await uow.session.execute(select(TenantDatabase))).scalars())
+    for row in rows:
+        decrypt_url(fernet, row.url_encrypted)  # all readable, or nothing is rewritten
+    return len(rows), sum(rotate_encryption(fernet, row) for row in rows)

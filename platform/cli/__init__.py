@@ -16,6 +16,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "migrate": ("insureops.platform.cli.serve:migrate", "Migrate the platform database."),
     "rules": ("insureops.platform.cli.rules:rules", "Check, test, simulate and diff rulesets."),
     "schema": ("insureops.platform.cli.schema:schema", "Prepare a tenant database; print DDL."),
+    "rotate-keys": ("insureops.platform.cli.rotation:rotate_keys",
+                    "Re-encrypt secrets at rest with the newest Fernet key."),
     "mcp": ("insureops.platform.cli.mcp:mcp", "Run the local MCP server; doctor; config."),
 }
 

@@ -1,0 +1,44 @@
+"""`insureops rotate-keys`: re-encrypt the secrets at rest with the newest Fernet key."""
+
+from __future__ import annotations
+
+import asyncio
+
+import click
+
+
+@click.command("rotate-keys")
+@click.option("--database-url", default=None,
+              help="Platform database URL [INSUREOPS_DATABASE_URL, ./insureops.db].")
+def rotate_keys(database_url: str | None) -> None:
+    """Re-encrypt tenant database URLs with the first key of INSUREOPS_FERNET_KEYS.
+
+    Put the new key first (the old ones after it), run this, then remove the old keys.
+    """
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from insureops.platform.cli.serve import _settings
+    from insureops.platform.db import Database
+    from insureops.platform.secret_keys import ConfigurationError, load_secret_keys
+    from insureops.platform.tenant_databases import (
+        TenantDatabaseSecretError,
+        rotate_tenant_database_keys,
+    )
+
+    settings = _settings(database_url=database_url)
+
+    async def run() -> tuple[int, int]:
+        database = Database.connect(settings.database_url)
+        try:
+            async with database.unit_of_work() as uow:
+                return await rotate_tenant_database_keys(uow, load_secret_keys(settings).fernet)
+        finally:
+            await database.engine.dispose()
+
+    try:
+        rows, changed = asyncio.run(run())
+    except (ConfigurationError, TenantDatabaseSecretError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except SQLAlchemyError as exc:  # a message, not a trace
+        raise click.ClickException(f"rotation failed: {type(exc).__name__}") from None
+    click.echo(f"tenant database URLs: {rows} stored, {changed} re-encrypted with the newest key")
