@@ -1,5 +1,6 @@
 """The closure compiler agrees with the reference interpreter on the same IR, and random
-expressions, well-typed or not, only ever give a value or an EvaluationError."""
+expressions, well-typed or not, only ever give a value or an EvaluationError. (Whole
+rulesets run both ways are compared in test_codegen.py.)"""
 
 from __future__ import annotations
 
@@ -163,13 +164,3 @@ def test_compiler_agrees_with_the_interpreter_when_given_tricky_examples(express
     compiled, reference = both(expression)
     assert outcome(compiled) == outcome(reference)
 
-
-def test_whole_rulesets_agree_when_run_both_ways():
-    from test_trace import APPETITE, NEVADA
-
-    for business in (NEVADA, {**NEVADA, "state": "CA", "naics": "238210",
-                              "annual_revenue": 900_000, "employee_count": 4}):
-        compiled = build(APPETITE).evaluate({"business": business}, as_of=AS_OF)
-        reference = build(APPETITE, reference=True).evaluate({"business": business},
-                                                             as_of=AS_OF)
-        assert compiled == reference
