@@ -196,9 +196,13 @@ async def resend(call: Call[None, None]) -> SentInvitation:
     return _invitation(sent.invitation, call, SentInvitation, email_delivered=sent.delivered)
 
 
-def create_app() -> web.Application:
-    """The area's sub-application, mounted at /api/team by insureops.platform.app.create_app."""
+def create_app(passwords: Passwords | None = None) -> web.Application:
+    """The area's sub-application, mounted at /api/team by insureops.platform.app.create_app.
+
+    `passwords` (new users' password hashing) defaults to argon2id with argon2-cffi's
+    parameters; tests pass cheaper ones.
+    """
     app = routes.build_app()
-    app[PASSWORDS] = Passwords()
+    app[PASSWORDS] = passwords or Passwords()
     app[TEMPLATES] = TemplateRenderer(TEMPLATE_DIRECTORY)
     return app

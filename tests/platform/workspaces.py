@@ -14,17 +14,28 @@ from dataclasses import dataclass
 from aiohttp import DummyCookieJar
 from aiohttp.test_utils import TestClient
 
-from insureops.platform.app import AREAS, Area, create_app
+from insureops.platform.app import Area, create_app
 from insureops.platform.config import Settings
 from insureops.platform.identity import Membership, Passwords, User, Workspace, new_tenant_id
 from insureops.platform.keys import DATABASE
+from insureops.platform.team import routes as team_routes
+from tests.platform.accounts.conftest import CHEAP_PASSWORDS, cheap_hashing_areas
 
 PASSWORD = "correct horse battery"
 
 
 @functools.cache
 def password_hash() -> str:
-    return Passwords().hash(PASSWORD)
+    """PASSWORD hashed with the cheap test parameters (login verifies with the hash's own)."""
+    return Passwords(CHEAP_PASSWORDS).hash(PASSWORD)
+
+
+def cheap_areas() -> tuple[Area, ...]:
+    """The real areas; accounts and team hash passwords with cheap argon2id parameters."""
+    def team_app():
+        return team_routes.create_app(Passwords(CHEAP_PASSWORDS))
+    return tuple(Area(a.prefix, team_app) if a.prefix == "/api/team" else a
+                 for a in cheap_hashing_areas())
 
 
 @dataclass(frozen=True)
@@ -98,6 +109,6 @@ class Tenancy:
 async def start_tenancy(aiohttp_client, settings: Settings, clock,
                         extra_areas: tuple[Area, ...] = ()) -> Tenancy:
     """The whole service on `settings` (plus `extra_areas`), with a cookie-less client."""
-    app = create_app(settings, clock=clock, areas=(*AREAS, *extra_areas))
+    app = create_app(settings, clock=clock, areas=(*cheap_areas(), *extra_areas))
     client = await aiohttp_client(app, cookie_jar=DummyCookieJar())
     return Tenancy(client, clock)
