@@ -129,13 +129,10 @@ class Authenticators:
             raise ValueError(f"{kind.value} routes need no authenticator")
         self._by_kind[kind] = authenticator
 
-    async def authenticate(self, request: web.Request, requirement: AuthRequirement,
-                           allowed_origins: tuple[str, ...]) -> Principal:
+    async def authenticate(self, request: web.Request, requirement: AuthRequirement) -> Principal:
         """The caller's Principal, or an ApiError (401 unknown caller, 403 not allowed)."""
         if requirement.kind in (AuthKind.NONE, AuthKind.TOKEN):
             return ANONYMOUS
-        if requirement.kind is AuthKind.SESSION:
-            _check_origin(request, allowed_origins)
         authenticator = self._by_kind.get(requirement.kind)
         if authenticator is None:
             raise _MISSING[requirement.kind]
@@ -153,16 +150,3 @@ def _check_grants(principal: Principal, requirement: AuthRequirement) -> None:
     if requirement.scope is not None and not principal.has_scope(requirement.scope):
         raise ApiError(403, "insufficient_scope",
                        f"This API key lacks the {requirement.scope.value} scope.")
-
-
-_SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
-
-
-def _check_origin(request: web.Request, allowed_origins: tuple[str, ...]) -> None:
-    """Cookie-authenticated unsafe requests from a foreign page are refused (CSRF)."""
-    origin = request.headers.get("Origin")
-    if request.method in _SAFE_METHODS or origin is None:
-        return
-    own = f"{request.scheme}://{request.host}"
-    if origin.rstrip("/") not in (*allowed_origins, own):
-        raise ApiError(403, "origin_not_allowed", f"Requests from origin {origin} are refused.")

@@ -191,8 +191,7 @@ def _pipeline(route: Route) -> Callable[[web.Request], Awaitable[web.StreamRespo
     async def handle(request: web.Request) -> web.StreamResponse:
         config = request.config_dict
         settings = config[SETTINGS]
-        principal = await config[AUTHENTICATORS].authenticate(
-            request, route.auth, settings.allowed_origins)
+        principal = await config[AUTHENTICATORS].authenticate(request, route.auth)
         path = parse_path(request, route.path_model) if route.path_model else request.match_info
         query = parse_query(request, route.query) if route.query else None
         body = None
