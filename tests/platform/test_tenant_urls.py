@@ -1,0 +1,86 @@
+"""The tenant database URL policy: schemes, SQLite locations, and which addresses are allowed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from insureops.platform.config import Settings
+from insureops.platform.tenant_databases import masked_url
+from insureops.platform.tenant_urls import (
+    CheckedUrl,
+    UrlRefusal,
+    address_allowed,
+    check_url,
+    parse_url,
+)
+
+
+@pytest.mark.parametrize("address", ["8.8.8.8", "2606:4700:4700::1111", "151.101.1.69"])
+def test_public_addresses_are_allowed_when_nothing_is_configured(address):
+    assert address_allowed(address, ())
+
+
+@pytest.mark.parametrize("address", [
+    "127.0.0.1", "10.0.0.5", "172.16.3.4", "192.168.1.1", "169.254.169.254", "100.64.0.1",
+    "0.0.0.0", "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "224.0.0.1",
+    "192.0.2.10"])
+def test_non_public_addresses_are_refused_when_no_network_allows_them(address):
+    assert not address_allowed(address, ())
+
+
+def test_allowed_network_admits_only_its_addresses_when_configured():
+    assert address_allowed("127.0.0.1", ("127.0.0.1/32",))
+    assert not address_allowed("127.0.0.2", ("127.0.0.1/32",))
+    assert address_allowed("10.1.2.3", ("10.0.0.0/8",))
+
+
+def test_postgres_url_is_parsed_into_its_parts_when_well_formed():
+    checked = parse_url("postgres://app:pw@db.example.com/agency?sslmode=require", Settings())
+    assert isinstance(checked, CheckedUrl)
+    assert (checked.backend, checked.host, checked.port, checked.database, checked.username) == (
+        "postgresql", "db.example.com", 5432, "agency", "app")
+    assert checked.url.drivername == "postgresql+psycopg"
+
+
+@pytest.mark.parametrize("query", ["host=10.0.0.1", "hostaddr=10.0.0.1", "passfile=/etc/x",
+                                   "service=internal", "sslkey=/etc/ssl/private/k"])
+def test_postgres_url_is_refused_when_a_parameter_could_redirect_it(query):
+    refusal = parse_url(f"postgresql://a:b@db.example.com/agency?{query}", Settings())
+    assert isinstance(refusal, UrlRefusal) and refusal.code == "invalid_database_url"
+
+
+def test_sqlite_is_refused_when_no_directory_is_configured():
+    refusal = parse_url("sqlite:///tmp/agency.sqlite3", Settings())
+    assert isinstance(refusal, UrlRefusal) and refusal.code == "unsupported_database"
+
+
+def test_sqlite_file_is_resolved_inside_the_directory_when_relative(tmp_path: Path):
+    settings = Settings(tenant_sqlite_directory=tmp_path)
+    checked = parse_url("sqlite:///agency.sqlite3", settings)
+    assert isinstance(checked, CheckedUrl)
+    assert checked.database == str(tmp_path.resolve() / "agency.sqlite3")
+    escaped = parse_url(f"sqlite:///{tmp_path}/../x.sqlite3", settings)
+    assert isinstance(escaped, UrlRefusal) and escaped.code == "database_location_refused"
+
+
+def test_sqlite_symlink_out_of_the_directory_is_refused_when_followed(tmp_path: Path):
+    inside, outside = tmp_path / "tenants", tmp_path / "elsewhere"
+    inside.mkdir()
+    outside.mkdir()
+    (inside / "link.sqlite3").symlink_to(outside / "x.sqlite3")
+    refusal = parse_url("sqlite:///link.sqlite3", Settings(tenant_sqlite_directory=inside))
+    assert isinstance(refusal, UrlRefusal)
+
+
+async def test_host_is_refused_when_it_resolves_to_loopback():
+    refusal = await check_url("postgresql://a:b@localhost/agency", Settings())
+    assert isinstance(refusal, UrlRefusal) and refusal.code == "database_host_refused"
+    allowed = await check_url("postgresql://a:b@127.0.0.1/agency",
+                              Settings(tenant_database_allowed_networks=("127.0.0.0/8",)))
+    assert isinstance(allowed, CheckedUrl) and allowed.addresses == ("127.0.0.1",)
+
+
+def test_masked_url_hides_the_password_when_shown():
+    assert masked_url("postgresql://app:s3cret@db/agency") == "postgresql://app:***@db/agency"
