@@ -10,6 +10,7 @@ import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import CheckConstraint, ForeignKey, Integer, String, func, select
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -79,3 +80,35 @@ async def summarise_usage(uow: UnitOfWork, workspace_id: str, *,
         .where(*conditions))).one()
     counts = tuple(UsageCount(tool, int(total)) for tool, total in rows)
     return UsageSummary(counts, sum(item.count for item in counts), bounds[0], bounds[1])
+
+
+class UsageQuery(BaseModel):
+    """The range of the usage summary (reports whose periods lie inside it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: datetime.datetime | None = Field(None, description="Periods starting at or after.")
+    end: datetime.datetime | None = Field(None, description="Periods ending at or before.")
+
+
+class ToolUsage(BaseModel):
+    tool: str
+    count: int
+
+
+class UsageSummaryBody(BaseModel):
+    """Tool calls of the workspace's local MCP servers, as they reported them (billing)."""
+
+    tools: list[ToolUsage] = Field(description="Calls per tool, most used first.")
+    total: int
+    first_period_start: datetime.datetime | None
+    last_period_end: datetime.datetime | None
+
+
+async def usage_summary_body(uow: UnitOfWork, workspace_id: str,
+                             query: UsageQuery) -> UsageSummaryBody:
+    """The response of GET /api/v2/settings/usage/ for the workspace."""
+    summary = await summarise_usage(uow, workspace_id, start=query.start, end=query.end)
+    return UsageSummaryBody(tools=[ToolUsage(tool=c.tool, count=c.count) for c in summary.counts],
+                            total=summary.total, first_period_start=summary.first_period_start,
+                            last_period_end=summary.last_period_end)

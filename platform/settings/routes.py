@@ -33,6 +33,7 @@ from insureops.platform.settings.payloads import (
     TestDatabaseRequest,
 )
 from insureops.platform.tenant_databases import TenantDatabase, decrypt_url, masked_url
+from insureops.platform.usage import UsageQuery, UsageSummaryBody, usage_summary_body
 
 MEMBER = Auth.session(Role.MEMBER)
 ADMIN = Auth.session(Role.ADMIN)
@@ -136,6 +137,13 @@ async def test_database(call: Call[TestDatabaseRequest, None]) -> DatabaseTestRe
                                                  call.principal.active_workspace_id, call.body.url)
     return DatabaseTestResult(ok=report.ok, latency_ms=report.latency_ms,
                               schema_version=report.schema_version, error=report.error)
+
+
+@routes.get("/usage/", query=UsageQuery, response=UsageSummaryBody, auth=MEMBER,
+            summary="Usage of the local MCP servers (tool calls, for billing)")
+async def usage_summary(call: Call[None, UsageQuery]) -> UsageSummaryBody:
+    async with call.unit_of_work() as uow:
+        return await usage_summary_body(uow, call.principal.active_workspace_id, call.query)
 
 
 def create_app() -> web.Application:

@@ -3,9 +3,8 @@ proxy in front of the real service, and the child process's parameters."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,18 +14,13 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 from mcp.client.stdio import StdioServerParameters
 
-# The tenant fixtures live beside the tenant API tests; load them once more under a name of
-# their own (pytest_plugins is only allowed in the root conftest).
-_spec = importlib.util.spec_from_file_location(
-    "insureops_tests_mcp_tenant_fixtures", Path(__file__).parent.parent / "mcp" / "conftest.py")
-_fixtures = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = _fixtures  # dataclasses look their module up
-_spec.loader.exec_module(_fixtures)
-make_tenant_database = _fixtures.make_tenant_database
-make_tenant = _fixtures.make_tenant
-tenant = _fixtures.tenant
-Tenant = _fixtures.Tenant
-add_key = _fixtures.add_key
+from tests.platform.mcp.conftest import (  # noqa: F401 - fixtures used by these tests too
+    Tenant,
+    add_key,
+    make_tenant,
+    make_tenant_database,
+    tenant,
+)
 
 INSUREOPS = str(Path(sys.executable).parent / "insureops")
 
@@ -92,9 +86,3 @@ def errlog(tmp_path: Path):
         yield file
 
 
-def read_log(file) -> str:
-    file.flush()
-    return Path(file.name).read_text()
-
-
-Maker = Callable[..., Awaitable[object]]
