@@ -32,6 +32,7 @@ _ERRORS = {
     403: "Not allowed: permission_denied, insufficient_scope, origin_not_allowed.",
     404: "not_found: no such resource.",
     409: "conflict: the request conflicts with the current state.",
+    410: "Gone: the link or token no longer works.",
     413: "payload_too_large: the body exceeds the limit.",
     415: "unsupported_media_type: the body must be application/json.",
     429: "rate_limited: retry after Retry-After seconds.",
