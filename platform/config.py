@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -96,6 +97,13 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
+
+    @field_validator("tenant_database_allowed_networks")
+    @classmethod
+    def _check_networks(cls, networks: tuple[str, ...]) -> tuple[str, ...]:
+        for network in networks:
+            ipaddress.ip_network(network, strict=False)  # ValueError names the bad entry
+        return networks
 
     @field_validator("allowed_origins")
     @classmethod

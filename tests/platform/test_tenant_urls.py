@@ -84,3 +84,10 @@ async def test_host_is_refused_when_it_resolves_to_loopback():
 
 def test_masked_url_hides_the_password_when_shown():
     assert masked_url("postgresql://app:s3cret@db/agency") == "postgresql://app:***@db/agency"
+
+
+def test_settings_refuse_a_network_when_it_is_not_cidr():
+    with pytest.raises(ValueError, match="banana"):
+        Settings(tenant_database_allowed_networks="10.0.0.0/8,banana")
+    assert Settings(tenant_database_allowed_networks="10.0.0.0/8, ::1/128"
+                    ).tenant_database_allowed_networks == ("10.0.0.0/8", "::1/128")
