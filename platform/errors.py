@@ -149,7 +149,7 @@ async def _slash_hint(request: web.Request) -> str:
 async def _from_http_exception(request: web.Request,
                                exc: web.HTTPException) -> web.StreamResponse:
     if exc.status < 400:
-        return exc  # redirects and other non-errors pass through
+        raise exc  # redirects and other non-errors: aiohttp answers them (returning is deprecated)
     code, message = _HTTP_CODES.get(exc.status, ("http_error", exc.reason))
     headers = {}
     if isinstance(exc, web.HTTPMethodNotAllowed):

@@ -5,9 +5,13 @@ from __future__ import annotations
 import logging
 
 import pytest
+from aiohttp import web
 
+from insureops.platform.app import Area
+from insureops.platform.auth import Auth
 from insureops.platform.config import Settings
 from insureops.platform.errors import ApiError, ErrorTable
+from insureops.platform.routing import Call, RouteTable
 
 PROBE = "/api/probe"
 VALID = {"name": "Ann", "email": "ann@example.com", "count": 2}
@@ -166,6 +170,19 @@ async def test_request_id_is_generated_when_the_incoming_one_is_not_sane(client)
 async def test_request_id_is_echoed_when_the_incoming_one_is_sane(client):
     response = await client.get("/api/no-such-thing/", headers={"X-Request-ID": "abc-123"})
     assert response.headers["X-Request-ID"] == "abc-123"
+
+
+async def test_redirect_passes_through_when_a_handler_raises_one(make_probe, settings):
+    table = RouteTable("moved")
+
+    @table.get("/old/", response=None, status=204, auth=Auth.NONE, summary="Moved")
+    async def old(call: Call[None, None]) -> None:
+        raise web.HTTPPermanentRedirect("/api/health/")
+
+    client = await make_probe(settings, extra=(Area("/api/moved", table.build_app),))
+    response = await client.get("/api/moved/old/", allow_redirects=False)
+    assert response.status == 308
+    assert response.headers["Location"] == "/api/health/"
 
 
 def test_error_table_picks_the_closest_registered_class_when_errors_inherit():
