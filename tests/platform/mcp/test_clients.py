@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from insureops.schema.jsonschemas import resource_schema
+
 BASE = "/api/v2/mcp/clients"
 FULL_CLIENT = {
     "email": "ann@example.org", "name": "Ann Smith", "company": "Smith Bakery",
@@ -22,6 +24,7 @@ async def _create(client, tenant, **fields) -> dict:
 
 
 async def test_create_returns_every_field_when_all_are_given(client, tenant):
+    assert set(FULL_CLIENT) == set(resource_schema("Client", "create")["properties"])
     created = await _create(client, tenant, **FULL_CLIENT)
     assert {name: created[name] for name in FULL_CLIENT} == FULL_CLIENT
     assert created["tenant_id"] == tenant.tenant_id
