@@ -24,12 +24,18 @@ async def _create(client, tenant, **fields) -> dict:
 
 
 async def test_create_returns_every_field_when_all_are_given(client, tenant):
-    assert set(FULL_CLIENT) == set(resource_schema("Client", "create")["properties"])
+    assert set(FULL_CLIENT) == set(resource_schema("Client", "create")["properties"]) - {
+        "created"}  # the schema also accepts `created` (tested below)
     created = await _create(client, tenant, **FULL_CLIENT)
     assert {name: created[name] for name in FULL_CLIENT} == FULL_CLIENT
     assert created["tenant_id"] == tenant.tenant_id
     response = await client.get(f"{BASE}/{created['uuid']}/", headers=tenant.headers)
     assert response.status == 200 and await response.json() == created
+
+
+async def test_create_keeps_a_given_created_time_when_the_schema_allows_it(client, tenant):
+    created = await _create(client, tenant, created="2020-05-01T12:00:00Z")
+    assert created["created"].startswith("2020-05-01T12:00:00")
 
 
 @pytest.mark.parametrize("method", ["PATCH", "PUT"])
