@@ -97,14 +97,21 @@ async def invitation(session: AsyncSession, invitation_id: str,
 
 
 async def claim_invitation(session: AsyncSession, invitation_id: str, token_hash: str,
-                           user_id: str | None, now: datetime.datetime) -> bool:
+                           now: datetime.datetime) -> bool:
     """Mark a pending invitation accepted, once: True for the one caller whose update won."""
     result = await session.execute(
         update(Invitation)
         .where(Invitation.id == invitation_id, Invitation.token_hash == token_hash,
                Invitation.status == "pending", Invitation.expires_at > now)
-        .values(status="accepted", accepted_at=now, accepted_by=user_id))
+        .values(status="accepted", accepted_at=now)
+        .execution_options(synchronize_session=False))
     return result.rowcount == 1
+
+
+async def set_accepted_by(session: AsyncSession, invitation_id: str, user_id: str) -> None:
+    await session.execute(update(Invitation).where(Invitation.id == invitation_id)
+                          .values(accepted_by=user_id)
+                          .execution_options(synchronize_session=False))
 
 
 async def add(session: AsyncSession, *rows: object) -> None:

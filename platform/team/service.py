@@ -228,8 +228,11 @@ def _closed(invitation: Invitation, now: datetime.datetime) -> InvitationClosedE
 async def accept(uow: UnitOfWork, deps: TeamDeps, invitation_id: str,
                  acceptance: Acceptance) -> Accepted:
     """Join the invitation's workspace with its role, as the invited address's user (made now
-    for a new address). Refused for a wrong, revoked, expired or used token; the claim is one
-    conditional update, so accepting twice never makes two memberships."""
+    for a new address). Refused for a wrong, revoked, expired or used token.
+
+    The claim is one conditional update made before any other write: of two simultaneous
+    accepts, the second waits for the first's row lock and then finds nothing pending, so a
+    token never makes two memberships or two users."""
     now = deps.now()
     invitation = await repo.invitation(uow.session, invitation_id)
     if invitation is None or not token_matches(invitation.token_hash, acceptance.token):
@@ -238,11 +241,14 @@ async def accept(uow: UnitOfWork, deps: TeamDeps, invitation_id: str,
         raise _closed(invitation, now)
     user = await repo.user_by_email(uow.session, invitation.email)
     new_user = user is None or user.email_verified_at is None
-    if new_user:
-        user = await _new_user(uow, deps, invitation.email, acceptance, user, now)
-    if not await repo.claim_invitation(uow.session, invitation.id, invitation.token_hash,
-                                       user.id, now):
+    password_hash = await _new_password_hash(deps, invitation.email, acceptance) if new_user \
+        else None
+    if not await repo.claim_invitation(uow.session, invitation.id, invitation.token_hash, now):
         raise InvitationUsedError("This invitation was already accepted.")
+    if new_user:
+        user = await _new_user(uow, invitation.email, acceptance.name.strip(), password_hash,
+                               user, now)
+    await repo.set_accepted_by(uow.session, invitation.id, user.id)
     found = await repo.member(uow.session, invitation.workspace_id, user.id)
     role = found[1].role if found else invitation.role
     if found is None:
@@ -252,10 +258,8 @@ async def accept(uow: UnitOfWork, deps: TeamDeps, invitation_id: str,
                     new_user)
 
 
-async def _new_user(uow: UnitOfWork, deps: TeamDeps, email: str, acceptance: Acceptance,
-                    unverified: User | None, now: datetime.datetime) -> User:
-    """A verified user for `email`; an unverified sign-up of the address is taken over, since
-    whoever made it never proved the address (as a repeated sign-up does)."""
+async def _new_password_hash(deps: TeamDeps, email: str, acceptance: Acceptance) -> str:
+    """A new user's details checked (name, password policy) and the password hashed."""
     if not acceptance.name or not acceptance.name.strip():
         raise NewUserDetailsError("name", "A new user gives a name.")
     if not acceptance.password:
@@ -263,12 +267,18 @@ async def _new_user(uow: UnitOfWork, deps: TeamDeps, email: str, acceptance: Acc
     problem = check_password_policy(acceptance.password, email)
     if problem is not None:
         raise NewUserDetailsError("password", problem.message)
-    password_hash = await asyncio.to_thread(deps.passwords.hash, acceptance.password)
+    return await asyncio.to_thread(deps.passwords.hash, acceptance.password)
+
+
+async def _new_user(uow: UnitOfWork, email: str, name: str, password_hash: str,
+                    unverified: User | None, now: datetime.datetime) -> User:
+    """A verified user for `email`; an unverified sign-up of the address is taken over, since
+    whoever made it never proved the address (as a repeated sign-up does)."""
     if unverified is not None:
-        unverified.name, unverified.password_hash = acceptance.name.strip(), password_hash
+        unverified.name, unverified.password_hash = name, password_hash
         unverified.email_verified_at = now
         return unverified
-    user = User(id=new_tenant_id(now.timestamp()), email=email, name=acceptance.name.strip(),
+    user = User(id=new_tenant_id(now.timestamp()), email=email, name=name,
                 password_hash=password_hash, email_verified_at=now, created_at=now)
     await repo.add(uow.session, user)
     return user

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from sqlalchemy import text
 
@@ -282,3 +284,17 @@ async def test_unverified_signup_is_taken_over_when_the_invitee_accepts(team):
     assert body["new_user"] is True and body["user"]["id"] == squatter
     assert (await login(team, "zoe@example.com", PASSWORD)).status == 401
     assert (await login(team, "zoe@example.com", NEW_PASSWORD)).status == 200
+
+
+async def test_simultaneous_accepts_make_one_user_and_one_membership_when_raced(team):
+    ann = await team.tenancy.owner("ann@example.com")
+    await team.invite(ann, "zoe@example.com")
+    invitation_id, token = team.last_link("zoe@example.com")
+    responses = await asyncio.gather(*(
+        team.accept(invitation_id, token=token, name="Zoe", password=NEW_PASSWORD)
+        for _ in range(2)))
+    statuses = sorted(response.status for response in responses)
+    assert statuses == [200, 410], statuses
+    loser = next(r for r in responses if r.status == 410)
+    assert (await loser.json())["error"]["code"] == "invitation_used"
+    assert [m["email"] for m in await team.members(ann)].count("zoe@example.com") == 1
