@@ -32,7 +32,8 @@ class PlanUsage(BaseModel):
 class WorkspaceInfo(BaseModel):
     tenant_id: str = Field(description="The workspace id, a ULID (26 characters).")
     name: str
-    owner: Person = Field(description="The first owner (see `owners` when there are several).")
+    owner: Person | None = Field(description="The earliest owner (see `owners` when there are "
+                                 "several); null only if every owner's account was deleted.")
     owners: list[Person]
     member_count: int
     usage: PlanUsage

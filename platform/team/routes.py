@@ -105,7 +105,7 @@ async def workspace(call: Call[None, None]) -> WorkspaceInfo:
                       tenant_database_configured=found.tenant_database_configured,
                       invitations_per_hour=service.INVITES_PER_HOUR)
     return WorkspaceInfo(tenant_id=found.workspace.tenant_id, name=found.workspace.name,
-                         owner=owners[0], owners=owners, member_count=found.member_count,
+                         owner=next(iter(owners), None), owners=owners, member_count=found.member_count,
                          usage=usage, created_at=found.workspace.created_at)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import text
 
 from tests.platform.team.conftest import BASE
 
@@ -145,3 +146,12 @@ async def test_team_routes_are_401_when_there_is_no_session(team, method, path):
                                          json={"role": "member", "email": "a@b.co"})
     assert response.status == 401
     assert (await response.json())["error"]["code"] == "not_authenticated"
+
+
+async def test_workspace_answers_without_owner_when_the_owner_account_was_deleted(team):
+    ann = await team.tenancy.owner("ann@example.com")
+    max_ = await team.tenancy.member(ann, "max@example.com")
+    async with team.tenancy.database.unit_of_work() as uow:
+        await uow.session.execute(text("DELETE FROM users WHERE id = :id"), {"id": ann.user_id})
+    body = await (await team.client.get(f"{BASE}/workspace/", headers=max_.headers)).json()
+    assert body["owner"] is None and body["owners"] == [] and body["member_count"] == 1
