@@ -63,6 +63,15 @@ def create_async_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overfl
         pool_pre_ping=True, connect_args={"connect_timeout": max(1, round(connect_timeout))})
 
 
+def _is_unprepared(exc: BaseException) -> bool:
+    """A data-model table is missing: the database was never prepared with `schema apply`."""
+    if not isinstance(exc, sa.exc.ProgrammingError | sa.exc.OperationalError):
+        return False
+    if getattr(exc.orig, "sqlstate", None) == "42P01":  # PostgreSQL undefined_table
+        return True
+    return str(exc.orig).startswith("no such table")
+
+
 class TenantStore:
     """One tenant database: runs use cases in transactions, never longer than `timeout`."""
 
@@ -87,6 +96,10 @@ class TenantStore:
             if is_database_unavailable(exc) or isinstance(exc, OSError):
                 raise TenantDatabaseUnavailableError(
                     "The tenant database cannot be reached; retry shortly.") from None
+            if _is_unprepared(exc):
+                raise TenantDatabaseUnavailableError(
+                    "The tenant database is not prepared: run `insureops schema apply URL` on "
+                    "it once.") from None
             raise
 
     async def ping(self) -> None:

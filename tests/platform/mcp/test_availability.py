@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import time
+
+import pytest
+from sqlalchemy.engine import make_url
 
 from insureops.platform.tenant_pools import PoolLimits, TenantPools
 
@@ -52,3 +56,72 @@ async def test_pools_reuse_replace_and_evict_engines_when_urls_and_tenants_chang
     assert len(pools) == 2  # A, least recently used, was disposed
     await pools.dispose()
     assert len(pools) == 0
+
+
+async def test_unprepared_database_is_503_with_the_command_when_tables_are_missing(
+        client, make_tenant, database_urls):
+    # The test's own empty database (SQLite file or PostgreSQL schema) was never prepared.
+    empty = await make_tenant(database_urls.sync)
+    response = await client.get("/api/v2/mcp/clients/list/", headers=empty.headers)
+    body = await response.json()
+    assert response.status == 503 and "insureops schema apply" in body["error"]["message"]
+
+
+class TcpRelay:
+    """A TCP relay in front of PostgreSQL that can be taken down and brought back on one port."""
+
+    def __init__(self, target_host: str, target_port: int) -> None:
+        self.target = (target_host, target_port)
+        self.port = _closed_port()
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(*self.target)
+        self._writers |= {writer, upstream_writer}
+        await asyncio.gather(self._pipe(reader, upstream_writer),
+                             self._pipe(upstream_reader, writer))
+
+    async def up(self) -> None:
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
+
+    async def down(self) -> None:
+        self._server.close()
+        for writer in self._writers:
+            writer.transport.abort()  # established connections die too, as in a restart
+        self._writers.clear()
+        await self._server.wait_closed()
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+async def test_same_url_works_again_when_the_database_comes_back(
+        client, make_tenant, make_tenant_database):
+    url = make_url(make_tenant_database())
+    relay = TcpRelay(url.host or "127.0.0.1", url.port or 5432)
+    await relay.up()
+    tenant = await make_tenant(url.set(host="127.0.0.1", port=relay.port).render_as_string(
+        hide_password=False))
+    first = await client.post("/api/v2/mcp/clients/", json={"name": "Before"},
+                              headers=tenant.headers)
+    assert first.status == 201
+    await relay.down()
+    started = time.monotonic()
+    down = await client.get("/api/v2/mcp/clients/list/", headers=tenant.headers)
+    assert down.status == 503 and time.monotonic() - started < 3.0
+    await relay.up()
+    try:
+        back = await client.get("/api/v2/mcp/clients/list/", headers=tenant.headers)
+        assert back.status == 200
+        assert [item["name"] for item in (await back.json())["items"]] == ["Before"]
+    finally:
+        await relay.down()

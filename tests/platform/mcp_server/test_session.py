@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 
+import pytest
 import sqlalchemy as sa
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 
+from insureops.platform.api_keys import ApiKey
 from insureops.platform.auth import Scope
+from insureops.platform.keys import DATABASE
 from insureops.schema.sql.engine import create_tenant_engine
 from insureops.schema.sql.tables import sa_table
 
@@ -105,3 +109,25 @@ async def test_tools_follow_the_key_scope_when_the_key_is_read_only(
     assert refused.is_error and "insufficient_scope" in refused.content[0].text
     assert listed == {"items": [], "next_cursor": None}
     assert invalid.is_error
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+async def test_tools_refuse_with_key_tips_when_the_key_is_revoked_during_a_session(
+        client, make_tenant, make_tenant_database, recording_service, server_parameters,
+        errlog):
+    service_url, recorder = recording_service
+    tenant = await make_tenant(None)
+    params = server_parameters("--validate-every", "0.3", SERVICE_API_KEY=tenant.key,
+                               DATABASE_URL=make_tenant_database(), SERVICE_URL=service_url)
+    async with stdio_client(params, errlog=errlog) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        before = await session.call_tool("create_client", {"client": {"name": "Kept"}})
+        async with client.app[DATABASE].unit_of_work() as uow:
+            await uow.session.execute(sa.update(ApiKey).where(ApiKey.id == tenant.key_id)
+                                      .values(revoked_at=datetime.datetime.now(datetime.UTC)))
+        await _wait_for(lambda: recorder.paths().count("/api/v2/mcp/validate-key/") >= 3)
+        after = await session.call_tool("list_clients", {})
+    assert not before.is_error
+    assert after.is_error and "invalid_api_key" in after.content[0].text
+    assert "Generate a new key" in after.content[0].text
