@@ -14,12 +14,16 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from aiohttp import web
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from insureops.platform.keys import TENANT_POOLS
 from insureops.platform.tenant_data.store import TenantStore, create_async_tenant_engine
+from insureops.schema.sql.apply import apply_data_model
+from insureops.schema.sql.engine import create_tenant_engine
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,17 @@ class _Entry:
     engine: AsyncEngine
 
 
+def _apply(url: str) -> None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database:
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_tenant_engine(url)
+    try:
+        apply_data_model(engine)
+    finally:
+        engine.dispose()
+
+
 def _fingerprint(url: str) -> str:
     # The URL holds the password: keep only a digest to notice that it changed.
     return hashlib.sha256(url.encode()).hexdigest()
@@ -52,6 +67,18 @@ class TenantPools:
         self.limits = limits or PoolLimits()
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._retired: set[asyncio.Task[None]] = set()
+        self._prepared: set[str] = set()
+        self._preparing = asyncio.Lock()
+
+    async def prepare_once(self, url: str) -> None:
+        """Apply the data model to the database at `url` unless this instance already did
+        (the embedded SQLite default: created on a workspace's first request)."""
+        if url in self._prepared:
+            return
+        async with self._preparing:
+            if url not in self._prepared:
+                await asyncio.to_thread(_apply, url)
+                self._prepared.add(url)
 
     def store_for(self, tenant_id: str, url: str) -> TenantStore:
         """The tenant's store on `url`; a changed URL replaces (and disposes) the old engine."""

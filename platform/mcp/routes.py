@@ -63,7 +63,8 @@ async def _run(call: Call[Any, Any], use_case: Any, *args: Any) -> Any:
     async with call.unit_of_work() as uow:
         store = await mcp_service.tenant_store(
             uow, call.request.config_dict[SECRET_KEYS].fernet,
-            call.request.config_dict[TENANT_POOLS], tenant_id)
+            call.request.config_dict[TENANT_POOLS], tenant_id,
+            call.settings.tenant_sqlite_directory)
     return await store.run(use_case, *args, tenant_id)
 
 
@@ -191,8 +192,9 @@ async def validate_key(call: Call[None, None]) -> KeyValidation:
             "string holds the password; the service never logs it.")
 async def database_connection(call: Call[None, None]) -> DatabaseConnection:
     async with call.unit_of_work() as uow:
-        url = await mcp_service.tenant_database_url(
-            uow, call.request.config_dict[SECRET_KEYS].fernet, call.principal.active_workspace_id)
+        url, _ = await mcp_service.tenant_database_url(
+            uow, call.request.config_dict[SECRET_KEYS].fernet,
+            call.principal.active_workspace_id, call.settings.tenant_sqlite_directory)
     return DatabaseConnection(connection_string=url, backend=mcp_service.backend_of(url))
 
 

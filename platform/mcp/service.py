@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from pathlib import Path
 
 from cryptography.fernet import MultiFernet
 from sqlalchemy.engine import make_url
@@ -20,20 +21,32 @@ class TenantDatabaseNotConfiguredError(TenantDatabaseUnavailableError):
     """The workspace has saved no tenant database connection yet."""
 
 
-async def tenant_database_url(uow: UnitOfWork, fernet: MultiFernet, tenant_id: str) -> str:
-    """The workspace's decrypted tenant database URL (never log it)."""
+def embedded_database_url(directory: Path, tenant_id: str) -> str:
+    """The zero-set-up tenant database of a workspace: a SQLite file under `directory`."""
+    return f"sqlite:///{directory.resolve() / f'{tenant_id}.sqlite3'}"
+
+
+async def tenant_database_url(uow: UnitOfWork, fernet: MultiFernet, tenant_id: str,
+                              sqlite_directory: Path | None = None) -> tuple[str, bool]:
+    """The workspace's decrypted tenant database URL (never log it), and whether it is the
+    embedded default (no connection saved, SQLite directory configured)."""
     url = await load_tenant_database_url(uow, tenant_id, fernet)
-    if url is None:
-        raise TenantDatabaseNotConfiguredError(
-            "This workspace has no tenant database yet: an owner or admin saves its connection "
-            "under Settings -> Database (POST /api/v2/settings/database/).")
-    return url
+    if url is not None:
+        return url, False
+    if sqlite_directory is not None:
+        return embedded_database_url(sqlite_directory, tenant_id), True
+    raise TenantDatabaseNotConfiguredError(
+        "This workspace has no tenant database yet: an owner or admin saves its connection "
+        "under Settings -> Database (POST /api/v2/settings/database/).")
 
 
 async def tenant_store(uow: UnitOfWork, fernet: MultiFernet, pools: TenantPools,
-                       tenant_id: str) -> TenantStore:
-    """The store of the workspace's own database, through its bounded pool."""
-    url = await tenant_database_url(uow, fernet, tenant_id)
+                       tenant_id: str, sqlite_directory: Path | None = None) -> TenantStore:
+    """The store of the workspace's own database, through its bounded pool; the embedded
+    default is prepared (data model applied) on its first use."""
+    url, embedded = await tenant_database_url(uow, fernet, tenant_id, sqlite_directory)
+    if embedded:
+        await pools.prepare_once(url)
     return pools.store_for(tenant_id, url)
 
 

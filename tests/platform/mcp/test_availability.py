@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import socket
 import time
 
 import pytest
 from sqlalchemy.engine import make_url
 
+from insureops.platform.identity import Workspace
+from insureops.platform.keys import DATABASE
 from insureops.platform.tenant_pools import PoolLimits, TenantPools
+from tests.platform.mcp.conftest import add_key
 
 
 def _closed_port() -> int:
@@ -125,3 +129,21 @@ async def test_same_url_works_again_when_the_database_comes_back(
         assert [item["name"] for item in (await back.json())["items"]] == ["Before"]
     finally:
         await relay.down()
+
+
+async def test_embedded_sqlite_database_is_made_on_first_use_when_none_is_saved(
+        make_client, settings, tmp_path):
+    directory = tmp_path / "tenants"
+    client = await make_client(settings.model_copy(update={"tenant_sqlite_directory": directory}))
+    async with client.app[DATABASE].unit_of_work() as uow:
+        uow.session.add(Workspace(tenant_id="01J00000000000000000000000", name="Solo",
+                                  created_at=datetime.datetime.now(datetime.UTC)))
+    key, _ = await add_key(client, "01J00000000000000000000000")
+    headers = {"Authorization": f"Bearer {key}"}
+    created = await client.post("/api/v2/mcp/clients/", json={"name": "First"}, headers=headers)
+    assert created.status == 201
+    assert (directory / "01J00000000000000000000000.sqlite3").is_file()
+    connection = await (await client.get("/api/v2/mcp/database/connection/",
+                                          headers=headers)).json()
+    assert connection["backend"] == "sqlite"
+    assert connection["connection_string"].endswith("01J00000000000000000000000.sqlite3")
