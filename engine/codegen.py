@@ -20,6 +20,7 @@ from decimal import Decimal
 from insureops.engine import ir
 from insureops.engine import operations as ops
 from insureops.engine.errors import EngineError
+from insureops.engine.expressions import children
 from insureops.engine.program import in_window, located
 
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
@@ -34,6 +35,9 @@ class _Source:
         self.lines: list[str] = []
         self.names: dict[str, object] = {}
         self._ids: dict[int, str] = {}
+        self.pending: list[str] = []  # statements the next condition needs first (loops)
+        self.hoisted: list[str] = []  # per-loop values computed once, on first use
+        self.serial = 0
 
     def const(self, value: object) -> str:
         key = id(value)
@@ -45,6 +49,10 @@ class _Source:
     def emit(self, depth: int, line: str) -> None:
         self.lines.append("    " * depth + line)
 
+    def fresh(self, prefix: str) -> str:
+        self.serial += 1
+        return f"{prefix}{self.serial}"
+
 
 def generate(items: tuple, compiler, roots: list[str]):
     """A function `run(env, ev, state)` equivalent to `program.run_items` for `items`."""
@@ -54,7 +62,8 @@ def generate(items: tuple, compiler, roots: list[str]):
                "LOCATED": located, "ENGINE_ERROR": EngineError, "DECIMAL": Decimal,
                "MEMBER_OF": ops.member_of, "NOT_MEMBER_OF": ops.not_member_of,
                "BETWEEN": ops.between, "STARTS": ops.starts_with, "ENDS": ops.ends_with,
-               "NULLISH": _nullish, "GETTER": _getter}
+               "NULLISH": _nullish, "GETTER": _getter, "UNSET": _UNSET,
+               "FAST": frozenset({Decimal, str, date})}
     local = {name: f"r{i}" for i, name in enumerate(roots)}
     src.emit(0, "def run(env, ev, st):")
     src.emit(1, f"ev.remaining -= {len(items)}")  # the evaluation is its own step budget
@@ -85,9 +94,54 @@ def _item(src: _Source, item, compiler, local: dict) -> None:
     handle = src.const(item)
     src.emit(2, f"_i = {handle}")  # the item an error is reported in
     if item.kind == "table":
-        src.emit(2, f"{handle}.run(env, st)")
+        if item.collect or item.unique:
+            src.emit(2, f"{handle}.run(env, st)")
+        else:
+            _first_hit_table(src, item, compiler, local)
     else:
         _rule(src, item, handle, compiler, local)
+
+
+def _first_hit_table(src: _Source, item, compiler, local: dict) -> None:
+    """A `hit first` table: every input read once, then the rows tested in order; constant
+    comparisons are inlined, other cells call their compiled matcher."""
+    columns = []
+    for expr in item.node.inputs:
+        operand = _operand(src, expr, compiler, local)
+        for line in src.pending:
+            src.emit(2, line)
+        src.pending.clear()
+        column = src.fresh("_x")
+        src.emit(2, f"{column} = {operand}")
+        columns.append(column)
+    outputs = local["outputs"]
+    src.emit(2, "while True:")
+    for cells, values, _ in item.rows:
+        tests = [_cell(src, columns[column], match, cell)
+                 for column, match, _, cell in cells] or ["True"]
+        src.emit(3, f"if {' and '.join(tests)}:")
+        for name, value in zip(item.node.outputs, values):
+            fixed = value.value if getattr(value, "is_constant", False) else _NOT_CONSTANT
+            text = src.const(fixed) if fixed is not _NOT_CONSTANT and type(fixed) is not tuple \
+                else f"{src.const(value)}(env)"
+            src.emit(4, f"{outputs}[{src.const(name)}] = {text}")
+        src.emit(4, f"fired.append({src.const(item.name)})")
+        src.emit(4, "break")
+    src.emit(3, "break")
+
+
+def _cell(src: _Source, column: str, match, cell) -> str:
+    """One cell's test of its column's value, true only when the cell matches."""
+    if isinstance(cell, ir.NullCell):
+        return f"{column} is None"
+    operand = getattr(cell, "operand", None)
+    if isinstance(cell, ir.CompareCell) and isinstance(operand, ir.Literal):
+        value, op, where = operand.value, cell.op, src.const(cell.span)
+        if op in _COMPARE and type(value) in (Decimal, str, date):
+            k, kind, slow = src.const(value), src.const(type(value)), src.const(_SLOW[op])
+            return (f"(((_a {_COMPARE[op]} {k}) if type(_a := {column}) is {kind} "
+                    f"else {slow}(_a, {k}, {where})) is True)")
+    return f"({src.const(match)}({column}, env) is True)"
 
 
 def _nullish(value: object, span) -> bool:
@@ -112,7 +166,11 @@ def _rule(src: _Source, item, handle: str, compiler, local: dict) -> None:
     src.emit(3, "_n = False")
     span = src.const(node.condition.span)
     for condition in _conjuncts(node.condition):
-        src.emit(3, f"_c = {_atom(src, condition, compiler, local)}")
+        atom = _atom(src, condition, compiler, local)
+        for line in src.pending:
+            src.emit(3, line)
+        src.pending.clear()
+        src.emit(3, f"_c = {atom}")
         src.emit(3, "if _c is not True:")
         src.emit(4, "if _c is False: break")
         src.emit(4, f"_n = NULLISH(_c, {span})")
@@ -172,7 +230,7 @@ def _atom(src: _Source, expr: object, compiler, local: dict) -> str:
         left = _operand(src, expr.value, compiler, local)
         return f"({left} is {'not ' if expr.negated else ''}None)"
     if isinstance(expr, ir.Between):
-        low, high = _literal(expr.low, compiler), _literal(expr.high, compiler)
+        low, high = _literal(expr.low, compiler, local), _literal(expr.high, compiler, local)
         if type(low) is Decimal and type(high) is Decimal:
             left = _operand(src, expr.value, compiler, local)
             lo, hi, where = src.const(low), src.const(high), src.const(span)
@@ -182,14 +240,16 @@ def _atom(src: _Source, expr: object, compiler, local: dict) -> str:
         inline = _binary(src, expr, compiler, local)
         if inline is not None:
             return inline
-    return f"{src.const(compiler.compile(expr))}(env)"
+    if isinstance(expr, ir.Comprehension):
+        return _operand(src, expr, compiler, local)
+    return _closure(src, expr, compiler, local)
 
 
 def _binary(src: _Source, expr: ir.Binary, compiler, local: dict) -> str | None:
-    value = _literal(expr.right, compiler)
-    if value is _NOT_CONSTANT:
-        return None
+    value = _literal(expr.right, compiler, local)
     where, op = src.const(expr.span), expr.op
+    if value is _NOT_CONSTANT:
+        return _hoisted_compare(src, expr, compiler, local) if op in _COMPARE else None
     if op in _COMPARE and type(value) in (Decimal, str, date):
         left = _operand(src, expr.left, compiler, local)
         k, kind, slow = src.const(value), src.const(type(value)), src.const(_SLOW[op])
@@ -212,9 +272,11 @@ def _binary(src: _Source, expr: ir.Binary, compiler, local: dict) -> str | None:
 _NOT_CONSTANT = object()
 
 
-def _literal(expr: object, compiler) -> object:
+def _literal(expr: object, compiler, local: dict | None = None) -> object:
     """The value of a constant expression (a literal, a const, a folded sub-tree), or
     _NOT_CONSTANT."""
+    if local is not None and _mentions(expr, _loop_names(local)):
+        return _NOT_CONSTANT
     fn = compiler.compile(expr)
     if getattr(fn, "is_constant", False):
         return fn.value
@@ -225,6 +287,119 @@ def _operand(src: _Source, expr: object, compiler, local: dict) -> str:
     """`input.field` read inline, anything else through its closure."""
     if isinstance(expr, ir.Member) and isinstance(expr.obj, ir.Name) \
             and expr.obj.name in local:
-        return f"g{local[expr.obj.name][1:]}({src.const(expr.field)})"
+        variable, field = local[expr.obj.name], src.const(expr.field)
+        if variable.startswith("_v"):  # a loop variable: an item of the list
+            return (f"({variable}.get({field}) if type({variable}) is dict "
+                    f"else MEMBER({variable}, {field}, {src.const(expr.span)}))")
+        return f"g{variable[1:]}({field})"
+    if isinstance(expr, ir.Comprehension) and not _loop_names(local):
+        inline = inline_comprehension(src, expr, compiler, local)
+        if inline is not None:
+            return inline
+    return _closure(src, expr, compiler, local)
+
+
+def _closure(src: _Source, expr: object, compiler, local: dict) -> str:
+    """A call of the closure computing `expr`; not inside a loop if it reads the loop
+    variable (the closure would look for it in the env)."""
+    if _mentions(expr, _loop_names(local)):
+        raise _NotInline
     return f"{src.const(compiler.compile(expr))}(env)"
 
+
+
+# --- comprehensions inlined as loops ------------------------------------------------------------
+
+
+class _NotInline(Exception):
+    """A loop body needs something only the closures can do: use the closure instead."""
+
+
+_UNSET = object()
+
+
+def _loop_names(local: dict) -> frozenset[str]:
+    return frozenset(name for name, variable in local.items() if variable.startswith("_v"))
+
+
+def _mentions(expr: object, names: frozenset[str]) -> bool:
+    """Whether `expr` reads any of `names` (or holds a comprehension, whose steps must be
+    charged as often as the closures would)."""
+    if not names:
+        return False
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Comprehension) or (isinstance(node, ir.Name)
+                                                   and node.name in names):
+            return True
+        stack.extend(children(node))
+    return False
+
+
+def _hoisted_compare(src: _Source, expr: ir.Binary, compiler, local: dict) -> str | None:
+    """Inside a loop, `item.field OP expr` where expr does not depend on the item: the right
+    side is computed once, when the first item needs it (so in the closures' order)."""
+    if not _loop_names(local) or _mentions(expr.right, _loop_names(local)):
+        return None
+    left = _operand(src, expr.left, compiler, local)
+    held = src.fresh("_h")
+    src.hoisted.append(held)
+    right = f"({held} if {held} is not UNSET else ({held} := {_closure(src, expr.right, compiler, local)}))"
+    slow, where = src.const(_SLOW[expr.op]), src.const(expr.span)
+    return (f"((_a {_COMPARE[expr.op]} _b) if type(_a := {left}) is type(_b := {right}) "
+            f"and type(_a) in FAST else {slow}(_a, _b, {where}))")
+
+
+def inline_comprehension(src: _Source, expr: ir.Comprehension, compiler,
+                         local: dict) -> str | None:
+    """`count`/`any`/`all` over a list as a loop in the generated function (statements put in
+    `src.pending`); returns the variable holding its value, or None to use the closure. The
+    loop charges the same steps and raises the same errors as `comprehensions.py`; a source
+    that is not a list (null, a set, a wrong type) takes the closure."""
+    if expr.kind not in ("count", "any", "all"):
+        return None
+    if any(isinstance(node, ir.Comprehension) for node in _walk(expr.source)):
+        return None
+    item, result = src.fresh("_v"), src.fresh("_q")
+    inner = {**local, expr.var: item}
+    src.hoisted = []
+    try:
+        test = item if expr.where is None else _atom(src, expr.where, compiler, inner)
+    except _NotInline:
+        return None
+    source = _operand(src, expr.source, compiler, local)
+    span, closure = src.const(expr.span), src.const(compiler.compile(expr))
+    lines = [f"_s = {source}",
+             f"if _s is None: {result} = None",
+             "elif type(_s) is list:",
+             "    ev.remaining -= len(_s)",
+             f"    if ev.remaining < 0: ev.charge(0, {span})",
+             *(f"    {held} = UNSET" for held in src.hoisted)]
+    if expr.kind == "count" and expr.where is None:
+        lines.append(f"    {result} = DECIMAL(len(_s))")
+    elif expr.kind == "count":
+        lines += ["    _t = 0", f"    for {item} in _s:", f"        _w = {test}",
+                  "        if _w is True: _t += 1",
+                  f"        elif _w is not False: TRUTH(_w, {span})",
+                  f"    {result} = DECIMAL(_t)"]
+    elif expr.kind == "any":
+        lines += [f"    {result} = False", f"    for {item} in _s:", f"        _w = {test}",
+                  f"        if _w is True: {result} = True; break",
+                  f"        TRUTH(_w, {span})"]
+    else:
+        lines += [f"    {result} = True", f"    for {item} in _s:", f"        _w = {test}",
+                  "        if _w is not True:",
+                  f"            TRUTH(_w, {span}); {result} = False; break"]
+    lines.append(f"else: {result} = {closure}(env)")
+    src.hoisted = []
+    src.pending.extend(lines)
+    return result
+
+
+def _walk(expr: object):
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(children(node))

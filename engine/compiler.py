@@ -24,6 +24,8 @@ from insureops.engine.program import (
     run_items,
     run_items_traced,
 )
+from insureops.engine.projection import ProjectedConverter
+from insureops.engine.reads import input_reads
 from insureops.engine.result import Result, TestOutcome
 from insureops.engine.selftest import run_tests
 
@@ -62,8 +64,11 @@ def build_ruleset(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | Non
     converters = {decl.name: InputConverter(input_schemas.get(decl.name))
                   for decl in ruleset.inputs}
     active = tuple(item for item in ordered if getattr(item.node, "enabled", True))
-    fast = None
+    fast, projected = None, None
     if generate_code:
+        reads = input_reads(ruleset)
+        projected = {name: ProjectedConverter(converter, reads[name])
+                     for name, converter in converters.items()}
         try:
             fast = generate(active, compiler, [*(d.name for d in ruleset.inputs), "outputs"])
         except (SyntaxError, RecursionError, MemoryError):
@@ -73,7 +78,7 @@ def build_ruleset(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | Non
             if item.kind == "rule":
                 item.prepare()
     return CompiledRuleset(ruleset, ordered, converters, consts, expectations, source, compiler,
-                           fast)
+                           fast, projected)
 
 
 def _evaluate_consts(ruleset: ir.Ruleset, compiler_class, limits: Limits) -> dict:
@@ -94,7 +99,8 @@ class CompiledRuleset:
     so one instance can serve many evaluations (also from several threads)."""
 
     def __init__(self, ruleset: ir.Ruleset, items: tuple, converters: dict, consts: dict,
-                 expectations: list, source: str | None, compiler, fast=None) -> None:
+                 expectations: list, source: str | None, compiler, fast=None,
+                 projected: dict | None = None) -> None:
         self.name = ruleset.name
         self.ir = ruleset
         self.consts = consts
@@ -102,6 +108,8 @@ class CompiledRuleset:
         self._all_items = items
         self._active_items = tuple(item for item in items if getattr(item.node, "enabled", True))
         self._converters = converters
+        # the untraced fast path converts only what the rules read (`projection.py`)
+        self._projected = projected if fast is not None and projected else converters
         self._expectations = expectations
         self._compiler = compiler
         self._fast = fast
@@ -114,7 +122,7 @@ class CompiledRuleset:
         `today()`/`now()` and `effective` windows see; `explain` adds the trace."""
         limits = limits or self._default_limits
         ev = Evaluation(as_of, limits, self._regexes)
-        env = self._bind(inputs, limits)
+        env = self._bind(inputs, limits, self._converters if explain else self._projected)
         env[EVAL] = ev
         outputs: dict = {}
         env["outputs"] = outputs
@@ -133,8 +141,10 @@ class CompiledRuleset:
         return Result(self.name, decision, state.score, outputs, state.reasons,
                       sorted(state.tags), state.fired, trace)
 
-    def _bind(self, inputs: Mapping[str, object], limits: Limits) -> dict:
-        converters = self._converters
+    def _bind(self, inputs: Mapping[str, object], limits: Limits,
+              converters: dict | None = None) -> dict:
+        if converters is None:
+            converters = self._projected
         env = {}
         for name, converter in converters.items():
             if name not in inputs:

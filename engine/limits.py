@@ -15,7 +15,8 @@ class Limits:
     - `max_input_nodes` (100,000): values in the input data, counting every object, list, and
       scalar once. Code `limit_input_size`.
     - `max_input_depth` (64): nesting of objects and lists in the input data. Code `limit_depth`
-      (also raised if evaluation would recurse deeper than Python allows).
+      (also raised if evaluation would recurse deeper than Python allows, and for input nested
+      deeper than 400 levels whatever this limit says).
     - `max_steps` (1,000,000): rule and table evaluations plus comprehension iterations in one
       evaluation. Code `limit_steps`.
     - `max_regex_pattern_length` (500) and `max_regex_subject_length` (10,000) characters, and
