@@ -15,8 +15,7 @@ import secrets
 import string
 
 from aiohttp import web
-from sqlalchemy import CheckConstraint, ForeignKey, String, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import CheckConstraint, ForeignKey, String, bindparam, select, update
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.auth import AuthKind, Principal, Scope
@@ -57,10 +56,6 @@ class ApiKey(Base):
     def scope_set(self) -> frozenset[Scope]:
         return frozenset(Scope(part) for part in self.scopes.split())
 
-    def is_usable(self, now: datetime.datetime) -> bool:
-        """Neither revoked nor past its expiry."""
-        return self.revoked_at is None and (self.expires_at is None or now < self.expires_at)
-
 
 def new_api_key() -> str:
     """`iops_` and 40 base62 characters from the OS's CSPRNG (about 238 bits)."""
@@ -86,9 +81,9 @@ def normalise_scopes(scopes: list[Scope] | tuple[Scope, ...] | frozenset[Scope])
     return " ".join(sorted(scope.value for scope in chosen))
 
 
-async def key_by_hash(session: AsyncSession, key_hash: str) -> ApiKey | None:
-    statement = select(ApiKey).where(ApiKey.key_hash == key_hash)
-    return (await session.execute(statement)).scalar_one_or_none()
+_LOOKUP = select(ApiKey.id, ApiKey.workspace_id, ApiKey.scopes, ApiKey.last_used_at,
+                 ApiKey.expires_at, ApiKey.revoked_at).where(
+    ApiKey.key_hash == bindparam("key_hash"))
 
 
 def _invalid() -> ApiError:
@@ -110,12 +105,17 @@ async def authenticate_api_key(request: web.Request) -> Principal:
     if key is None or not is_well_formed(key):
         raise _invalid()
     now = datetime.datetime.fromtimestamp(request.config_dict[CLOCK](), tz=datetime.UTC)
-    async with request.config_dict[DATABASE].unit_of_work() as uow:
-        row = await key_by_hash(uow.session, hash_api_key(key))
-        if row is None or not row.is_usable(now):
-            raise _invalid()
-        if row.last_used_at is None or now - row.last_used_at >= LAST_USED_STEP:
-            await uow.session.execute(update(ApiKey).where(ApiKey.id == row.id)
-                                      .values(last_used_at=now))
-    return Principal(AuthKind.API_KEY, active_workspace_id=row.workspace_id,
-                     scopes=row.scope_set, subject=row.id)
+    engine = request.config_dict[DATABASE].engine
+    # Core on a plain connection: one indexed read per request, no ORM session or identity map.
+    async with engine.connect() as connection:
+        row = (await connection.execute(_LOOKUP, {"key_hash": hash_api_key(key)})).first()
+    if row is None or row.revoked_at is not None or (
+            row.expires_at is not None and now >= row.expires_at):
+        raise _invalid()
+    if row.last_used_at is None or now - row.last_used_at >= LAST_USED_STEP:
+        async with engine.begin() as connection:
+            await connection.execute(update(ApiKey).where(ApiKey.id == row.id)
+                                     .values(last_used_at=now))
+    scopes = frozenset(Scope(part) for part in row.scopes.split())
+    return Principal(AuthKind.API_KEY, active_workspace_id=row.workspace_id, scopes=scopes,
+                     subject=row.id)
