@@ -131,3 +131,31 @@ async def test_tools_refuse_with_key_tips_when_the_key_is_revoked_during_a_sessi
     assert not before.is_error
     assert after.is_error and "invalid_api_key" in after.content[0].text
     assert "Generate a new key" in after.content[0].text
+
+
+async def test_tools_never_reach_another_workspace_when_they_share_the_database(
+        client, make_tenant, make_tenant_database, recording_service, server_parameters,
+        errlog):
+    service_url, _ = recording_service
+    shared = make_tenant_database()
+    a, b = await make_tenant(shared, name="A"), await make_tenant(shared, name="B")
+    theirs = await (await client.post("/api/v2/mcp/clients/", json={"name": "B's client"},
+                                      headers=b.headers)).json()
+    params = server_parameters(SERVICE_API_KEY=a.key, DATABASE_URL=shared,
+                               SERVICE_URL=service_url)
+    async with stdio_client(params, errlog=errlog) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        read_theirs = await session.call_tool("get_client", {"uuid": theirs["uuid"]})
+        write_theirs = await session.call_tool("update_client", {
+            "uuid": theirs["uuid"], "client": {"name": "taken over"}})
+        link_theirs = await session.call_tool("create_policy", {"policy": {
+            "client_id": theirs["id"]}})
+        listed = _json(await session.call_tool("list_clients", {}))
+    assert read_theirs.is_error and "not_found" in read_theirs.content[0].text
+    assert write_theirs.is_error and "not_found" in write_theirs.content[0].text
+    assert link_theirs.is_error and "client_id" in link_theirs.content[0].text
+    assert listed["items"] == []
+    unchanged = await (await client.get(f"/api/v2/mcp/clients/{theirs['uuid']}/",
+                                        headers=b.headers)).json()
+    assert unchanged["name"] == "B's client"
