@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from insureops.platform.identity import Workspace
-from insureops.platform.keys import DATABASE
+from insureops.platform.keys import DATABASE, TENANT_POOLS
 from insureops.platform.tenant_pools import PoolLimits, TenantPools
 from tests.platform.mcp.conftest import add_key
 
@@ -147,3 +147,14 @@ async def test_embedded_sqlite_database_is_made_on_first_use_when_none_is_saved(
                                           headers=headers)).json()
     assert connection["backend"] == "sqlite"
     assert connection["connection_string"].endswith("01J00000000000000000000000.sqlite3")
+
+
+async def test_tenant_engines_are_disposed_when_the_app_shuts_down(client, tenant):
+    response = await client.get("/api/v2/mcp/clients/list/", headers=tenant.headers)
+    assert response.status == 200
+    mcp_app = next(resource.get_info()["app"] for resource in client.app.router.resources()
+                   if resource.get_info().get("prefix") == "/api/v2/mcp")
+    pools = mcp_app[TENANT_POOLS]
+    assert len(pools) == 1
+    await client.close()
+    assert len(pools) == 0
