@@ -96,13 +96,10 @@ def stage_costs(cases: Path) -> list[tuple[str, float]]:
     evaluator = CaseEvaluator(compiled, filename=str(APPETITE))
     results = timed("evaluate (conversion included)", lambda: [
         evaluator.evaluate(case) for case in parsed])
-    limits, convert = Limits(), getattr(compiled, "_bind", None)  # a private engine step:
-    try:                                                            # measured while it exists
-        convert(parsed[0].inputs, limits)
-    except TypeError:
-        convert = None
-    if convert is not None:
-        timed("  of which: convert inputs (_bind)", lambda: [
+    limits = Limits()
+    convert = getattr(compiled, "_bind_measured", None)  # a private engine step: measured
+    if convert is not None:                               # while it exists
+        timed("  of which: convert inputs", lambda: [
             convert(case.inputs, limits) for case in parsed])
     timed("write result line", lambda: [
         result_line(case, result) for case, result in zip(parsed, results, strict=True)])

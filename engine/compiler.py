@@ -29,6 +29,7 @@ from insureops.engine.reads import input_reads
 from insureops.engine.result import Result, TestOutcome
 from insureops.engine.selftest import run_tests
 
+_PENDING = object()
 RESULT_NAMES = frozenset({"decision", "score", "outputs", "reasons", "tags", "fired"})
 
 
@@ -63,22 +64,14 @@ def build_ruleset(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | Non
     ordered = tuple(programs[i] for i in order)
     converters = {decl.name: InputConverter(input_schemas.get(decl.name))
                   for decl in ruleset.inputs}
-    active = tuple(item for item in ordered if getattr(item.node, "enabled", True))
-    fast, projected = None, None
-    if generate_code:
-        reads = input_reads(ruleset)
-        projected = {name: ProjectedConverter(converter, reads[name])
-                     for name, converter in converters.items()}
-        try:
-            fast = generate(active, compiler, [*(d.name for d in ruleset.inputs), "outputs"])
-        except (SyntaxError, RecursionError, MemoryError):
-            fast = None  # the closures alone are correct, only slower
-    if fast is None:  # the closure loop will run: compile (and so validate) every condition
-        for item in ordered:
-            if item.kind == "rule":
-                item.prepare()
+    # Compile (and so validate) every condition now; the generated fast path, when asked for,
+    # is made on the first untraced evaluation: it costs more than the rest of the compile
+    # (Python's own compile of the generated text), and checking a ruleset needs none of it.
+    for item in ordered:
+        if item.kind == "rule":
+            item.prepare()
     return CompiledRuleset(ruleset, ordered, converters, consts, expectations, source, compiler,
-                           fast, projected)
+                           generate_code)
 
 
 def _evaluate_consts(ruleset: ir.Ruleset, compiler_class, limits: Limits) -> dict:
@@ -99,8 +92,8 @@ class CompiledRuleset:
     so one instance can serve many evaluations (also from several threads)."""
 
     def __init__(self, ruleset: ir.Ruleset, items: tuple, converters: dict, consts: dict,
-                 expectations: list, source: str | None, compiler, fast=None,
-                 projected: dict | None = None) -> None:
+                 expectations: list, source: str | None, compiler,
+                 generate_code: bool = False) -> None:
         self.name = ruleset.name
         self.ir = ruleset
         self.consts = consts
@@ -109,20 +102,30 @@ class CompiledRuleset:
         self._active_items = tuple(item for item in items if getattr(item.node, "enabled", True))
         self._converters = converters
         # the untraced fast path converts only what the rules read (`projection.py`)
-        self._projected = projected if fast is not None and projected else converters
+        self._projected = converters
         self._expectations = expectations
         self._compiler = compiler
-        self._fast = fast
+        self._generated = _PENDING if generate_code else None  # the fast path, made on demand
         self._regexes: dict = {}
         self._default_limits = Limits()
 
     def evaluate(self, inputs: Mapping[str, object], *, as_of: date | None = None,
-                 explain: bool = False, limits: Limits | None = None) -> Result:
+                 explain: bool = False, limits: Limits | None = None,
+                 measured: bool = False) -> Result:
         """Run the ruleset on `inputs` (input name -> JSON-like data). `as_of` is what
-        `today()`/`now()` and `effective` windows see; `explain` adds the trace."""
+        `today()`/`now()` and `effective` windows see; `explain` adds the trace. `measured`
+        tells that the caller has checked that the inputs are parsed JSON within the input
+        size and depth limits (as `rules simulate` does from the line's text), which saves
+        measuring them again."""
         limits = limits or self._default_limits
         ev = Evaluation(as_of, limits, self._regexes)
-        env = self._bind(inputs, limits, self._converters if explain else self._projected)
+        fast = self._generated
+        if fast is _PENDING and not explain:
+            fast = self._generate()
+        if measured and not explain and self._projected is not self._converters:
+            env = self._bind_measured(inputs, limits)
+        else:
+            env = self._bind(inputs, limits, self._converters if explain else self._projected)
         env[EVAL] = ev
         outputs: dict = {}
         env["outputs"] = outputs
@@ -131,8 +134,8 @@ class CompiledRuleset:
         try:
             if explain:
                 trace = run_items_traced(self._all_items, env, ev, state, self.source)
-            elif self._fast is not None:
-                self._fast(env, ev, state)
+            elif fast is not None:
+                fast(env, ev, state)
             else:
                 run_items(self._active_items, env, ev, state)
         except RecursionError:
@@ -140,6 +143,25 @@ class CompiledRuleset:
         decision = state.decision or self.ir.default_decision
         return Result(self.name, decision, state.score, outputs, state.reasons,
                       sorted(state.tags), state.fired, trace)
+
+    @property
+    def _fast(self):
+        """The generated fast path (`codegen.py`), made now if it was not yet; None when the
+        ruleset runs on closures alone."""
+        return self._generate() if self._generated is _PENDING else self._generated
+
+    def _generate(self):
+        roots = [*(decl.name for decl in self.ir.inputs), "outputs"]
+        try:
+            fast = generate(self._active_items, self._compiler, roots)
+        except (SyntaxError, RecursionError, MemoryError):
+            fast = None  # the closures alone are correct, only slower
+        if fast is not None:
+            reads = input_reads(self.ir)
+            self._projected = {name: ProjectedConverter(converter, reads[name])
+                               for name, converter in self._converters.items()}
+        self._generated = fast  # set last: another thread may read it at any time
+        return fast
 
     def _bind(self, inputs: Mapping[str, object], limits: Limits,
               converters: dict | None = None) -> dict:
@@ -154,6 +176,16 @@ class CompiledRuleset:
             unknown = sorted(str(name) for name in inputs if name not in converters)
             raise EvaluationError(f"unknown input {', '.join(unknown)}; the ruleset declares "
                                   f"{', '.join(converters) or 'none'}", code="unknown_input")
+        return env
+
+    def _bind_measured(self, inputs: Mapping[str, object], limits: Limits) -> dict:
+        env = {}
+        for name, converter in self._projected.items():
+            if name not in inputs:
+                return self._bind(inputs, limits)  # for its error
+            env[name] = converter.convert(name, inputs[name], limits, True)
+        if len(inputs) != len(env):
+            return self._bind(inputs, limits)
         return env
 
     def run_tests(self, *, as_of: date | None = None) -> list[TestOutcome]:

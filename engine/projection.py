@@ -20,6 +20,7 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from insureops.engine.conversion import (
+    _BIG,
     MAX_EXPONENT,
     InputConverter,
     _convert_string,
@@ -72,13 +73,16 @@ class ProjectedConverter:
     def __init__(self, full: InputConverter, access: Access) -> None:
         self.full = full
         self._lines: list[str] = []
-        self._names: dict[str, object] = {"DECIMAL": Decimal, "DAY": date.fromisoformat}
+        self._names: dict[str, object] = {"DECIMAL": Decimal, "DAY": date.fromisoformat,
+                                          "BIG": _BIG}
         self._count = 0
         self._root = None if access.whole else self._value(access, full._root, "")
 
-    def convert(self, name: str, value: object, limits: Limits) -> object:
-        """The runtime value of input `name`, as far as the ruleset reads it."""
-        if self._root is None or not measure(value, limits, name):
+    def convert(self, name: str, value: object, limits: Limits,
+                measured: bool = False) -> object:
+        """The runtime value of input `name`, as far as the ruleset reads it. `measured`: the
+        caller knows that `value` is JSON data within the input limits (see `measure`)."""
+        if self._root is None or not (measured or measure(value, limits, name)):
             return self.full.convert(name, value, limits)
         return self._root(value, name)
 
@@ -140,6 +144,7 @@ class ProjectedConverter:
             if leaf and fmt is None:  # strings stay strings; exact numbers in range stay
                 lines.append(f"        o[{k}] = x if type(x) is str or (type(x) is DECIMAL "
                              f"and {-MAX_EXPONENT} <= x.adjusted() <= {MAX_EXPONENT}) "
+                             f"else DECIMAL(x) if type(x) is int and -BIG < x < BIG "
                              f"else {convert}(x, p + {const('.' + key)})")
             elif leaf and fmt == "date":  # the usual date string, parsed here
                 lines += ["        try:",
