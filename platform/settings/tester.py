@@ -14,11 +14,12 @@ import time
 from dataclasses import dataclass
 
 import sqlalchemy as sa
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
 from insureops.platform.tenant_urls import CheckedUrl
 from insureops.schema.sql.apply import recorded_version
-from insureops.schema.sql.engine import create_tenant_engine
 
 logger = logging.getLogger("insureops.platform.settings")
 
@@ -41,29 +42,35 @@ def _connect_arguments(checked: CheckedUrl, timeout: float) -> dict[str, object]
     return {"connect_timeout": max(1, math.ceil(timeout)), "hostaddr": checked.addresses[0]}
 
 
-def _probe(checked: CheckedUrl, timeout: float) -> tuple[int, str | None]:
-    url = checked.url
+def _async_url(checked: CheckedUrl) -> URL:
     if checked.backend == "sqlite":
         # A missing file would be created by opening it: open read-only, never create.
-        url = url.set(database=f"file:{checked.database}?mode=ro", query={"uri": "true"})
-    engine = create_tenant_engine(url, poolclass=NullPool,
-                                  connect_args=_connect_arguments(checked, timeout))
+        return checked.url.set(drivername="sqlite+aiosqlite",
+                               database=f"file:{checked.database}?mode=ro",
+                               query={"uri": "true"})
+    return checked.url.set(drivername="postgresql+psycopg")
+
+
+async def _probe(checked: CheckedUrl, timeout: float) -> tuple[int, str | None]:
+    """Async drivers, so that the overall timeout cancels the probe at any step (a server that
+    accepts and then stalls mid-query included), not only while connecting."""
+    engine = create_async_engine(_async_url(checked), poolclass=NullPool,
+                                 connect_args=_connect_arguments(checked, timeout))
     try:
         started = time.perf_counter()
-        with engine.connect() as connection:
-            connection.execute(sa.text("SELECT 1"))
+        async with engine.connect() as connection:
+            await connection.execute(sa.text("SELECT 1"))
             latency_ms = round((time.perf_counter() - started) * 1000)
-            version = recorded_version(connection)
+            version = await connection.run_sync(recorded_version)
         return latency_ms, version
     finally:
-        engine.dispose()
+        await engine.dispose()
 
 
 async def try_connection(checked: CheckedUrl, timeout: float) -> ConnectionReport:
     """Connect to the checked URL (at most `timeout` seconds) and read its data-model version."""
     try:
-        latency_ms, version = await asyncio.wait_for(
-            asyncio.to_thread(_probe, checked, timeout), timeout + 1)
+        latency_ms, version = await asyncio.wait_for(_probe(checked, timeout), timeout)
     except Exception as exc:  # noqa: BLE001 - every cause gets the same answer (docstring)
         logger.info("tenant database test failed: %s", type(exc).__name__)
         return ConnectionReport(False, None, None, CONNECTION_FAILED)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import struct
 import uuid
 from pathlib import Path
 
@@ -171,6 +172,46 @@ async def test_test_gives_up_within_the_timeout_when_the_server_never_answers(te
         await server.wait_closed()
     assert (await response.json())["error"] == "connection_failed"
     assert elapsed < 2.0 + 2.5
+
+
+async def answer_startup_then_stall(reader, writer) -> None:
+    """Play a PostgreSQL server up to ReadyForQuery (no TLS, no password), then say nothing."""
+    while True:
+        length, code = struct.unpack("!ii", await reader.readexactly(8))
+        if code not in (80877103, 80877104):  # SSLRequest, GSSENCRequest: answer "no"
+            break
+        writer.write(b"N")
+        await writer.drain()
+    await reader.readexactly(length - 8)  # the rest of the StartupMessage
+    writer.write(b"R" + struct.pack("!ii", 8, 0) + b"Z" + struct.pack("!i", 5) + b"I")
+    await writer.drain()
+
+
+async def test_test_gives_up_within_the_timeout_when_the_server_stalls_after_connecting(
+        tenancy):
+    ann = await tenancy.owner("ann@example.com")
+    writers = []
+
+    async def serve(reader, writer):
+        writers.append(writer)
+        await answer_startup_then_stall(reader, writer)
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        started = asyncio.get_running_loop().time()
+        response = await run_test(tenancy, ann, url=f"postgresql://a:b@127.0.0.1:{port}/db")
+        elapsed = asyncio.get_running_loop().time() - started
+    finally:
+        for writer in writers:
+            writer.close()
+        server.close()
+        await server.wait_closed()
+    assert writers, "the service connected"
+    assert (await response.json())["error"] == "connection_failed"
+    # The 2 s timeout, then psycopg's grace for cancelling the query (it waits up to 5 s for
+    # the server before closing the connection): bounded, where a blocking read would not be.
+    assert 2.0 <= elapsed < 2.0 + 5.0 + 2.5
 
 
 @pytest.mark.parametrize(("url", "refusal"), [
