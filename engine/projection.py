@@ -148,8 +148,8 @@ class ProjectedConverter:
                              f"else {convert}(x, p + {const('.' + key)})")
             elif leaf and fmt == "date":  # the usual date string, parsed here
                 lines += ["        try:",
-                          f"            o[{k}] = DAY(x) if type(x) is str and len(x) == 10 "
-                          f"else {convert}(x, p + {const('.' + key)})",
+                          (f"            o[{k}] = DAY(x) if type(x) is str and len(x) == 10 "
+                           f"else {convert}(x, p + {const('.' + key)})"),
                           "        except ValueError:",
                           f"            o[{k}] = {convert}(x, p + {const('.' + key)})"]
             else:

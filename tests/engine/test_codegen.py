@@ -12,8 +12,10 @@ from engine_ir_builders import (
     between,
     binary,
     build,
+    comp,
     decline,
     is_null,
+    months,
     name,
     reason,
     refer,
@@ -28,7 +30,8 @@ from engine_ir_builders import (
 )
 
 from insureops.engine import ir
-from insureops.engine.errors import EvaluationError
+from insureops.engine.errors import EvaluationError, LimitExceededError
+from insureops.engine.limits import Limits
 
 EVIL = '"); __import__("os").system("echo pwned"); ("'
 
@@ -88,3 +91,73 @@ def test_generated_code_reports_the_rule_when_a_condition_fails_at_run_time():
         build(RULES).evaluate({"business": {"losses": "many"}}, as_of=date(2025, 1, 1))
     assert raised.value.code == "type_mismatch"
     assert raised.value.message.startswith("in rule `halt`")
+
+
+# --- comprehensions inlined as loops, hit-first tables inlined ---------------------------------
+
+LOOPS = ruleset(
+    rule("many_large", binary(">", comp("count", "c", name("business.claims"),
+                                        where=binary(">", name("c.amount"), 10_000)), 1),
+         tag("many_large")),
+    rule("recent", comp("any", "c", name("business.claims"),
+                        where=binary(">", name("c.date"),
+                                     binary("-", ir.Call("today", ()), months(12)))),
+         tag("recent")),
+    rule("all_small", comp("all", "c", name("business.claims"),
+                           where=binary("<", name("c.amount"), 50_000)), tag("all_small")),
+    rule("some", comp("any", "f", name("business.flags")), tag("some")),
+    rule("counted", binary("==", comp("count", "c", name("business.claims")), 2), tag("two")),
+    table("tier", "first", [name("business.state"), name("business.crew")], ["tier"], [
+        (["CA", ("<", 10)], ["B"]), (["CA", (">=", 10)], ["C"]),
+        ([("in", set_("TX", "AZ")), "-"], ["T"]), (["null", "-"], ["N"]),
+        (["-", ("between", 1, 5)], ["S"]), (["-", "-"], ["A"])]),
+    default="refer")
+LOOP_CASES = [
+    {"claims": [{"amount": 20_000, "date": date(2025, 5, 1)}, {"amount": 15_000}],
+     "flags": [False, True], "state": "CA", "crew": 4},
+    {"claims": [{"amount": 20_000, "date": date(2020, 5, 1)}, None, {"amount": None}],
+     "flags": [None, False], "state": "CA", "crew": 40},
+    {"claims": [], "flags": [], "state": "TX", "crew": None},
+    {"claims": None, "flags": None, "state": None, "crew": 3},
+    {"claims": frozenset({1}), "state": "OR", "crew": 3},
+    {"claims": [{"amount": 5, "date": date(2025, 1, 1)}, {"amount": 6, "date": None}],
+     "state": "OR", "crew": 30},
+    {},
+]
+LOOP_ERRORS = [
+    {"claims": [{"amount": "big"}]},
+    {"claims": [7]},
+    {"claims": "text"},
+    {"flags": [1]},
+    {"claims": [], "state": "CA", "crew": "ten"},
+]
+LOOP_NUMBERS = [{"claims": [{"amount": 20_000}, {"amount": 15_000}], "crew": 12,
+                 "state": "CA"}]
+
+
+def _outcome(compiled, business):
+    try:
+        return compiled.evaluate({"business": business}, as_of=date(2025, 6, 1))
+    except EvaluationError as error:
+        return (error.code, error.message)
+
+
+@pytest.mark.parametrize("business", LOOP_CASES + LOOP_ERRORS + LOOP_NUMBERS)
+def test_inlined_loops_and_tables_agree_with_the_reference_when_items_vary(business):
+    fast = build(LOOPS)
+    assert "for _v" in fast._fast.source and ".run(env, st)" not in fast._fast.source
+    assert _outcome(fast, business) == _outcome(build(LOOPS, reference=True), business)
+
+
+def test_inlined_loop_charges_the_step_budget_when_the_list_is_long():
+    business = {"claims": [{"amount": 1}] * 500}
+    with pytest.raises(LimitExceededError) as raised:
+        build(LOOPS).evaluate({"business": business}, as_of=date(2025, 6, 1),
+                              limits=Limits(max_steps=400))
+    assert raised.value.code == "limit_steps"
+
+
+def test_hoisted_value_is_not_computed_when_the_list_is_empty():
+    # `today()` without an as-of date is an error, but an empty list never reads it
+    result = build(LOOPS).evaluate({"business": {"claims": []}})
+    assert "recent" not in result.fired

@@ -1,0 +1,114 @@
+"""Input conversion specialised to what a ruleset reads (engine/projection.py)."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+import pytest
+from engine_ir_builders import binary, build, comp, name, rule, ruleset, set_output
+
+from insureops.engine.errors import EvaluationError, LimitExceededError
+from insureops.engine.limits import Limits
+from insureops.engine.projection import measure
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "since": {"type": ["string", "null"], "format": "date"},
+        "founded": {"type": ["string", "null"], "format": "date"},
+        "claims": {"type": "array", "items": {
+            "type": "object", "properties": {"date": {"type": "string", "format": "date"}}}},
+    },
+}
+RULES = ruleset(
+    rule("old", binary("<", name("business.since"), date(2020, 1, 1)),
+         set_output("revenue", name("business.revenue"))),
+    rule("recent", comp("any", "c", name("business.claims"),
+                        where=binary(">", name("c.date"), date(2025, 1, 1))),
+         set_output("recent", True)),
+    inputs={"business": "Business"})
+BUSINESS = {"since": "2019-05-01", "founded": "not a date", "revenue": 12,
+            "claims": [{"date": "2025-03-01", "amount": 3}, {"date": "2024-01-01"}],
+            "notes": {"deep": [1, 2, {"x": "y"}]}}
+
+
+def _compiled():
+    return build(RULES, {"business": SCHEMA})
+
+
+def test_only_the_fields_read_are_converted_when_evaluating_untraced():
+    compiled = _compiled()
+    compiled.evaluate({"business": BUSINESS})  # makes the fast path
+    bound = compiled._bind({"business": BUSINESS}, Limits())["business"]
+    assert bound == {"since": date(2019, 5, 1), "revenue": Decimal(12),
+                     "claims": [{"date": date(2025, 3, 1)}, {"date": date(2024, 1, 1)}]}
+    assert type(bound["revenue"]) is Decimal
+
+
+def test_results_agree_with_the_full_conversion_when_explained():
+    compiled = _compiled()
+    fast = compiled.evaluate({"business": {**BUSINESS, "founded": "2001-01-01"}})
+    full = compiled.evaluate({"business": {**BUSINESS, "founded": "2001-01-01"}}, explain=True)
+    assert fast.outputs == full.outputs == {"revenue": Decimal(12), "recent": True}
+    assert fast.fired == full.fired == ["old", "recent"]
+
+
+def test_an_unread_invalid_date_is_no_error_when_untraced():
+    # documented in engine/projection.py: unread fields are neither converted nor validated
+    assert _compiled().evaluate({"business": BUSINESS}).fired == ["old", "recent"]
+    with pytest.raises(EvaluationError) as raised:
+        _compiled().evaluate({"business": BUSINESS}, explain=True)
+    assert raised.value.code == "invalid_input"
+
+
+def test_a_read_invalid_date_is_the_full_conversions_error_when_untraced():
+    business = {**BUSINESS, "founded": None, "claims": [{"date": "2025-13-01"}]}
+    with pytest.raises(EvaluationError) as fast:
+        _compiled().evaluate({"business": business})
+    with pytest.raises(EvaluationError) as full:
+        _compiled().evaluate({"business": business}, explain=True)
+    assert (fast.value.code, fast.value.message) == (full.value.code, full.value.message)
+    assert "business.claims.date" in fast.value.message
+
+
+def test_input_size_is_limited_when_the_large_part_is_never_read():
+    business = {**BUSINESS, "notes": list(range(200))}
+    with pytest.raises(LimitExceededError) as raised:
+        _compiled().evaluate({"business": business}, limits=Limits(max_input_nodes=100))
+    assert raised.value.code == "limit_input_size"
+
+
+def test_input_depth_is_limited_when_the_deep_part_is_never_read():
+    nested: list = []
+    for _ in range(10):
+        nested = [nested]
+    with pytest.raises(LimitExceededError) as raised:
+        _compiled().evaluate({"business": {**BUSINESS, "notes": nested}},
+                             limits=Limits(max_input_depth=8))
+    assert raised.value.code == "limit_depth"
+
+
+def test_measure_counts_like_the_full_conversion_when_containers_nest():
+    value = {"a": [1, 2, {"b": 3}], "c": "d"}  # 2 + 3 + 1 values
+    assert measure(value, Limits(max_input_nodes=6, max_input_depth=3), "x") is True
+    with pytest.raises(LimitExceededError):
+        measure(value, Limits(max_input_nodes=5), "x")
+    with pytest.raises(LimitExceededError):
+        measure(value, Limits(max_input_depth=2), "x")
+
+
+def test_inputs_that_are_not_json_take_the_full_conversion_when_bound():
+    assert measure({"a": (1, 2)}, Limits(), "x") is False
+    business = {**BUSINESS, "founded": None, "claims": ({"date": "2025-03-01"},)}
+    assert _compiled().evaluate({"business": business}).outputs["recent"] is True
+    with pytest.raises(EvaluationError):  # the full conversion validates every field
+        _compiled().evaluate({"business": {**business, "founded": "not a date",
+                                           "claims": ()}})
+
+
+def test_measuring_is_skipped_when_the_caller_says_the_inputs_were_measured():
+    business = {**BUSINESS, "notes": list(range(200))}
+    limits = Limits(max_input_nodes=100)
+    result = _compiled().evaluate({"business": business}, limits=limits, measured=True)
+    assert result.fired == ["old", "recent"]
