@@ -19,9 +19,10 @@ from decimal import Decimal
 
 from insureops.engine import ir
 from insureops.engine import operations as ops
-from insureops.engine.errors import EngineError
+from insureops.engine.errors import EngineError, LimitExceededError
 from insureops.engine.expressions import children
 from insureops.engine.program import in_window, located
+from insureops.engine.values import format_plain
 
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _SLOW = {"==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
@@ -63,7 +64,8 @@ def generate(items: tuple, compiler, roots: list[str]):
                "MEMBER_OF": ops.member_of, "NOT_MEMBER_OF": ops.not_member_of,
                "BETWEEN": ops.between, "STARTS": ops.starts_with, "ENDS": ops.ends_with,
                "NULLISH": _nullish, "GETTER": _getter, "UNSET": _UNSET,
-               "FAST": frozenset({Decimal, str, date})}
+               "FAST": frozenset({Decimal, str, date}),
+               "PLAIN": format_plain, "TOO_LONG": _too_long}
     local = {name: f"r{i}" for i, name in enumerate(roots)}
     src.emit(0, "def run(env, ev, st):")
     src.emit(1, f"ev.remaining -= {len(items)}")  # the evaluation is its own step budget
@@ -179,7 +181,7 @@ def _rule(src: _Source, item, handle: str, compiler, local: dict) -> None:
     src.emit(4, f"fired.append({src.const(node.name)})")
     stops = False
     for action, compiled in zip(node.actions, item.actions):
-        stops = _action(src, action, compiled, compiler) or stops
+        stops = _action(src, action, compiled, compiler, local) or stops
     if stops:
         src.emit(4, "return")
     src.emit(3, "break")
@@ -191,7 +193,7 @@ def _conjuncts(expr: object) -> list:
     return [expr]
 
 
-def _action(src: _Source, action: object, compiled, compiler) -> bool:
+def _action(src: _Source, action: object, compiled, compiler, local: dict) -> bool:
     """Emit one action; True for `stop`."""
     if isinstance(action, ir.StopAction):
         src.emit(4, "st.stopped = True")
@@ -209,9 +211,46 @@ def _action(src: _Source, action: object, compiled, compiler) -> bool:
         src.emit(4, f"reasons.append({src.const(fixed)})")
     elif isinstance(action, ir.TagAction) and type(fixed) is str:
         src.emit(4, f"tags.add({src.const(fixed)})")
+    elif (text := _interpolation(src, action, compiler, local)) is not None:
+        if isinstance(action, ir.DecisionAction):
+            rank = {"accept": 1, "refer": 2, "decline": 3}[action.decision]
+            src.emit(4, f"reasons.append({text})")
+            src.emit(4, f"if st.rank < {rank}:")
+            src.emit(5, f"st.rank = {rank}; st.decision = {src.const(action.decision)}")
+        else:
+            src.emit(4, f"{'tags.add' if isinstance(action, ir.TagAction) else 'reasons.append'}"
+                        f"({text})")
     else:
         src.emit(4, f"{src.const(compiled)}(env, st)")
     return False
+
+
+def _interpolation(src: _Source, action: object, compiler, local: dict) -> str | None:
+    """An interpolated message (`"{business.state} is out"`) built inline into `_m`, with the
+    closures' string length limit; None for any other message."""
+    if not isinstance(action, (ir.DecisionAction, ir.ReasonAction, ir.TagAction)):
+        return None
+    expr = action.tag if isinstance(action, ir.TagAction) else action.message
+    if not isinstance(expr, ir.Interpolated):
+        return None
+    pieces = []
+    for part in expr.parts:
+        if isinstance(part, str):
+            pieces.append(src.const(part))
+            continue
+        field = isinstance(part, ir.Member) and isinstance(part.obj, ir.Name) \
+            and part.obj.name in local
+        value = _operand(src, part, compiler, local) if field else \
+            _closure(src, part, compiler, local)
+        pieces.append(f"(_a if type(_a := {value}) is str else PLAIN(_a))")
+    src.emit(4, f"_m = ''.join(({', '.join(pieces)},))")
+    src.emit(4, f"if len(_m) > ev.limits.max_string_length: TOO_LONG({src.const(expr.span)})")
+    return "_m"
+
+
+def _too_long(span) -> None:
+    raise LimitExceededError("an interpolated string grew beyond the limit",
+                             code="limit_string_length", span=span)
 
 
 def _constant(action: object, compiler) -> object:

@@ -27,6 +27,7 @@ from engine_ir_builders import (
     stop,
     table,
     tag,
+    text,
 )
 
 from insureops.engine import ir
@@ -161,3 +162,28 @@ def test_hoisted_value_is_not_computed_when_the_list_is_empty():
     # `today()` without an as-of date is an error, but an empty list never reads it
     result = build(LOOPS).evaluate({"business": {"claims": []}})
     assert "recent" not in result.fired
+
+
+MESSAGES = ruleset(
+    rule("say", binary("!=", name("business.state"), "none"),
+         decline(text("no ", name("business.state"), " at ", name("business.crew"), " / ",
+                      comp("count", "c", name("business.claims")))),
+         reason(text("crew ", name("business.crew"))), tag(text("t_", name("business.state")))))
+
+
+@pytest.mark.parametrize("business", [
+    {"state": "NY", "crew": Decimal("1.20"), "claims": [1, 2]},
+    {"state": None, "crew": True, "claims": None},
+    {"state": "CA" * 40, "crew": None},
+])
+def test_inlined_messages_agree_with_the_reference_when_parts_vary(business):
+    limits = Limits(max_string_length=60)
+    fast, reference = build(MESSAGES), build(MESSAGES, reference=True)
+    assert "_m = " in fast._fast.source
+
+    def outcome(compiled):
+        try:
+            return compiled.evaluate({"business": business}, limits=limits)
+        except EvaluationError as error:
+            return (error.code, error.message)
+    assert outcome(fast) == outcome(reference)
