@@ -175,7 +175,7 @@ def _rule(src: _Source, item, handle: str, compiler, local: dict) -> None:
         src.emit(3, f"_c = {atom}")
         src.emit(3, "if _c is not True:")
         src.emit(4, "if _c is False: break")
-        src.emit(4, f"_n = NULLISH(_c, {span})")
+        src.emit(4, f"_n = _c is None or NULLISH(_c, {span})")
     src.emit(3, "else:")
     src.emit(4, "if _n: break")
     src.emit(4, f"fired.append({src.const(node.name)})")
@@ -274,7 +274,7 @@ def _atom(src: _Source, expr: object, compiler, local: dict) -> str:
             left = _operand(src, expr.value, compiler, local)
             lo, hi, where = src.const(low), src.const(high), src.const(span)
             return (f"(({lo} <= _a <= {hi}) if type(_a := {left}) is DECIMAL "
-                    f"else BETWEEN(_a, {lo}, {hi}, {where}))")
+                    f"else None if _a is None else BETWEEN(_a, {lo}, {hi}, {where}))")
     if isinstance(expr, ir.Binary):
         inline = _binary(src, expr, compiler, local)
         if inline is not None:
@@ -293,18 +293,20 @@ def _binary(src: _Source, expr: ir.Binary, compiler, local: dict) -> str | None:
         left = _operand(src, expr.left, compiler, local)
         k, kind, slow = src.const(value), src.const(type(value)), src.const(_SLOW[op])
         return (f"((_a {_COMPARE[op]} {k}) if type(_a := {left}) is {kind} "
-                f"else {slow}(_a, {k}, {where}))")
+                f"else None if _a is None else {slow}(_a, {k}, {where}))")
     if op in ("in", "not in") and isinstance(value, frozenset) and value and all(
             type(item) is str for item in value):
         left = _operand(src, expr.left, compiler, local)
         k = src.const(value)
         slow = "MEMBER_OF" if op == "in" else "NOT_MEMBER_OF"
-        return f"((_a {op} {k}) if type(_a := {left}) is str else {slow}(_a, {k}, {where}))"
+        return (f"((_a {op} {k}) if type(_a := {left}) is str "
+                f"else None if _a is None else {slow}(_a, {k}, {where}))")
     if op in ("starts_with", "ends_with") and type(value) is str:
         left = _operand(src, expr.left, compiler, local)
         k = src.const(value)
         method, slow = ("startswith", "STARTS") if op == "starts_with" else ("endswith", "ENDS")
-        return f"(_a.{method}({k}) if type(_a := {left}) is str else {slow}(_a, {k}, {where}))"
+        return (f"(_a.{method}({k}) if type(_a := {left}) is str "
+                f"else None if _a is None else {slow}(_a, {k}, {where}))")
     return None
 
 
