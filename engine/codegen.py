@@ -65,7 +65,8 @@ def generate(items: tuple, compiler, roots: list[str]):
                "BETWEEN": ops.between, "STARTS": ops.starts_with, "ENDS": ops.ends_with,
                "NULLISH": _nullish, "GETTER": _getter, "UNSET": _UNSET,
                "FAST": frozenset({Decimal, str, date}),
-               "PLAIN": format_plain, "TOO_LONG": _too_long}
+               "PLAIN": format_plain, "TOO_LONG": _too_long,
+               "NOT": ops.logical_not}
     local = {name: f"r{i}" for i, name in enumerate(roots)}
     src.emit(0, "def run(env, ev, st):")
     src.emit(1, f"ev.remaining -= {len(items)}")  # the evaluation is its own step budget
@@ -281,6 +282,10 @@ def _atom(src: _Source, expr: object, compiler, local: dict) -> str:
             return inline
     if isinstance(expr, ir.Comprehension):
         return _operand(src, expr, compiler, local)
+    if isinstance(expr, ir.Unary) and expr.op == "not" and not _loop_names(local):
+        inner = _atom(src, expr.operand, compiler, local)
+        return (f"(False if (_u := {inner}) is True else True if _u is False "
+                f"else NOT(_u, {src.const(span)}))")
     return _closure(src, expr, compiler, local)
 
 

@@ -140,7 +140,10 @@ class ProjectedConverter:
             lines.append("    if x is not None:")
             fmt = _format_of(child, self.full.root)
             leaf = sub.whole or (not sub.fields and sub.items is None)
-            convert = const(self._leaf(child, fmt) if leaf else self._value(sub, child, ""))
+            objects = not leaf and sub.items is not None and not sub.fields \
+                and not sub.items.whole and sub.items.fields and sub.items.items is None
+            convert = None if objects else const(
+                self._leaf(child, fmt) if leaf else self._value(sub, child, ""))
             if leaf and fmt is None:  # strings stay strings; exact numbers in range stay
                 lines.append(f"        o[{k}] = x if type(x) is str or (type(x) is DECIMAL "
                              f"and {-MAX_EXPONENT} <= x.adjusted() <= {MAX_EXPONENT}) "
@@ -152,6 +155,12 @@ class ProjectedConverter:
                            f"else {convert}(x, p + {const('.' + key)})"),
                           "        except ValueError:",
                           f"            o[{k}] = {convert}(x, p + {const('.' + key)})"]
+            elif objects:
+                # a list of objects read field by field: the items converted right here
+                item = const(self._value(sub.items, self.full._plan(child).items, ""))
+                path = const("." + key)
+                lines.append(f"        o[{k}] = [{item}(y, p + {path}) for y in x] "
+                             f"if type(x) is list else {const(self._whole(child))}(x, p + {path})")
             else:
                 lines.append(f"        o[{k}] = {convert}(x, p + {const('.' + key)})")
         lines.append("    return o")

@@ -17,6 +17,7 @@ from engine_ir_builders import (
     is_null,
     months,
     name,
+    not_,
     reason,
     refer,
     rule,
@@ -108,6 +109,8 @@ LOOPS = ruleset(
                            where=binary("<", name("c.amount"), 50_000)), tag("all_small")),
     rule("some", comp("any", "f", name("business.flags")), tag("some")),
     rule("counted", binary("==", comp("count", "c", name("business.claims")), 2), tag("two")),
+    rule("not_c", not_(binary("starts_with", name("business.state"), "C")), tag("not_c")),
+    rule("not_not", not_(not_(name("business.flag"))), tag("flagged")),
     table("tier", "first", [name("business.state"), name("business.crew")], ["tier"], [
         (["CA", ("<", 10)], ["B"]), (["CA", (">=", 10)], ["C"]),
         ([("in", set_("TX", "AZ")), "-"], ["T"]), (["null", "-"], ["N"]),
@@ -115,9 +118,9 @@ LOOPS = ruleset(
     default="refer")
 LOOP_CASES = [
     {"claims": [{"amount": 20_000, "date": date(2025, 5, 1)}, {"amount": 15_000}],
-     "flags": [False, True], "state": "CA", "crew": 4},
+     "flags": [False, True], "state": "CA", "crew": 4, "flag": True},
     {"claims": [{"amount": 20_000, "date": date(2020, 5, 1)}, None, {"amount": None}],
-     "flags": [None, False], "state": "CA", "crew": 40},
+     "flags": [None, False], "state": "CA", "crew": 40, "flag": False},
     {"claims": [], "flags": [], "state": "TX", "crew": None},
     {"claims": None, "flags": None, "state": None, "crew": 3},
     {"claims": frozenset({1}), "state": "OR", "crew": 3},
@@ -131,6 +134,8 @@ LOOP_ERRORS = [
     {"claims": "text"},
     {"flags": [1]},
     {"claims": [], "state": "CA", "crew": "ten"},
+    {"flag": "yes"},
+    {"state": 5},
 ]
 LOOP_NUMBERS = [{"claims": [{"amount": 20_000}, {"amount": 15_000}], "crew": 12,
                  "state": "CA"}]
