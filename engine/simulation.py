@@ -90,6 +90,10 @@ class ScoreHistogram:
     def add(self, score: Decimal) -> None:
         self.count += 1
         self.total += score
+        bins = self._bins
+        if self._width is None and score in bins:  # a score seen before: min and max stand
+            bins[score] += 1
+            return
         if self.minimum is None or score < self.minimum:
             self.minimum = score
         if self.maximum is None or score > self.maximum:
@@ -196,9 +200,12 @@ class SummaryAccumulator:
     def add(self, result: Outcome) -> None:
         """Count one evaluated case."""
         self._cases += 1
-        self._decisions[decision_label(result.decision)] += 1
+        decision = result.decision
+        self._decisions[NO_DECISION if decision is None else decision] += 1
         self._scores.add(result.score)
-        self._fired.update(result.fired)
+        fired = self._fired
+        for name in result.fired:
+            fired[name] += 1
 
     def add_error(self, code: str) -> None:
         """Count one case that could not be evaluated, by error code."""

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from insureops.engine import jsonio
 from insureops.engine.errors import EngineError
@@ -39,9 +39,9 @@ class CaseError:
         return found
 
 
-@dataclass(frozen=True, slots=True)
-class Case:
-    """One line of a cases file: its inputs and as-of date, or why it could not be read."""
+class Case(NamedTuple):
+    """One line of a cases file: its inputs and as-of date, or why it could not be read.
+    (A named tuple: one is built per line, several times cheaper than a frozen dataclass.)"""
 
     line: int
     id: object
