@@ -63,8 +63,11 @@ class CaseReader:
         # jsonio.loads's settings, with the decoder built once instead of per line (a third of
         # the parse time); tests check both read every line alike. (Integers parsed as ints
         # were tried: the parse barely gains, and converting them later costs more.)
-        self._decode = json.JSONDecoder(parse_float=Decimal, parse_int=Decimal,
-                                        parse_constant=_refuse_constant).decode
+        decoder = json.JSONDecoder(parse_float=Decimal, parse_int=Decimal,
+                                   parse_constant=_refuse_constant)
+        self._decode = decoder.decode
+        # the C scanner itself, without decode()'s two whitespace regex matches per line
+        self._scan = decoder.scan_once
         limits = Limits()  # the engine's default limits, which CaseEvaluator evaluates under
         self._max_length, self._max_depth = limits.max_input_nodes, limits.max_input_depth
 
@@ -82,7 +85,13 @@ class CaseReader:
     def parse(self, number: int, raw: bytes) -> Case:
         """The case on line `number`, or a Case carrying an error."""
         try:
-            data = self._decode(raw.decode("utf-8"))
+            text = raw.decode("utf-8")
+            try:
+                data, end = self._scan(text, 0)
+                if end != len(text) and not text[end:].isspace():
+                    raise ValueError("extra data")
+            except (StopIteration, ValueError):  # decode() says what is wrong, or copes
+                data = self._decode(text)         # with leading whitespace
         except (ValueError, UnicodeDecodeError) as exc:
             return self._invalid(number, None, "invalid_json", f"not a JSON line: {exc}")
         if not isinstance(data, dict):

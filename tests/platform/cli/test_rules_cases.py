@@ -168,3 +168,16 @@ def test_reader_refuses_non_numbers_when_jsonio_does(constant):
     assert case.error is not None and case.error.code == "invalid_json"
     with pytest.raises(ValueError):
         jsonio.loads(constant)
+
+
+def test_reader_accepts_surrounding_whitespace_and_refuses_extra_data_when_scanning():
+    spaced, extra = _read('  {"id": 1, "inputs": {"v": 2}}  \n{"id": 2, "inputs": {}} x\n')
+    assert spaced.error is None and spaced.inputs == {"v": Decimal(2)}
+    assert extra.error is not None and extra.error.code == "invalid_json"
+    assert "Extra data" in extra.error.message
+
+
+def test_reader_marks_a_case_measured_only_when_the_line_is_within_the_input_limits():
+    short, deep = _read('{"id": 1, "inputs": {"v": [1]}}\n'
+                        '{"id": 2, "inputs": {"v": ' + "[" * 70 + "]" * 70 + '}}\n')
+    assert short.measured is True and deep.measured is False
