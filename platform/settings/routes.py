@@ -12,6 +12,7 @@ from aiohttp import web
 from insureops.platform.api_keys import ApiKey
 from insureops.platform.auth import Auth, Role
 from insureops.platform.keys import CLOCK, SECRET_KEYS
+from insureops.platform.ratelimit import RateKey, RateLimit
 from insureops.platform.routing import Call, RouteTable
 from insureops.platform.settings import service
 from insureops.platform.settings.errors import (
@@ -127,8 +128,13 @@ async def get_database(call: Call[None, None]) -> DatabaseInfo:
     return _database_info(row, call)
 
 
+# Each test opens an outbound connection: bounded, so the route cannot be driven as a scanner.
+DATABASE_TEST_LIMIT = RateLimit("settings_database_test", 20, 600, key=RateKey.WORKSPACE)
+
+
 @routes.post("/database/test/", body=TestDatabaseRequest, response=DatabaseTestResult,
-             auth=ADMIN, errors=(400, 404), summary="Test the database connection",
+             auth=ADMIN, rate_limit=DATABASE_TEST_LIMIT, errors=(400, 404, 429),
+             summary="Test the database connection",
              description="Connects within the configured timeout and reads the data-model "
              "version. A failure is always `connection_failed`, whatever the cause.")
 async def test_database(call: Call[TestDatabaseRequest, None]) -> DatabaseTestResult:

@@ -277,3 +277,16 @@ async def test_members_read_but_only_admins_save_and_test_when_roles_differ(tena
 async def test_database_routes_are_401_when_there_is_no_session(tenancy, method, path):
     response = await tenancy.client.request(method, BASE + path, json={"url": "x"})
     assert response.status == 401
+
+
+async def test_database_test_is_rate_limited_when_run_too_often(tenancy, tenant_directory):
+    ann = await tenancy.owner("ann@example.com")
+    url = prepared_sqlite(tenant_directory)
+    for remaining in range(19, -1, -1):
+        response = await run_test(tenancy, ann, url=url)
+        assert response.status == 200
+        assert response.headers["X-RateLimit-Remaining"] == str(remaining)
+    refused = await run_test(tenancy, ann, url=url)
+    assert refused.status == 429
+    assert (await refused.json())["error"]["code"] == "rate_limited"
+    assert int(refused.headers["Retry-After"]) > 0
