@@ -5,6 +5,11 @@ Engines are kept per tenant (at most `max_tenants`, least recently used disposed
 rebuilt when the saved URL changes, and are all disposed on app cleanup. A database that is down
 answers TenantDatabaseUnavailableError within the connect timeout, and the next request after
 it is back simply connects again (pre-ping drops dead pooled connections).
+
+Before a PostgreSQL engine is made, its host is resolved and checked as when the URL was saved
+(`tenant_urls.check_addresses`), and the engine is pinned to the checked address (`hostaddr`):
+a name that later resolves to a private or loopback address (DNS rebinding) cannot redirect it.
+Names are resolved only when an engine is made, never per request.
 """
 
 from __future__ import annotations
@@ -20,8 +25,11 @@ from aiohttp import web
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from insureops.platform.config import Settings
 from insureops.platform.keys import TENANT_POOLS
+from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
 from insureops.platform.tenant_data.store import TenantStore, create_async_tenant_engine
+from insureops.platform.tenant_urls import UrlRefusal, check_addresses, parse_url
 from insureops.schema.sql.apply import apply_data_model
 from insureops.schema.sql.engine import create_tenant_engine
 
@@ -55,6 +63,31 @@ def _apply(url: str) -> None:
         engine.dispose()
 
 
+async def _pinned_address(url: str, settings: Settings, timeout: float) -> str | None:
+    """The checked address a PostgreSQL engine on `url` connects to; None for SQLite (its path
+    was vetted when saved). TenantDatabaseUnavailableError when the URL or host is refused."""
+    if make_url(url).get_backend_name() == "sqlite":
+        return None
+    parsed = parse_url(url, settings)
+    if isinstance(parsed, UrlRefusal):
+        raise TenantDatabaseUnavailableError(
+            "The saved tenant database URL is refused by this service; an owner or admin saves "
+            "it again under Settings -> Database.")
+    try:
+        async with asyncio.timeout(timeout):
+            checked = await check_addresses(parsed, settings)
+    except TimeoutError:
+        raise TenantDatabaseUnavailableError(
+            "The tenant database cannot be reached; retry shortly.") from None
+    if isinstance(checked, UrlRefusal):
+        # The same answer whatever the host resolved to: no map of the internal network.
+        raise TenantDatabaseUnavailableError(
+            "The tenant database host is refused by this service (private, loopback and "
+            "link-local addresses are not allowed); an owner or admin can check the connection "
+            "under Settings -> Database.")
+    return checked.addresses[0]
+
+
 def _fingerprint(url: str) -> str:
     # The URL holds the password: keep only a digest to notice that it changed.
     return hashlib.sha256(url.encode()).hexdigest()
@@ -80,21 +113,31 @@ class TenantPools:
                 await asyncio.to_thread(_apply, url)
                 self._prepared.add(url)
 
-    def store_for(self, tenant_id: str, url: str) -> TenantStore:
-        """The tenant's store on `url`; a changed URL replaces (and disposes) the old engine."""
-        entry = self._entries.get(tenant_id)
+    async def store_for(self, tenant_id: str, url: str, settings: Settings) -> TenantStore:
+        """The tenant's store on `url`; a changed URL replaces (and disposes) the old engine.
+
+        A new PostgreSQL engine is made only after its host passed `check_addresses` under
+        `settings`, pinned to the checked address; TenantDatabaseUnavailableError otherwise.
+        """
         fingerprint = _fingerprint(url)
+        entry = self._entries.get(tenant_id)
         if entry is not None and entry.fingerprint != fingerprint:
             self._retire(self._entries.pop(tenant_id).engine)
             entry = None
         if entry is None:
             limits = self.limits
-            entry = _Entry(fingerprint, create_async_tenant_engine(
-                url, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
-                pool_timeout=limits.pool_timeout, connect_timeout=limits.connect_timeout))
-            self._entries[tenant_id] = entry
-            while len(self._entries) > limits.max_tenants:
-                self._retire(self._entries.popitem(last=False)[1].engine)
+            hostaddr = await _pinned_address(url, settings, limits.connect_timeout)
+            entry = self._entries.get(tenant_id)  # a concurrent request may have made it
+            if entry is None or entry.fingerprint != fingerprint:
+                if entry is not None:
+                    self._retire(entry.engine)
+                entry = _Entry(fingerprint, create_async_tenant_engine(
+                    url, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
+                    pool_timeout=limits.pool_timeout, connect_timeout=limits.connect_timeout,
+                    hostaddr=hostaddr))
+                self._entries[tenant_id] = entry
+                while len(self._entries) > limits.max_tenants:
+                    self._retire(self._entries.popitem(last=False)[1].engine)
         self._entries.move_to_end(tenant_id)
         return TenantStore(entry.engine, timeout=self.limits.operation_timeout)
 

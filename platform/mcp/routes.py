@@ -63,8 +63,7 @@ async def _run(call: Call[Any, Any], use_case: Any, *args: Any) -> Any:
     async with call.unit_of_work() as uow:
         store = await mcp_service.tenant_store(
             uow, call.request.config_dict[SECRET_KEYS].fernet,
-            call.request.config_dict[TENANT_POOLS], tenant_id,
-            call.settings.tenant_sqlite_directory)
+            call.request.config_dict[TENANT_POOLS], tenant_id, call.settings)
     return await store.run(use_case, *args, tenant_id)
 
 

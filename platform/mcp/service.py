@@ -8,6 +8,7 @@ from pathlib import Path
 from cryptography.fernet import MultiFernet
 from sqlalchemy.engine import make_url
 
+from insureops.platform.config import Settings
 from insureops.platform.db import UnitOfWork
 from insureops.platform.identity import Workspace
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
@@ -41,13 +42,15 @@ async def tenant_database_url(uow: UnitOfWork, fernet: MultiFernet, tenant_id: s
 
 
 async def tenant_store(uow: UnitOfWork, fernet: MultiFernet, pools: TenantPools,
-                       tenant_id: str, sqlite_directory: Path | None = None) -> TenantStore:
+                       tenant_id: str, settings: Settings) -> TenantStore:
     """The store of the workspace's own database, through its bounded pool; the embedded
-    default is prepared (data model applied) on its first use."""
-    url, embedded = await tenant_database_url(uow, fernet, tenant_id, sqlite_directory)
+    default is prepared (data model applied) on its first use. A saved PostgreSQL host is
+    checked against `settings` (allowed networks) whenever the pool makes its engine."""
+    url, embedded = await tenant_database_url(uow, fernet, tenant_id,
+                                              settings.tenant_sqlite_directory)
     if embedded:
         await pools.prepare_once(url)
-    return pools.store_for(tenant_id, url)
+    return await pools.store_for(tenant_id, url, settings)
 
 
 def backend_of(url: str) -> str:

@@ -47,20 +47,29 @@ def _on_sqlite_begin(connection: sa.Connection) -> None:
 
 
 def create_async_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overflow: int = 2,
-                               pool_timeout: float = 5.0,
-                               connect_timeout: float = 3.0) -> AsyncEngine:
-    """A bounded async engine on a tenant database (PostgreSQL or SQLite)."""
+                               pool_timeout: float = 5.0, connect_timeout: float = 3.0,
+                               hostaddr: str | None = None) -> AsyncEngine:
+    """A bounded async engine on a tenant database (PostgreSQL or SQLite).
+
+    `hostaddr` (PostgreSQL only) pins every connection to that checked address: the host name
+    is not resolved again (DNS rebinding) and still serves TLS verification.
+    """
     parsed = async_tenant_url(url)
     if parsed.get_backend_name() == "sqlite":
+        if hostaddr is not None:
+            raise ValueError("hostaddr applies to PostgreSQL tenant databases only")
         engine = create_async_engine(parsed, connect_args={"timeout": connect_timeout},
                                      pool_size=pool_size, max_overflow=max_overflow,
                                      pool_timeout=pool_timeout)
         sa.event.listen(engine.sync_engine, "connect", _on_sqlite_connect)
         sa.event.listen(engine.sync_engine, "begin", _on_sqlite_begin)
         return engine
+    connect_args: dict[str, object] = {"connect_timeout": max(1, round(connect_timeout))}
+    if hostaddr is not None:
+        connect_args["hostaddr"] = hostaddr
     return create_async_engine(
         parsed, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=pool_timeout,
-        pool_pre_ping=True, connect_args={"connect_timeout": max(1, round(connect_timeout))})
+        pool_pre_ping=True, connect_args=connect_args)
 
 
 def _is_unprepared(exc: BaseException) -> bool:

@@ -16,6 +16,7 @@ from aiohttp.test_utils import TestClient
 
 from insureops.platform.api_keys import ApiKey, hash_api_key, new_api_key, normalise_scopes
 from insureops.platform.auth import Scope
+from insureops.platform.config import Settings
 from insureops.platform.identity import Workspace, new_tenant_id
 from insureops.platform.keys import DATABASE, SECRET_KEYS
 from insureops.platform.tenant_databases import TenantDatabase, encrypt_url
@@ -24,6 +25,13 @@ from insureops.schema.sql.engine import create_tenant_engine
 
 NOW = datetime.datetime(2026, 11, 22, 3, 0, tzinfo=datetime.UTC)
 POSTGRES_URL_VARIABLE = "INSUREOPS_TEST_POSTGRES_URL"
+
+
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    """The platform test settings with loopback tenant databases allowed: the test PostgreSQL is
+    on 127.0.0.1, which the tenant pools otherwise refuse."""
+    return settings.model_copy(update={"tenant_database_allowed_networks": ("127.0.0.1/32",)})
 
 
 def prepare_tenant_database(url: str) -> None:

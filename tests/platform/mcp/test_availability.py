@@ -48,15 +48,16 @@ async def test_503_explains_what_to_do_when_no_database_is_saved(client, make_te
     assert "Settings" in body["error"]["message"]
 
 
-async def test_pools_reuse_replace_and_evict_engines_when_urls_and_tenants_change(tmp_path):
+async def test_pools_reuse_replace_and_evict_engines_when_urls_and_tenants_change(
+        tmp_path, settings):
     pools = TenantPools(PoolLimits(max_tenants=2))
     url_a, url_b = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
-    first = pools.store_for("A", url_a)
-    assert pools.store_for("A", url_a).engine is first.engine
-    replaced = pools.store_for("A", url_b)
+    first = await pools.store_for("A", url_a, settings)
+    assert (await pools.store_for("A", url_a, settings)).engine is first.engine
+    replaced = await pools.store_for("A", url_b, settings)
     assert replaced.engine is not first.engine and len(pools) == 1
-    pools.store_for("B", url_a)
-    pools.store_for("C", url_a)
+    await pools.store_for("B", url_a, settings)
+    await pools.store_for("C", url_a, settings)
     assert len(pools) == 2  # A, least recently used, was disposed
     await pools.dispose()
     assert len(pools) == 0

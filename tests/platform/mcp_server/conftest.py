@@ -19,6 +19,7 @@ from tests.platform.mcp.conftest import (  # noqa: F401 - fixtures used by these
     add_key,
     make_tenant,
     make_tenant_database,
+    settings,
     tenant,
 )
 
