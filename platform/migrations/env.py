@@ -5,8 +5,8 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import text
 
-from insureops.platform import ratelimit  # noqa: F401 - registers its model on Base.metadata
 from insureops.platform.db import Base
+from insureops.platform.migrations import env_models  # noqa: F401 - every model on Base.metadata
 
 # PostgreSQL: one instance migrates at a time when several start together (arbitrary constant).
 _MIGRATION_LOCK_ID = 7_310_452_611

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
 from click.testing import CliRunner
 from sqlalchemy import inspect
 
 from insureops.platform.cli import main
-from insureops.platform.db import Database
-from insureops.platform.migrations import VERSION_TABLE, current_revision, head_revision
+from insureops.platform.db import Base, Database
+from insureops.platform.migrations import VERSION_TABLE, current_revision, head_revision, upgrade
+from insureops.platform.migrations import env_models  # noqa: F401 - every model on Base.metadata
 
 
 async def tables_and_revision(url: str) -> tuple[set[str], str | None]:
@@ -49,3 +52,21 @@ def test_migrate_command_reports_a_failure_without_a_trace_when_unreachable(tmp_
     assert result.exit_code == 1
     assert "migration failed: OperationalError" in result.output
     assert "Traceback" not in result.output
+
+
+def schema_differences(connection) -> list:
+    """What alembic's autogenerate would change to make the database match the models."""
+    context = MigrationContext.configure(connection, opts={
+        "compare_type": False, "include_name": lambda name, kind, _parent: name != VERSION_TABLE})
+    return compare_metadata(context, Base.metadata)
+
+
+async def test_migrations_create_exactly_the_models_when_applied_to_head(database_urls):
+    database = Database.connect(database_urls.async_)
+    try:
+        assert await upgrade(database.engine) == head_revision()
+        async with database.engine.connect() as connection:
+            differences = await connection.run_sync(schema_differences)
+    finally:
+        await database.engine.dispose()
+    assert differences == []

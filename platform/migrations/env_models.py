@@ -1,0 +1,7 @@
+"""Imports every module that declares a model on Base.metadata, so that the migration
+environment (autogenerate) and the schema test see the platform database's whole schema."""
+
+from insureops.platform import api_keys, ratelimit, tenant_databases, usage  # noqa: F401
+from insureops.platform.accounts import models as accounts_models  # noqa: F401
+from insureops.platform.email import log as email_log  # noqa: F401
+from insureops.platform.team import models as team_models  # noqa: F401
