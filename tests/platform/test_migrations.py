@@ -11,8 +11,13 @@ from sqlalchemy import inspect
 
 from insureops.platform.cli import main
 from insureops.platform.db import Base, Database
-from insureops.platform.migrations import VERSION_TABLE, current_revision, head_revision, upgrade
-from insureops.platform.migrations import env_models  # noqa: F401 - every model on Base.metadata
+from insureops.platform.migrations import (
+    VERSION_TABLE,
+    current_revision,
+    env_models,  # noqa: F401 - every model on Base.metadata
+    head_revision,
+    upgrade,
+)
 
 
 async def tables_and_revision(url: str) -> tuple[set[str], str | None]:
