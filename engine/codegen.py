@@ -22,53 +22,35 @@ from decimal import Decimal
 
 from insureops.engine import ir
 from insureops.engine import operations as ops
-from insureops.engine.errors import EngineError, LimitExceededError
-from insureops.engine.expressions import children
+from insureops.engine.codetext import (
+    COMPARE,
+    SLOW,
+    UNSET,
+    NotInline,
+    Source,
+    getter,
+    loop_names,
+    mentions,
+    nullish,
+    too_long,
+    walk,
+)
+from insureops.engine.errors import EngineError
 from insureops.engine.program import in_window, located
 from insureops.engine.values import format_plain
-
-_COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
-_SLOW = {"==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
-         ">": ops.greater, ">=": ops.greater_equal}
-
-
-class _Source:
-    """Generated lines and the constants table they refer to."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.names: dict[str, object] = {}
-        self._ids: dict[int, str] = {}
-        self.pending: list[str] = []  # statements the next condition needs first (loops)
-        self.hoisted: list[str] = []  # per-loop values computed once, on first use
-        self.serial = 0
-
-    def const(self, value: object) -> str:
-        key = id(value)
-        if key not in self._ids:
-            self._ids[key] = f"K{len(self.names)}"
-            self.names[self._ids[key]] = value
-        return self._ids[key]
-
-    def emit(self, depth: int, line: str) -> None:
-        self.lines.append("    " * depth + line)
-
-    def fresh(self, prefix: str) -> str:
-        self.serial += 1
-        return f"{prefix}{self.serial}"
 
 
 def generate(items: tuple, compiler, roots: list[str]):
     """A function `run(env, ev, state)` equivalent to `program.run_items` for `items`."""
 
-    src = _Source()
+    src = Source()
     helpers = {"MEMBER": ops.member, "TRUTH": ops.truth, "IN_WINDOW": in_window,
                "LOCATED": located, "ENGINE_ERROR": EngineError, "DECIMAL": Decimal,
                "MEMBER_OF": ops.member_of, "NOT_MEMBER_OF": ops.not_member_of,
                "BETWEEN": ops.between, "STARTS": ops.starts_with, "ENDS": ops.ends_with,
-               "NULLISH": _nullish, "GETTER": _getter, "UNSET": _UNSET,
+               "NULLISH": nullish, "GETTER": getter, "UNSET": UNSET,
                "FAST": frozenset({Decimal, str, date}),
-               "PLAIN": format_plain, "TOO_LONG": _too_long,
+               "PLAIN": format_plain, "TOO_LONG": too_long,
                "NOT": ops.logical_not}
     local = {name: f"r{i}" for i, name in enumerate(roots)}
     src.emit(0, "def run(env, ev, st):")
@@ -96,7 +78,7 @@ def generate(items: tuple, compiler, roots: list[str]):
     return run
 
 
-def _item(src: _Source, item, compiler, local: dict) -> None:
+def _item(src: Source, item, compiler, local: dict) -> None:
     handle = src.const(item)
     src.emit(2, f"_i = {handle}")  # the item an error is reported in
     if item.kind == "table":
@@ -108,7 +90,7 @@ def _item(src: _Source, item, compiler, local: dict) -> None:
         _rule(src, item, handle, compiler, local)
 
 
-def _first_hit_table(src: _Source, item, compiler, local: dict) -> None:
+def _first_hit_table(src: Source, item, compiler, local: dict) -> None:
     """A `hit first` table: every input read once, then the rows tested in order; constant
     comparisons are inlined, other cells call their compiled matcher."""
     columns = []
@@ -136,34 +118,21 @@ def _first_hit_table(src: _Source, item, compiler, local: dict) -> None:
     src.emit(3, "break")
 
 
-def _cell(src: _Source, column: str, match, cell) -> str:
+def _cell(src: Source, column: str, match, cell) -> str:
     """One cell's test of its column's value, true only when the cell matches."""
     if isinstance(cell, ir.NullCell):
         return f"{column} is None"
     operand = getattr(cell, "operand", None)
     if isinstance(cell, ir.CompareCell) and isinstance(operand, ir.Literal):
         value, op, where = operand.value, cell.op, src.const(cell.span)
-        if op in _COMPARE and type(value) in (Decimal, str, date):
-            k, kind, slow = src.const(value), src.const(type(value)), src.const(_SLOW[op])
-            return (f"(((_a {_COMPARE[op]} {k}) if type(_a := {column}) is {kind} "
+        if op in COMPARE and type(value) in (Decimal, str, date):
+            k, kind, slow = src.const(value), src.const(type(value)), src.const(SLOW[op])
+            return (f"(((_a {COMPARE[op]} {k}) if type(_a := {column}) is {kind} "
                     f"else {slow}(_a, {k}, {where})) is True)")
     return f"({src.const(match)}({column}, env) is True)"
 
 
-def _nullish(value: object, span) -> bool:
-    """After a condition that is not true and not false: true for null, else the error."""
-    if value is not None:
-        ops.truth(value, span)
-    return True
-
-
-def _getter(value: object):
-    """`field -> value.field` for an input that is not an object: null for a null input,
-    the type error for anything else."""
-    return lambda field: ops.member(value, field, None)
-
-
-def _rule(src: _Source, item, handle: str, compiler, local: dict) -> None:
+def _rule(src: Source, item, handle: str, compiler, local: dict) -> None:
     node: ir.Rule = item.node
     src.emit(2, "while True:")
     if node.effective is not None:
@@ -197,7 +166,7 @@ def _conjuncts(expr: object) -> list:
     return [expr]
 
 
-def _action(src: _Source, action: object, compiled, compiler, local: dict) -> bool:
+def _action(src: Source, action: object, compiled, compiler, local: dict) -> bool:
     """Emit one action; True for `stop`."""
     if isinstance(action, ir.StopAction):
         src.emit(4, "st.stopped = True")
@@ -229,7 +198,7 @@ def _action(src: _Source, action: object, compiled, compiler, local: dict) -> bo
     return False
 
 
-def _interpolation(src: _Source, action: object, compiler, local: dict) -> str | None:
+def _interpolation(src: Source, action: object, compiler, local: dict) -> str | None:
     """An interpolated message (`"{business.state} is out"`) built inline into `_m`, with the
     closures' string length limit; None for any other message."""
     if not isinstance(action, (ir.DecisionAction, ir.ReasonAction, ir.TagAction)):
@@ -252,11 +221,6 @@ def _interpolation(src: _Source, action: object, compiler, local: dict) -> str |
     return "_m"
 
 
-def _too_long(span) -> None:
-    raise LimitExceededError("an interpolated string grew beyond the limit",
-                             code="limit_string_length", span=span)
-
-
 def _constant(action: object, compiler) -> object:
     for attribute in ("value", "message", "tag"):
         expr = getattr(action, attribute, None)
@@ -266,7 +230,7 @@ def _constant(action: object, compiler) -> object:
     return None
 
 
-def _atom(src: _Source, expr: object, compiler, local: dict) -> str:
+def _atom(src: Source, expr: object, compiler, local: dict) -> str:
     """A Python expression computing one condition (inline when the shape allows it)."""
     span = getattr(expr, "span", None)
     if isinstance(expr, ir.IsNull):
@@ -285,22 +249,22 @@ def _atom(src: _Source, expr: object, compiler, local: dict) -> str:
             return inline
     if isinstance(expr, ir.Comprehension):
         return _operand(src, expr, compiler, local)
-    if isinstance(expr, ir.Unary) and expr.op == "not" and not _loop_names(local):
+    if isinstance(expr, ir.Unary) and expr.op == "not" and not loop_names(local):
         inner = _atom(src, expr.operand, compiler, local)
         return (f"(False if (_u := {inner}) is True else True if _u is False "
                 f"else NOT(_u, {src.const(span)}))")
     return _closure(src, expr, compiler, local)
 
 
-def _binary(src: _Source, expr: ir.Binary, compiler, local: dict) -> str | None:
+def _binary(src: Source, expr: ir.Binary, compiler, local: dict) -> str | None:
     value = _literal(expr.right, compiler, local)
     where, op = src.const(expr.span), expr.op
     if value is _NOT_CONSTANT:
-        return _hoisted_compare(src, expr, compiler, local) if op in _COMPARE else None
-    if op in _COMPARE and type(value) in (Decimal, str, date):
+        return _hoisted_compare(src, expr, compiler, local) if op in COMPARE else None
+    if op in COMPARE and type(value) in (Decimal, str, date):
         left = _operand(src, expr.left, compiler, local)
-        k, kind, slow = src.const(value), src.const(type(value)), src.const(_SLOW[op])
-        return (f"((_a {_COMPARE[op]} {k}) if type(_a := {left}) is {kind} "
+        k, kind, slow = src.const(value), src.const(type(value)), src.const(SLOW[op])
+        return (f"((_a {COMPARE[op]} {k}) if type(_a := {left}) is {kind} "
                 f"else None if _a is None else {slow}(_a, {k}, {where}))")
     if op in ("in", "not in") and isinstance(value, frozenset) and value and all(
             type(item) is str for item in value):
@@ -324,7 +288,7 @@ _NOT_CONSTANT = object()
 def _literal(expr: object, compiler, local: dict | None = None) -> object:
     """The value of a constant expression (a literal, a const, a folded sub-tree), or
     _NOT_CONSTANT."""
-    if local is not None and _mentions(expr, _loop_names(local)):
+    if local is not None and mentions(expr, loop_names(local)):
         return _NOT_CONSTANT
     fn = compiler.compile(expr)
     if getattr(fn, "is_constant", False):
@@ -332,7 +296,7 @@ def _literal(expr: object, compiler, local: dict | None = None) -> object:
     return _NOT_CONSTANT
 
 
-def _operand(src: _Source, expr: object, compiler, local: dict) -> str:
+def _operand(src: Source, expr: object, compiler, local: dict) -> str:
     """`input.field` read inline, anything else through its closure."""
     if isinstance(expr, ir.Member) and isinstance(expr.obj, ir.Name) \
             and expr.obj.name in local:
@@ -341,66 +305,39 @@ def _operand(src: _Source, expr: object, compiler, local: dict) -> str:
             return (f"({variable}.get({field}) if type({variable}) is dict "
                     f"else MEMBER({variable}, {field}, {src.const(expr.span)}))")
         return f"g{variable[1:]}({field})"
-    if isinstance(expr, ir.Comprehension) and not _loop_names(local):
+    if isinstance(expr, ir.Comprehension) and not loop_names(local):
         inline = inline_comprehension(src, expr, compiler, local)
         if inline is not None:
             return inline
     return _closure(src, expr, compiler, local)
 
 
-def _closure(src: _Source, expr: object, compiler, local: dict) -> str:
+def _closure(src: Source, expr: object, compiler, local: dict) -> str:
     """A call of the closure computing `expr`; not inside a loop if it reads the loop
     variable (the closure would look for it in the env)."""
-    if _mentions(expr, _loop_names(local)):
-        raise _NotInline
+    if mentions(expr, loop_names(local)):
+        raise NotInline
     return f"{src.const(compiler.compile(expr))}(env)"
-
 
 
 # --- comprehensions inlined as loops ------------------------------------------------------------
 
 
-class _NotInline(Exception):
-    """A loop body needs something only the closures can do: use the closure instead."""
-
-
-_UNSET = object()
-
-
-def _loop_names(local: dict) -> frozenset[str]:
-    return frozenset(name for name, variable in local.items() if variable.startswith("_v"))
-
-
-def _mentions(expr: object, names: frozenset[str]) -> bool:
-    """Whether `expr` reads any of `names` (or holds a comprehension, whose steps must be
-    charged as often as the closures would)."""
-    if not names:
-        return False
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ir.Comprehension) or (isinstance(node, ir.Name)
-                                                   and node.name in names):
-            return True
-        stack.extend(children(node))
-    return False
-
-
-def _hoisted_compare(src: _Source, expr: ir.Binary, compiler, local: dict) -> str | None:
+def _hoisted_compare(src: Source, expr: ir.Binary, compiler, local: dict) -> str | None:
     """Inside a loop, `item.field OP expr` where expr does not depend on the item: the right
     side is computed once, when the first item needs it (so in the closures' order)."""
-    if not _loop_names(local) or _mentions(expr.right, _loop_names(local)):
+    if not loop_names(local) or mentions(expr.right, loop_names(local)):
         return None
     left = _operand(src, expr.left, compiler, local)
     held = src.fresh("_h")
     src.hoisted.append(held)
     right = f"({held} if {held} is not UNSET else ({held} := {_closure(src, expr.right, compiler, local)}))"
-    slow, where = src.const(_SLOW[expr.op]), src.const(expr.span)
-    return (f"((_a {_COMPARE[expr.op]} _b) if type(_a := {left}) is type(_b := {right}) "
+    slow, where = src.const(SLOW[expr.op]), src.const(expr.span)
+    return (f"((_a {COMPARE[expr.op]} _b) if type(_a := {left}) is type(_b := {right}) "
             f"and type(_a) in FAST else {slow}(_a, _b, {where}))")
 
 
-def inline_comprehension(src: _Source, expr: ir.Comprehension, compiler,
+def inline_comprehension(src: Source, expr: ir.Comprehension, compiler,
                          local: dict) -> str | None:
     """`count`/`any`/`all` over a list as a loop in the generated function (statements put in
     `src.pending`); returns the variable holding its value, or None to use the closure. The
@@ -408,14 +345,14 @@ def inline_comprehension(src: _Source, expr: ir.Comprehension, compiler,
     that is not a list (null, a set, a wrong type) takes the closure."""
     if expr.kind not in ("count", "any", "all"):
         return None
-    if any(isinstance(node, ir.Comprehension) for node in _walk(expr.source)):
+    if any(isinstance(node, ir.Comprehension) for node in walk(expr.source)):
         return None
     item, result = src.fresh("_v"), src.fresh("_q")
     inner = {**local, expr.var: item}
     src.hoisted = []
     try:
         test = item if expr.where is None else _atom(src, expr.where, compiler, inner)
-    except _NotInline:
+    except NotInline:
         return None
     source = _operand(src, expr.source, compiler, local)
     span, closure = src.const(expr.span), src.const(compiler.compile(expr))
@@ -446,9 +383,3 @@ def inline_comprehension(src: _Source, expr: ir.Comprehension, compiler,
     return result
 
 
-def _walk(expr: object):
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(children(node))
