@@ -44,7 +44,7 @@ def generate(items: tuple, compiler, roots: list[str]):
     """A function `run(env, ev, state)` equivalent to `program.run_items` for `items`."""
 
     src = Source()
-    helpers = {"MEMBER": ops.member, "TRUTH": ops.truth, "IN_WINDOW": in_window,
+    helpers = {"MEMBER": ops.member, "TRUTH": ops.truth, "IN_WINDOW": in_window, "DATE": date,
                "LOCATED": located, "ENGINE_ERROR": EngineError, "DECIMAL": Decimal,
                "MEMBER_OF": ops.member_of, "NOT_MEMBER_OF": ops.not_member_of,
                "BETWEEN": ops.between, "STARTS": ops.starts_with, "ENDS": ops.ends_with,
@@ -136,8 +136,10 @@ def _rule(src: Source, item, handle: str, compiler, local: dict) -> None:
     node: ir.Rule = item.node
     src.emit(2, "while True:")
     if node.effective is not None:
-        src.emit(3, f"if not IN_WINDOW({src.const(node.effective)}, ev, "
-                    f"{src.const(node.span)}): break")
+        window = node.effective
+        start, end = src.const(window.start), src.const(window.end)
+        src.emit(3, f"if not (({start} <= _d <= {end}) if type(_d := ev.as_of) is DATE else "
+                    f"IN_WINDOW({src.const(window)}, ev, {src.const(node.span)})): break")
     src.emit(3, "_n = False")
     span = src.const(node.condition.span)
     for condition in _conjuncts(node.condition):
