@@ -7,10 +7,11 @@ stays absent, which reads the same), a list read item by item gets each item pro
 value used whole (or of an unexpected shape) goes through the full conversion. Unread fields
 are neither converted nor validated (an invalid date in a field no rule reads is no error).
 
-The input limits still hold for the whole input: `measure` walks every container iteratively
-(no conversion, no recursion) and counts values and depth as the full conversion does. Inputs
-holding anything but JSON-like values (tuples, sets, other mappings, ...) take the full
-conversion. The converter of an object is generated Python text (one straight-line function
+The input limits still hold for the whole input, counted as the full conversion counts them
+(every container its length, and its depth): the generated converters count the objects and
+lists they convert, and walk iteratively (no conversion, no recursion) the values of keys no
+rule reads and the values converted whole. Inputs holding anything but JSON-like values
+(tuples, sets, other mappings, ...) take the full conversion. The converter of an object is generated Python text (one straight-line function
 per object shape), reached only through a constants table, like `codegen.py`.
 """
 
@@ -38,143 +39,195 @@ _UNLIMITED = Limits(max_input_nodes=2**62, max_input_depth=2**30)
 DEEPEST_INPUT = 400
 
 
-def measure(value: object, limits: Limits, name: str) -> bool:
-    """Check `value` against the input size and depth limits (raising as the full conversion
-    does); False when it holds something other than dicts, lists and scalars. Level by level,
-    without recursion: every container counts its length, as in the full conversion."""
-    kind = type(value)
-    if kind is not dict and kind is not list:
-        return kind in _SCALARS
-    deepest = min(limits.max_input_depth, DEEPEST_INPUT)
-    remaining, level, depth = limits.max_input_nodes - len(value), [value], 1
+class _Exotic(Exception):
+    """The input holds something other than dicts, lists and JSON scalars."""
+
+
+class _Budget:
+    """What is left of the input limits while one input is converted."""
+
+    __slots__ = ("deepest", "left", "limits", "name")
+
+    def __init__(self, limits: Limits, name: str, measured: bool) -> None:
+        self.left = 2**62 if measured else limits.max_input_nodes
+        self.deepest = min(limits.max_input_depth, DEEPEST_INPUT)
+        self.limits, self.name = limits, name
+
+
+def _too_deep(budget: _Budget) -> None:
+    raise LimitExceededError(f"input is nested deeper than {budget.deepest} levels at "
+                             f"{budget.name}", code="limit_depth")
+
+
+def _too_big(budget: _Budget) -> None:
+    raise LimitExceededError(f"input has more than {budget.limits.max_input_nodes} values",
+                             code="limit_input_size")
+
+
+def _walk(value: object, depth: int, budget: _Budget) -> None:
+    """Count a value nobody converts piecewise (unread, or converted whole) against the
+    limits: each container its length, level by level, as `measure` does."""
+    if type(value) is not dict and type(value) is not list:
+        if type(value) not in _SCALARS:
+            raise _Exotic
+        return
+    level = [value]
     while level:
-        if depth > deepest:
-            raise LimitExceededError(
-                f"input is nested deeper than {deepest} levels at {name}", code="limit_depth")
-        if remaining < 0:
-            raise LimitExceededError(f"input has more than {limits.max_input_nodes} values",
-                                     code="limit_input_size")
+        if depth > budget.deepest:
+            _too_deep(budget)
         below: list = []
         for container in level:
+            budget.left -= len(container)
             for item in (container.values() if type(container) is dict else container):
                 kind = type(item)
                 if kind is dict or kind is list:
-                    remaining -= len(item)
                     below.append(item)
                 elif kind not in _SCALARS:
-                    return False
+                    raise _Exotic
+        if budget.left < 0:
+            _too_big(budget)
         level, depth = below, depth + 1
+
+
+def _rest(value: dict, read: frozenset, depth: int, budget: _Budget) -> None:
+    """Count the values of the keys no rule reads (the read ones are counted as converted)."""
+    for key in value.keys() - read:
+        item = value[key]
+        if type(item) is not str:
+            _walk(item, depth, budget)
+
+
+def measure(value: object, limits: Limits, name: str) -> bool:
+    """Check a whole value against the input size and depth limits (raising as the full
+    conversion does); False when it holds something other than dicts, lists and scalars."""
+    try:
+        _walk(value, 1, _Budget(limits, name, False))
+    except _Exotic:
+        return False
     return True
 
 
 class ProjectedConverter:
-    """Converts one input, only along the paths its ruleset reads."""
+    """Converts one input, only along the paths its ruleset reads, counting the whole input
+    against the limits on the way (the read parts as they are converted, the rest walked)."""
 
     def __init__(self, full: InputConverter, access: Access) -> None:
         self.full = full
-        self._lines: list[str] = []
         self._names: dict[str, object] = {"DECIMAL": Decimal, "DAY": date.fromisoformat,
-                                          "BIG": _BIG}
+                                          "BIG": _BIG, "TOO_DEEP": _too_deep,
+                                          "TOO_BIG": _too_big, "REST": _rest}
         self._count = 0
-        self._root = None if access.whole else self._value(access, full._root, "")
+        self._root = None if access.whole else self._value(access, full._root, 1)
 
     def convert(self, name: str, value: object, limits: Limits,
                 measured: bool = False) -> object:
         """The runtime value of input `name`, as far as the ruleset reads it. `measured`: the
-        caller knows that `value` is JSON data within the input limits (see `measure`)."""
-        if self._root is None or not (measured or measure(value, limits, name)):
+        caller knows that `value` is JSON data within the input size limit (see `measure`)."""
+        if self._root is None:
             return self.full.convert(name, value, limits)
-        return self._root(value, name)
+        try:
+            return self._root(value, name, _Budget(limits, name, measured))
+        except _Exotic:
+            return self.full.convert(name, value, limits)
 
-    def _whole(self, schema: dict | None):
-        """Full conversion of a value (its limits were measured with the input)."""
+    def _whole(self, schema: dict | None, depth: int):
+        """Full conversion of a value at `depth`, counted against the limits first."""
         convert = self.full._convert
 
-        def whole(value: object, path: str) -> object:
+        def whole(value: object, path: str, budget: _Budget) -> object:
+            _walk(value, depth, budget)
             return convert(value, schema, [_UNLIMITED.max_input_nodes], _UNLIMITED, path, 1)
         return whole
 
-    def _value(self, access: Access, schema: dict | None, path: str):
-        """The converter `(value, path) -> value` of one access node."""
+    def _value(self, access: Access, schema: dict | None, depth: int):
+        """The converter `(value, path, budget) -> value` of one access node at `depth`."""
         if access.whole or (access.fields and access.items is not None):
-            return self._whole(schema)
+            return self._whole(schema, depth)
         plan = self.full._plan(schema)
         if access.fields:
-            return self._object(access, plan, schema)
+            return self._object(access, plan, schema, depth)
+        whole = self._whole(schema, depth)
         if access.items is not None:
-            item = self._value(access.items, plan.items, path)
-            whole = self._whole(schema)
+            item = self._value(access.items, plan.items, depth + 1)
 
-            def items(value: object, path: str) -> object:
-                if type(value) is list:
-                    return [item(x, path) for x in value]
-                return whole(value, path)
+            def items(value: object, path: str, budget: _Budget) -> object:
+                if type(value) is not list:
+                    return whole(value, path, budget)
+                if depth > budget.deepest:
+                    _too_deep(budget)
+                budget.left -= len(value)
+                if budget.left < 0:
+                    _too_big(budget)
+                return [item(x, path, budget) for x in value]
             return items
-        return _keep
 
-    def _leaf(self, schema: dict | None, fmt: str | None):
+        def keep(value: object, path: str, budget: _Budget) -> object:
+            _walk(value, depth, budget)  # nothing is read from it (a `count` over its list)
+            return value
+        return keep
+
+    def _leaf(self, schema: dict | None, fmt: str | None, depth: int):
         """A field read as a whole: a string of a `format` is parsed here, anything else
         takes the full conversion."""
-        whole = self._whole(schema)
+        whole = self._whole(schema, depth)
         if fmt is None:
             return whole
 
-        def leaf(value: object, path: str) -> object:
+        def leaf(value: object, path: str, budget: _Budget) -> object:
             if type(value) is str:
                 return _convert_string(value, fmt, path)
-            return whole(value, path)
+            return whole(value, path, budget)
         return leaf
 
-    def _object(self, access: Access, plan, schema: dict | None):
-        """A generated function converting the read fields of one object."""
+    def _object(self, access: Access, plan, schema: dict | None, depth: int):
+        """A generated function converting the read fields of one object at `depth`."""
         number = self._count
         self._count += 1
         const = self._const
-        lines = ["def convert(v, p):",
-                 f"    if type(v) is not dict: return {const(self._whole(schema))}(v, p)",
+        read = const(frozenset(access.fields))
+        lines = ["def convert(v, p, b):",
+                 f"    if type(v) is not dict: return {const(self._whole(schema, depth))}(v, p, b)",
+                 f"    if {depth} > b.deepest: TOO_DEEP(b)",
+                 "    b.left -= len(v)",
+                 "    if b.left < 0: TOO_BIG(b)",
+                 f"    if not v.keys() <= {read}: REST(v, {read}, {depth + 1}, b)",
                  "    o = {}"]
         for key, sub in access.fields.items():
-            k = const(key)
-            child = plan.children.get(key, plan.extra)
-            lines.append(f"    x = v.get({k})")
-            lines.append("    if x is not None:")
-            fmt = _format_of(child, self.full.root)
-            leaf = sub.whole or (not sub.fields and sub.items is None)
-            objects = not leaf and sub.items is not None and not sub.fields \
-                and not sub.items.whole and sub.items.fields and sub.items.items is None
-            convert = None if objects else const(
-                self._leaf(child, fmt) if leaf else self._value(sub, child, ""))
-            if leaf and fmt is None:  # strings stay strings; exact numbers in range stay
-                lines.append(f"        o[{k}] = x if type(x) is str or (type(x) is DECIMAL "
-                             f"and {-MAX_EXPONENT} <= x.adjusted() <= {MAX_EXPONENT}) "
-                             f"else DECIMAL(x) if type(x) is int and -BIG < x < BIG "
-                             f"else {convert}(x, p + {const('.' + key)})")
-            elif leaf and fmt == "date":  # the usual date string, parsed here
-                lines += ["        try:",
-                          (f"            o[{k}] = DAY(x) if type(x) is str and len(x) == 10 "
-                           f"else {convert}(x, p + {const('.' + key)})"),
-                          "        except ValueError:",
-                          f"            o[{k}] = {convert}(x, p + {const('.' + key)})"]
-            elif objects:
-                # a list of objects read field by field: the items converted right here
-                item = const(self._value(sub.items, self.full._plan(child).items, ""))
-                path = const("." + key)
-                lines.append(f"        o[{k}] = [{item}(y, p + {path}) for y in x] "
-                             f"if type(x) is list else {const(self._whole(child))}(x, p + {path})")
-            else:
-                lines.append(f"        o[{k}] = {convert}(x, p + {const('.' + key)})")
+            lines += self._field(key, sub, plan, depth + 1)
         lines.append("    return o")
         namespace = dict(self._names)
         exec(compile("\n".join(lines), f"<projection {number}>", "exec"),  # noqa: S102
              namespace)
         return namespace["convert"]
 
+    def _field(self, key: str, sub: Access, plan, depth: int) -> list[str]:
+        """The lines converting field `key` (at `depth`) of the object `v` into `o`."""
+        const = self._const
+        k, path = const(key), const("." + key)
+        child = plan.children.get(key, plan.extra)
+        lines = [f"    x = v.get({k})", "    if x is not None:"]
+        fmt = _format_of(child, self.full.root)
+        leaf = sub.whole or (not sub.fields and sub.items is None)
+        if leaf and fmt is None:  # strings stay strings; exact numbers in range stay
+            convert = const(self._leaf(child, fmt, depth))
+            lines.append(f"        o[{k}] = x if type(x) is str or (type(x) is DECIMAL "
+                         f"and {-MAX_EXPONENT} <= x.adjusted() <= {MAX_EXPONENT}) "
+                         f"else DECIMAL(x) if type(x) is int and -BIG < x < BIG "
+                         f"else {convert}(x, p + {path}, b)")
+        elif leaf and fmt == "date":  # the usual date string, parsed here
+            convert = const(self._leaf(child, fmt, depth))
+            lines += ["        try:",
+                      (f"            o[{k}] = DAY(x) if type(x) is str and len(x) == 10 "
+                       f"else {convert}(x, p + {path}, b)"),
+                      "        except ValueError:",
+                      f"            o[{k}] = {convert}(x, p + {path}, b)"]
+        else:
+            convert = const(self._leaf(child, fmt, depth) if leaf
+                            else self._value(sub, child, depth))
+            lines.append(f"        o[{k}] = {convert}(x, p + {path}, b)")
+        return lines
+
     def _const(self, value: object) -> str:
         name = f"K{len(self._names)}"
         self._names[name] = value
         return name
-
-
-def _keep(value: object, path: str) -> object:
-    """Nothing is read from this value (a `count` over its list): it stays as it is."""
-    return value

@@ -112,3 +112,16 @@ def test_measuring_is_skipped_when_the_caller_says_the_inputs_were_measured():
     limits = Limits(max_input_nodes=100)
     result = _compiled().evaluate({"business": business}, limits=limits, measured=True)
     assert result.fired == ["old", "recent"]
+
+
+@pytest.mark.parametrize(("business", "code"), [
+    ({"revenue": list(range(200))}, "limit_input_size"),  # a field read whole
+    ({"claims": [{"date": "2025-03-01", "x": list(range(200))}]}, "limit_input_size"),
+    ({"claims": [{"date": "2025-03-01"}] * 200}, "limit_input_size"),  # a list read per item
+    ({"claims": [{"date": "2025-03-01", "x": [[[[[[1]]]]]]}]}, "limit_depth"),
+])
+def test_read_parts_count_against_the_limits_when_they_are_converted(business, code):
+    with pytest.raises(LimitExceededError) as raised:
+        _compiled().evaluate({"business": business},
+                             limits=Limits(max_input_nodes=100, max_input_depth=6))
+    assert raised.value.code == code
