@@ -117,7 +117,11 @@ class ProjectedConverter:
                                           "BIG": _BIG, "TOO_DEEP": _too_deep,
                                           "TOO_BIG": _too_big, "REST": _rest}
         self._count = 0
+        # two versions: one counting the input against the limits, one for measured inputs
+        self._counting = True
         self._root = None if access.whole else self._value(access, full._root, 1)
+        self._counting = False
+        self._root_measured = None if access.whole else self._value(access, full._root, 1)
 
     def convert(self, name: str, value: object, limits: Limits,
                 measured: bool = False) -> object:
@@ -125,6 +129,8 @@ class ProjectedConverter:
         caller knows that `value` is JSON data within the input size limit (see `measure`)."""
         if self._root is None:
             return self.full.convert(name, value, limits)
+        if measured:
+            return self._root_measured(value, name, None)
         try:
             return self._root(value, name, _Budget(limits, name, measured))
         except _Exotic:
@@ -132,10 +138,11 @@ class ProjectedConverter:
 
     def _whole(self, schema: dict | None, depth: int):
         """Full conversion of a value at `depth`, counted against the limits first."""
-        convert = self.full._convert
+        convert, counting = self.full._convert, self._counting
 
         def whole(value: object, path: str, budget: _Budget) -> object:
-            _walk(value, depth, budget)
+            if counting:
+                _walk(value, depth, budget)
             return convert(value, schema, [_UNLIMITED.max_input_nodes], _UNLIMITED, path, 1)
         return whole
 
@@ -146,13 +153,15 @@ class ProjectedConverter:
         plan = self.full._plan(schema)
         if access.fields:
             return self._object(access, plan, schema, depth)
-        whole = self._whole(schema, depth)
+        whole, counting = self._whole(schema, depth), self._counting
         if access.items is not None:
             item = self._value(access.items, plan.items, depth + 1)
 
             def items(value: object, path: str, budget: _Budget) -> object:
                 if type(value) is not list:
                     return whole(value, path, budget)
+                if not counting:
+                    return [item(x, path, budget) for x in value]
                 if depth > budget.deepest:
                     _too_deep(budget)
                 budget.left -= len(value)
@@ -162,7 +171,8 @@ class ProjectedConverter:
             return items
 
         def keep(value: object, path: str, budget: _Budget) -> object:
-            _walk(value, depth, budget)  # nothing is read from it (a `count` over its list)
+            if counting:  # nothing is read from it (a `count` over its list)
+                _walk(value, depth, budget)
             return value
         return keep
 
@@ -186,12 +196,13 @@ class ProjectedConverter:
         const = self._const
         read = const(frozenset(access.fields))
         lines = ["def convert(v, p, b):",
-                 f"    if type(v) is not dict: return {const(self._whole(schema, depth))}(v, p, b)",
-                 f"    if {depth} > b.deepest: TOO_DEEP(b)",
-                 "    b.left -= len(v)",
-                 "    if b.left < 0: TOO_BIG(b)",
-                 f"    if not v.keys() <= {read}: REST(v, {read}, {depth + 1}, b)",
-                 "    o = {}"]
+                 f"    if type(v) is not dict: return {const(self._whole(schema, depth))}(v, p, b)"]
+        if self._counting:
+            lines += [f"    if {depth} > b.deepest: TOO_DEEP(b)",
+                      "    b.left -= len(v)",
+                      "    if b.left < 0: TOO_BIG(b)",
+                      f"    if not v.keys() <= {read}: REST(v, {read}, {depth + 1}, b)"]
+        lines.append("    o = {}")
         for key, sub in access.fields.items():
             lines += self._field(key, sub, plan, depth + 1)
         lines.append("    return o")
