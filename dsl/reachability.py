@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from insureops.dsl import domains as dm
 from insureops.dsl.diagnostics import Diagnostic, warning
-from insureops.dsl.printer import format_expr
 from insureops.engine import ir
+from insureops.engine.printer import format_expr
 
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 

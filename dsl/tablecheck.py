@@ -16,8 +16,8 @@ from insureops.dsl import domains as dm
 from insureops.dsl import types as t
 from insureops.dsl.diagnostics import Diagnostic, error, warning
 from insureops.dsl.expressions import ExpressionChecker, relation
-from insureops.dsl.printer import format_expr
 from insureops.engine import ir
+from insureops.engine.printer import format_expr
 
 MAX_OVERLAP_REPORTS = 10
 MAX_GAP_REPORTS = 3

@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from insureops.engine import ir
-from insureops.engine.printer import print_expr
+from insureops.engine.printer import format_expr
 from insureops.engine.values import format_literal
 
 _MISSING = object()
@@ -30,7 +30,10 @@ def text_of(node: object, source: str | None) -> str:
     span = getattr(node, "span", None)
     if source and span is not None and 0 <= span.start < span.end <= len(source):
         return source[span.start:span.end]
-    return print_expr(node)
+    try:
+        return format_expr(node)
+    except ValueError:  # hand-built IR with no source form (an empty set): name the node
+        return f"<{type(node).__name__}>"
 
 
 def show(value: object) -> str:

@@ -26,7 +26,7 @@ from engine_ir_builders import (
 )
 
 from insureops.engine import ir
-from insureops.engine.printer import print_expr
+from insureops.engine.printer import format_expr
 from insureops.engine.values import Duration
 
 
@@ -49,16 +49,16 @@ from insureops.engine.values import Duration
      "count(c in xs where c.amount > 10)"),
     (comp("sum", "c", name("xs"), projection=name("c.amount")), "sum(c.amount for c in xs)"),
     (ir.Index(name("xs"), lit(0)), "xs[0]"),
-    (text("n = ", name("n"), " {x}"), '"n = {n} {{x}"'),
+    (text("n = ", name("n"), " {x}"), '"n = {n} {{x}}"'),
     (lit(date(2025, 1, 31)), "2025-01-31"),
     (lit(datetime(2025, 1, 31, 10, tzinfo=timezone.utc)), "2025-01-31T10:00:00Z"),
     (lit(Duration(0, 90)), "90 days"),
     (binary("??", name("a"), binary("+", name("b"), 1)), "a ?? b + 1"),
 ])
 def test_expressions_print_with_only_needed_parentheses_when_printed(expression, printed):
-    assert print_expr(expression) == printed
+    assert format_expr(expression) == printed
 
 
 def test_non_expressions_are_refused_when_printed():
     with pytest.raises(TypeError):
-        print_expr(ir.StopAction())
+        format_expr(ir.StopAction())
