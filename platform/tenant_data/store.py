@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from insureops.platform.errors import is_database_unavailable
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
+from insureops.schema.sql.engine import configure_sqlite
 
 ResultT = TypeVar("ResultT")
 
@@ -34,18 +35,6 @@ def async_tenant_url(url: str | URL) -> URL:
     return parsed.set(drivername=driver)
 
 
-def _on_sqlite_connect(dbapi_connection, _record) -> None:
-    # SQLAlchemy's aiosqlite recipe: real transactions (SAVEPOINTs work) and enforced keys.
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
-
-
-def _on_sqlite_begin(connection: sa.Connection) -> None:
-    connection.exec_driver_sql("BEGIN")
-
-
 def create_async_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overflow: int = 2,
                                pool_timeout: float = 5.0, connect_timeout: float = 3.0,
                                hostaddr: str | None = None) -> AsyncEngine:
@@ -61,8 +50,7 @@ def create_async_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overfl
         engine = create_async_engine(parsed, connect_args={"timeout": connect_timeout},
                                      pool_size=pool_size, max_overflow=max_overflow,
                                      pool_timeout=pool_timeout)
-        sa.event.listen(engine.sync_engine, "connect", _on_sqlite_connect)
-        sa.event.listen(engine.sync_engine, "begin", _on_sqlite_begin)
+        configure_sqlite(engine.sync_engine)
         return engine
     connect_args: dict[str, object] = {"connect_timeout": max(1, round(connect_timeout))}
     if hostaddr is not None:

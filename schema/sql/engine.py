@@ -40,11 +40,17 @@ def _on_sqlite_begin(connection: sa.Connection) -> None:
     connection.exec_driver_sql("BEGIN")
 
 
+def configure_sqlite(engine: sa.Engine) -> None:
+    """Enforce foreign keys on every connection and make BEGIN real (SAVEPOINTs work): SQLite's
+    driver defaults do neither. For an async engine pass its `sync_engine`."""
+    sa.event.listen(engine, "connect", _on_sqlite_connect)
+    sa.event.listen(engine, "begin", _on_sqlite_begin)
+
+
 def create_tenant_engine(url: str | URL, **options) -> sa.Engine:
     """An Engine on a tenant database (PostgreSQL or SQLite) with the settings above."""
     parsed = normalise_url(url)
     engine = sa.create_engine(parsed, **options)
     if parsed.get_backend_name() == "sqlite":
-        sa.event.listen(engine, "connect", _on_sqlite_connect)
-        sa.event.listen(engine, "begin", _on_sqlite_begin)
+        configure_sqlite(engine)
     return engine
