@@ -1,5 +1,6 @@
 """The Lark parser of rules.lark: loaded from the prebuilt LALR tables, or built from the grammar.
 
+The parser runs with the faster lexer and LALR loop of `larkplugins.py` (lark's plugin hook).
 Building the LALR tables costs ~0.4 s of CPU, paid by every `insureops rules ...` run; loading
 the tables prebuilt from the same grammar costs ~20 ms. `rules.lalr` holds a fingerprint line
 (sha256 of rules.lark, the parser options and lark's version) and lark's own serialization of the
@@ -19,6 +20,8 @@ from pathlib import Path
 import lark
 from lark import Lark, Token
 from lark.lexer import PatternStr
+
+from insureops.dsl.larkplugins import PLUGINS
 
 START_SYMBOLS = ["start", "items", "expr", "table_header", "table_row"]
 OPTIONS = {"parser": "lalr", "lexer": "contextual", "start": START_SYMBOLS,
@@ -58,7 +61,7 @@ def grammar() -> Lark:
 
     callbacks = {"NAME": reserve}
     parser = load_tables(callbacks) or Lark.open(str(GRAMMAR_FILE), **OPTIONS,
-                                                 lexer_callbacks=callbacks)
+                                                 lexer_callbacks=callbacks, _plugins=PLUGINS)
     keywords.update((word, name) for word, name in _keyword_terminals(parser))
     return parser
 
@@ -72,8 +75,10 @@ def load_tables(callbacks: dict) -> Lark | None:
     if header.decode(errors="replace") != fingerprint():
         return None
     # Lark.load takes no options; its _load accepts the ones that do not change the tables
-    # (lexer_callbacks among them). The fingerprint pins the lark version this was written by.
-    return Lark.__new__(Lark)._load(io.BytesIO(body), lexer_callbacks=callbacks)
+    # (lexer_callbacks and _plugins among them). The fingerprint pins the lark version this was
+    # written by.
+    return Lark.__new__(Lark)._load(io.BytesIO(body), lexer_callbacks=callbacks,
+                                    _plugins=PLUGINS)
 
 
 def keywords() -> frozenset[str]:
