@@ -23,13 +23,40 @@ _OPERATORS = {"comp_op", "add_op", "mul_op"}
 _FLAT_BINARY = {"or_op": "or", "and_op": "and", "coalesce_op": "??", "in_op": "in"}
 
 
+def first_token(tree: Tree) -> Token | None:
+    """The first token under `tree`. The parser keeps every token, so a node's span runs from
+    its first token to its last: the span lark's propagate_positions would give, without its
+    cost on every reduction. Usually a straight descent; empty subtrees are searched past."""
+    for child in tree.children:
+        if isinstance(child, Token):
+            return child
+        if child is not None:
+            found = first_token(child)
+            if found is not None:
+                return found
+    return None
+
+
+def last_token(tree: Tree) -> Token | None:
+    """The last token under `tree` (see first_token)."""
+    children = tree.children
+    for index in range(len(children) - 1, -1, -1):
+        child = children[index]
+        if isinstance(child, Token):
+            return child
+        if child is not None:
+            found = last_token(child)
+            if found is not None:
+                return found
+    return None
+
+
 class ExpressionBuilder:
     """Builds expressions; `offset` places a snippet (a table line, an interpolation) in its file."""
 
     def __init__(self, offset: Offset, diagnostics: list[Diagnostic]) -> None:
         self.offset = offset
         self.diagnostics = diagnostics
-        self._edges: dict[int, tuple[Token | None, Token | None]] = {}
 
     def nested(self, offset: Offset) -> ExpressionBuilder:
         """A builder for a snippet at `offset` that reports into the same diagnostics."""
@@ -37,33 +64,13 @@ class ExpressionBuilder:
 
     def span(self, node: Tree | Token) -> ir.Span | None:
         if isinstance(node, Token):
-            return self.offset.span(node.line, node.column, node.end_line, node.end_column,
-                                    node.start_pos, node.end_pos)
-        first, last = self.edges(node)
-        if first is None or last is None:
-            return None
+            first = last = node
+        else:
+            first, last = first_token(node), last_token(node)
+            if first is None or last is None:
+                return None
         return self.offset.span(first.line, first.column, last.end_line, last.end_column,
                                 first.start_pos, last.end_pos)
-
-    def edges(self, tree: Tree) -> tuple[Token | None, Token | None]:
-        """The first and last token under `tree`, memoized per tree. The parser keeps every
-        token, so this gives the span lark's propagate_positions would, at a fraction of its
-        cost (lark computes it on every reduction, inlined precedence levels included)."""
-        found = self._edges.get(id(tree))
-        if found is None:
-            found = (self._edge(tree.children, 0), self._edge(reversed(tree.children), 1))
-            self._edges[id(tree)] = found
-        return found
-
-    def _edge(self, children, which: int) -> Token | None:
-        for child in children:
-            if isinstance(child, Token):
-                return child
-            if child is not None:
-                edge = self.edges(child)[which]
-                if edge is not None:
-                    return edge
-        return None
 
     def literal_problem(self, token: Token, exc: LiteralValueError, shift: int = 0) -> None:
         start = token.start_pos + shift + exc.offset
