@@ -10,6 +10,7 @@ constant take a fast path when the operand has the constant's type.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from insureops.engine import ir
 from insureops.engine import operations as ops
@@ -66,39 +67,44 @@ def constant(value: object) -> Fn:
 
 def expression_depth(expr: object) -> int:
     """The nesting depth of an expression tree, computed without recursion."""
-    deepest, stack = 0, [(expr, 1)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in children(node))
+    deepest, level = 0, [expr]
+    while level:
+        deepest += 1
+        level = [child for node in level for child in children(node)]
     return deepest
 
 
-def children(node: object) -> list:
-    """The direct sub-expressions of an expression node, in evaluation order."""
-    if isinstance(node, (ir.Member,)):
-        return [node.obj]
-    if isinstance(node, ir.Index):
-        return [node.obj, node.index]
-    if isinstance(node, (ir.Call, ir.ListExpr, ir.SetExpr)):
-        return list(node.args if isinstance(node, ir.Call) else node.items)
-    if isinstance(node, ir.Unary):
-        return [node.operand]
-    if isinstance(node, ir.Binary):
-        return [node.left, node.right]
-    if isinstance(node, ir.Between):
-        return [node.value, node.low, node.high]
-    if isinstance(node, ir.IsNull):
-        return [node.value]
-    if isinstance(node, ir.Conditional):
-        return [node.cond, node.then, node.else_]
-    if isinstance(node, ir.ObjectExpr):
-        return [value for _, value in node.entries]
-    if isinstance(node, ir.Comprehension):
-        return [c for c in (node.source, node.where, node.projection) if c is not None]
-    if isinstance(node, ir.Interpolated):
-        return [part for part in node.parts if not isinstance(part, str)]
-    return []
+_CHILDREN: dict[type, Callable[[Any], tuple]] = {
+    ir.Member: lambda node: (node.obj,),
+    ir.Index: lambda node: (node.obj, node.index),
+    ir.Call: lambda node: node.args,
+    ir.ListExpr: lambda node: node.items,
+    ir.SetExpr: lambda node: node.items,
+    ir.Unary: lambda node: (node.operand,),
+    ir.Binary: lambda node: (node.left, node.right),
+    ir.Between: lambda node: (node.value, node.low, node.high),
+    ir.IsNull: lambda node: (node.value,),
+    ir.Conditional: lambda node: (node.cond, node.then, node.else_),
+    ir.ObjectExpr: lambda node: tuple(value for _, value in node.entries),
+    ir.Comprehension: lambda node: tuple(
+        c for c in (node.source, node.where, node.projection) if c is not None),
+    ir.Interpolated: lambda node: tuple(part for part in node.parts if not isinstance(part, str)),
+}
+_LEAVES = (ir.Literal, ir.Name)
+
+
+def children(node: object) -> tuple:
+    """The direct sub-expressions of an expression node, in evaluation order (looked up by
+    type: this runs for every node of every expression at compile time)."""
+    found = _CHILDREN.get(type(node))
+    if found is not None:
+        return found(node)
+    if isinstance(node, _LEAVES):
+        return ()
+    for kind, found in _CHILDREN.items():  # a subclass of a node type
+        if isinstance(node, kind):
+            return found(node)
+    return ()
 
 
 class ExpressionCompiler:
