@@ -1,16 +1,27 @@
-"""Compile time of a generated 50-rule ruleset, and the import time of the CLI.
+"""Compile time of a generated 50-rule ruleset, and the start-up time of the CLI.
 
-    /work/.venv/bin/python bench/bench_compile.py [--rules 50] [--rounds 5]
+    /work/.venv/bin/python bench/bench_compile.py [--rules 50] [--rounds 9]
+                                                  [--baseline OTHER_PYTHON]
 
-Cold: the first compile in a fresh interpreter (grammar loading included). Uncached: a compile
-in a warm interpreter under a new file name, so the source-hash cache misses. Cached: the same
-call again. Targets: compile < 50 ms; `import insureops.platform.cli` and `insureops --help`
-< 150 ms.
+Every figure is measured in child processes, so that a baseline can be measured the same way in
+the same run: `--baseline` names the Python of another checkout (for example a `git worktree`
+of an older commit installed into its own venv with `pip install -e`), and its rounds are
+interleaved with ours, so noise from the neighbours hits both sides of a ratio.
+
+- cold: the first compile in a fresh interpreter (imports and parser tables included);
+- warm: compiles in a warm interpreter under new file names, so the source-hash cache misses,
+  with the garbage collector as it is (it runs during the compile), and the same compile split
+  into its phases (parse, build the IR, check, compile the IR);
+- start-up: `import insureops.platform.cli` and `insureops rules --help`.
+
+Targets: compile < 50 ms; CLI import and `--help` < 150 ms. Figures are CPU time (process time
+of the child), the median over rounds.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -27,7 +38,6 @@ from workload import generate_ruleset
 # PYTHONDONTWRITEBYTECODE would otherwise recompile every module of ours at each start).
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
-
 COLD = """
 import sys, time
 source = sys.stdin.read()
@@ -37,16 +47,33 @@ compile_ruleset(source, filename="cold.rules")
 print(time.process_time() - started)
 """
 
-
-def _median_ms(samples: list[float]) -> str:
-    return f"{statistics.median(samples) * 1000:8.1f} ms   rounds " + " ".join(
-        f"{s * 1000:.1f}" for s in samples)
-
-
-def cold_compile(source: str) -> float:
-    done = subprocess.run([sys.executable, "-c", COLD], input=source, capture_output=True,
-                          text=True, check=True, env=ENV)
-    return float(done.stdout.strip())
+# Phase names follow dsl/api.py: parse_file, build_ruleset, check_ruleset, compile_ir.
+WARM = """
+import json, sys, time
+source, compiles = sys.stdin.read(), int(sys.argv[1])
+from insureops.dsl.api import compile_ruleset, parse_file, build_ruleset, check_ruleset
+from insureops.engine.compiler import compile_ir
+from insureops.schema.registry import default_registry
+registry = default_registry()
+compile_ruleset(source, filename="warm-up.rules")
+whole, phases = [], {"parse": [], "build": [], "check": [], "compile IR": []}
+for n in range(compiles):
+    started = time.process_time()
+    compile_ruleset(source, filename=f"warm-{n}.rules")
+    whole.append(time.process_time() - started)
+    t0 = time.process_time()
+    tree, _ = parse_file(source)
+    t1 = time.process_time()
+    ruleset, _ = build_ruleset(tree, source)
+    t2 = time.process_time()
+    check_ruleset(ruleset, registry)
+    t3 = time.process_time()
+    compile_ir(ruleset, input_schemas={d.name: registry.get(d.type_name) for d in ruleset.inputs})
+    t4 = time.process_time()
+    for name, spent in zip(phases, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+        phases[name].append(spent)
+print(json.dumps({"whole": whole, **phases}))
+"""
 
 
 def _children_cpu() -> float:
@@ -54,49 +81,73 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def process_time(arguments: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds of a fresh process running `arguments`."""
-    cpu, started = _children_cpu(), time.perf_counter()
+def run_python(python: str, script: str, source: str, *arguments: str) -> str:
+    done = subprocess.run([python, "-c", script, *arguments], input=source, capture_output=True,
+                          text=True, check=True, env=ENV)
+    return done.stdout
+
+
+def process_cpu(arguments: list[str]) -> float:
+    """CPU seconds of a fresh process running `arguments`."""
+    cpu = _children_cpu()
     subprocess.run(arguments, capture_output=True, check=True, env=ENV)
-    return time.perf_counter() - started, _children_cpu() - cpu
+    return _children_cpu() - cpu
+
+
+def measure(python: str, source: str, compiles: int) -> dict[str, list[float]]:
+    """One round for one interpreter: a cold compile, `compiles` warm ones (with phases), and
+    the CLI's start-up."""
+    figures = json.loads(run_python(python, WARM, source, str(compiles)))
+    figures["cold"] = [float(run_python(python, COLD, source))]
+    figures["import CLI"] = [process_cpu([python, "-c", "import insureops.platform.cli"])]
+    figures["rules --help"] = [process_cpu([str(Path(python).with_name("insureops")),
+                                            "rules", "--help"])]
+    figures["python -c pass"] = [process_cpu([python, "-c", "pass"])]
+    return figures
+
+
+def _ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", type=int, default=50)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--compiles", type=int, default=5, help="warm compiles per round")
+    parser.add_argument("--baseline", help="the Python of a baseline checkout")
     args = parser.parse_args()
 
-    from insureops.dsl.api import compile_ruleset
-
     source = generate_ruleset(args.rules)
-    cold_compile(source)  # warm-up: writes the bytecode caches
-    cold = [cold_compile(source) for _ in range(args.rounds)]
-    uncached, cached = [], []
-    for round_ in range(args.rounds):
-        started = time.process_time()
-        compile_ruleset(source, filename=f"warm-{round_}.rules")
-        uncached.append(time.process_time() - started)
-        started = time.perf_counter()
-        compile_ruleset(source, filename=f"warm-{round_}.rules")
-        cached.append(time.perf_counter() - started)
-    python = [process_time([sys.executable, "-c", "pass"]) for _ in range(args.rounds)]
-    imports = [process_time([sys.executable, "-c", "import insureops.platform.cli"])
-               for _ in range(args.rounds)]
-    helps = [process_time([str(Path(sys.executable).with_name("insureops")), "rules", "--help"])
-             for _ in range(args.rounds)]
+    sides = {"this checkout": sys.executable}
+    if args.baseline:
+        sides["baseline"] = args.baseline
+    for python in sides.values():
+        run_python(python, COLD, source)  # writes the bytecode caches
+    results: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
+    for _ in range(args.rounds):
+        for side, python in sides.items():
+            for name, samples in measure(python, source, args.compiles).items():
+                results[side].setdefault(name, []).extend(samples)
 
-    print(f"compile, generated {args.rules}-rule ruleset ({len(source.splitlines())} lines), "
-          f"{args.rounds} rounds, medians (target < 50 ms), load average "
-          f"{os.getloadavg()[0]:.1f}")
-    print(f"  cold (fresh process, CPU)     {_median_ms(cold)}")
-    print(f"  uncached (warm process, CPU)  {_median_ms(uncached)}")
-    print(f"  cached (wall)                 {_median_ms(cached)}")
-    print("CLI start-up of a fresh process (target < 150 ms)")
-    for label, runs in (("python -c pass", python), ("import insureops.platform.cli", imports),
-                        ("insureops rules --help", helps)):
-        print(f"  {label:30s} wall {_median_ms([r[0] for r in runs])}")
-        print(f"  {'':30s} CPU  {_median_ms([r[1] for r in runs])}")
+    print(f"compile of a generated {args.rules}-rule ruleset ({len(source.splitlines())} lines), "
+          f"{args.rounds} rounds, CPU medians in ms, load average {os.getloadavg()[0]:.1f}")
+    header = "".join(f"{side:>16}" for side in sides) + ("     ratio" if args.baseline else "")
+    print(f"  {'':32}{header}")
+    rows = ["cold", "whole", "parse", "build", "check", "compile IR", "import CLI",
+            "rules --help", "python -c pass"]
+    labels = {"cold": "compile, fresh process", "whole": "compile, warm (target < 50)",
+              "parse": "  parse", "build": "  build IR", "check": "  check",
+              "compile IR": "  compile IR", "import CLI": "import insureops.platform.cli",
+              "rules --help": "insureops rules --help", "python -c pass": "python -c pass"}
+    for row in rows:
+        values = [_ms(results[side][row]) for side in sides]
+        line = f"  {labels[row]:32}" + "".join(f"{value:16.1f}" for value in values)
+        if args.baseline:
+            line += f"{values[1] / values[0]:9.2f}x"
+        print(line)
+    if args.baseline:
+        print("  ratio: baseline / this checkout (above 1: this checkout is faster)")
 
 
 if __name__ == "__main__":

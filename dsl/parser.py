@@ -47,6 +47,8 @@ class Offset:
     def span(self, line: int, column: int, end_line: int, end_column: int,
              start: int, end: int) -> Span:
         """The file span of a snippet-relative range."""
+        if self.start == 0 and self.line == 1 and self.column == 1:  # the file itself
+            return Span(line, column, end_line, end_column, start, end)
         return Span(
             self.line + line - 1, column + (self.column - 1 if line == 1 else 0),
             self.line + end_line - 1, end_column + (self.column - 1 if end_line == 1 else 0),
