@@ -6,9 +6,9 @@ per-token bookkeeping in lark's general loops, not the grammar. These subclasses
 tables, terminals, callbacks, trees and exceptions and only tighten the loops:
 
 - the lexer skips ignored text (spaces, comments) with one regular expression before each token
-  (lark matches it as a token of its own and throws it away), reads positions from its own
-  counters, and hands any failure to lark's own lexer, which raises lark's usual error at the same
-  place;
+  (lark matches it as a token of its own and throws it away), tries the root lexer's one regex
+  before the state's own (see FastContextualLexer), reads positions from its own counters, and
+  hands any failure to lark's own lexer, which raises lark's usual error at the same place;
 - the parser resolves each table entry once (a shift, a reduction with its size, callback and
   goto symbol), so a reduction no longer hashes lark's `Rule` objects (a Python-level `__hash__`
   and `__eq__` on every reduction); and a reduction of one child by a `?rule` that passes its
@@ -38,7 +38,16 @@ _SHIFT, _PASS_THROUGH, _REDUCE = 0, 1, 2
 
 
 class FastContextualLexer(ContextualLexer):
-    """lark's ContextualLexer (same per-state terminals and priorities) with a tighter loop."""
+    """lark's ContextualLexer (same per-state terminals and priorities) with a tighter loop.
+
+    Each token is first matched with the root lexer's one regex over every terminal; when the
+    token it gives is one the parser's state accepts, the state's own lexer would have given the
+    same one (its terminals are a subset in the same order, and keywords are typed the same
+    way), so it is taken. Otherwise the state's lexer decides, as in lark. lark compiles a regex
+    per state (about 40 of them for a typical ruleset, most of a fresh process's parse time);
+    this way only the few states that disagree with the root (a duration unit after a number,
+    a `|` inside a table line) compile theirs.
+    """
 
     def __init__(self, conf, states, always_accept=()) -> None:
         super().__init__(conf, states, always_accept)
@@ -48,9 +57,10 @@ class FastContextualLexer(ContextualLexer):
             conf.g_regex_flags)
         self._plain = not conf.use_bytes and not any(name in conf.callbacks for name in conf.ignore)
         self._matchers: dict[int, tuple] = {}
+        self._accepts: dict[int, frozenset[str]] = {}
 
     def _matcher(self, lexer) -> tuple:
-        """`(match, callbacks, newline types)` of one state's lark lexer (its union regex)."""
+        """`(match, callbacks, newline types)` of one lark lexer (its union regex)."""
         scanner = lexer.scanner  # builds lexer.callback too (keywords, user callbacks)
         if len(scanner._mres) == 1:
             match = scanner._mres[0].match
@@ -66,6 +76,10 @@ class FastContextualLexer(ContextualLexer):
         found = self._matchers[id(lexer)] = (match, lexer.callback, lexer.newline_types)
         return found
 
+    def _accepted(self, lexer) -> frozenset[str]:
+        found = self._accepts[id(lexer)] = frozenset(t.name for t in lexer.terminals)
+        return found
+
     def lex(self, lexer_state, parser_state):
         if not self._plain:
             yield from super().lex(lexer_state, parser_state)
@@ -74,6 +88,8 @@ class FastContextualLexer(ContextualLexer):
         counter = lexer_state.line_ctr
         pos, line, line_start = counter.char_pos, counter.line, counter.line_start_pos
         skip, lexers, matchers = self._skip.match, self.lexers, self._matchers
+        accepts = self._accepts
+        root = self._matcher(self.root_lexer)
         states = parser_state.state_stack  # the parser changes this list in place
         while True:
             skipped = skip(text, pos, end).end()
@@ -88,30 +104,44 @@ class FastContextualLexer(ContextualLexer):
                 counter.column, counter.line_start_pos = pos - line_start + 1, line_start
                 return
             lexer = lexers[states[-1]]
-            match, callbacks, newline_types = matchers.get(id(lexer)) or self._matcher(lexer)
-            found = match(text, pos, end)
-            if found is None:  # lark's lexer raises its own error for this position
+            token = _token(root, text, pos, end, line, line_start)
+            if token is not None and token.type not in (accepts.get(id(lexer))
+                                                        or self._accepted(lexer)):
+                token = None
+            if token is None:
+                token = _token(matchers.get(id(lexer)) or self._matcher(lexer), text, pos, end,
+                               line, line_start)
+            if token is None:  # lark's lexer raises its own error for this position
                 counter.char_pos, counter.line = pos, line
                 counter.column, counter.line_start_pos = pos - line_start + 1, line_start
                 yield from super().lex(lexer_state, parser_state)
                 return
-            value, kind, stop = found.group(), found.lastgroup, found.end()
-            end_line, end_start = line, line_start
-            if kind in newline_types:
-                newlines = value.count("\n")
-                if newlines:
-                    end_line += newlines
-                    end_start = pos + value.rindex("\n") + 1
-            token = _new_token(kind, value, pos, line, pos - line_start + 1,
-                               end_line, stop - end_start + 1, stop)
-            callback = callbacks.get(kind)
-            if callback is not None:
-                token = callback(token)
-            pos, line, line_start = stop, end_line, end_start
+            pos, line = token.end_pos, token.end_line
+            line_start = pos - token.end_column + 1
             lexer_state.last_token = token
             counter.char_pos, counter.line = pos, line
             counter.column, counter.line_start_pos = pos - line_start + 1, line_start
             yield token
+
+
+def _token(matcher: tuple, text: str, pos: int, end: int, line: int,
+           line_start: int) -> Token | None:
+    """The token `matcher` finds at `pos` (callbacks applied), or None."""
+    match, callbacks, newline_types = matcher
+    found = match(text, pos, end)
+    if found is None:
+        return None
+    value, kind, stop = found.group(), found.lastgroup, found.end()
+    end_line, end_start = line, line_start
+    if kind in newline_types:
+        newlines = value.count("\n")
+        if newlines:
+            end_line += newlines
+            end_start = pos + value.rindex("\n") + 1
+    token = _new_token(kind, value, pos, line, pos - line_start + 1,
+                       end_line, stop - end_start + 1, stop)
+    callback = callbacks.get(kind)
+    return token if callback is None else callback(token)
 
 
 class _FastParseConf(ParseConf):
@@ -126,8 +156,10 @@ class _FastParserState(ParserState):
     __slots__ = ()
 
     def feed_token(self, token: Token, is_end: bool = False):
-        state_stack, value_stack = self.state_stack, self.value_stack
         conf = self.parse_conf
+        if not conf.callbacks:  # lark's InteractiveParser.accepts() probes without callbacks
+            return ParserState.feed_token(self, token, is_end)
+        state_stack, value_stack = self.state_stack, self.value_stack
         actions, end_state, token_callbacks = conf.actions, conf.end_state, conf.token_callbacks
         while True:
             try:

@@ -94,6 +94,12 @@ def test_every_example_and_case_parses_as_with_plain_lark(plain, path):
     ("ruleset a\nrule then when", "start"),
     ("ruleset a\n\n  @", "start"),
     ("ruleset a # trailing comment", "start"),
+    # an error after a left-recursive list: lark's accepts() probes copies of the parser
+    # without callbacks, which must not grow the trees on the real stack
+    ("ruleset a\n.a.ais null", "start"),
+    ("ruleset a\nrule r when x > 3 days then end", "start"),
+    ("ruleset a\nrule r priority 2024-01-01 when x then end", "start"),
+    ("| \"a\" | 2024-01-01 | 3 days | - |", "table_row"),
 ])
 def test_snippets_and_errors_parse_as_with_plain_lark(plain, text, start):
     assert outcome(grammar(), text, start) == outcome(plain, text, start)
