@@ -4,6 +4,7 @@ the same trees, the same token positions, and the same errors at the same places
 from __future__ import annotations
 
 import io
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,13 @@ def outcome(parser: Lark, text: str, start: str = "start") -> tuple:
     return ("tree", _flat(tree))
 
 
+@pytest.fixture(params=["root-first", "state-first"])
+def fast(request):
+    """The service's parser, its lexer in either mode (a process starts root-first)."""
+    with lexing(request.param == "root-first") as parser:
+        yield parser
+
+
 def test_the_service_parser_runs_with_the_plugins():
     parser = grammar()
     assert isinstance(parser.parser.lexer, FastContextualLexer)
@@ -77,9 +85,9 @@ def test_the_service_parser_runs_with_the_plugins():
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_every_example_and_case_parses_as_with_plain_lark(plain, path):
+def test_every_example_and_case_parses_as_with_plain_lark(plain, fast, path):
     text = path.read_text()
-    assert outcome(grammar(), text) == outcome(plain, text)
+    assert outcome(fast, text) == outcome(plain, text)
 
 
 @pytest.mark.parametrize(("text", "start"), [
@@ -101,22 +109,42 @@ def test_every_example_and_case_parses_as_with_plain_lark(plain, path):
     ("ruleset a\nrule r priority 2024-01-01 when x then end", "start"),
     ("| \"a\" | 2024-01-01 | 3 days | - |", "table_row"),
 ])
-def test_snippets_and_errors_parse_as_with_plain_lark(plain, text, start):
-    assert outcome(grammar(), text, start) == outcome(plain, text, start)
+def test_snippets_and_errors_parse_as_with_plain_lark(plain, fast, text, start):
+    assert outcome(fast, text, start) == outcome(plain, text, start)
 
 
+@pytest.mark.parametrize("root_first", [True, False], ids=["root-first", "state-first"])
 @FAST
-@given(st.lists(ALPHABET, max_size=120).map("".join))
-def test_random_language_like_text_parses_as_with_plain_lark(plain, text):
-    for source in (text, "ruleset a\n" + text):
-        assert outcome(grammar(), source) == outcome(plain, source)
+@given(text=st.lists(ALPHABET, max_size=120).map("".join))
+def test_random_language_like_text_parses_as_with_plain_lark(plain, root_first, text):
+    with lexing(root_first) as fast:
+        for source in (text, "ruleset a\n" + text):
+            assert outcome(fast, source) == outcome(plain, source)
+        for start in ("expr", "table_row"):
+            assert outcome(fast, text, start) == outcome(plain, text, start)
 
 
+@pytest.mark.parametrize("root_first", [True, False], ids=["root-first", "state-first"])
 @FAST
-@given(st.text(max_size=200))
-def test_random_text_parses_as_with_plain_lark(plain, text):
-    assert outcome(grammar(), text) == outcome(plain, text)
-    assert outcome(grammar(), text, "expr") == outcome(plain, text, "expr")
+@given(text=st.text(max_size=200))
+def test_random_text_parses_as_with_plain_lark(plain, root_first, text):
+    with lexing(root_first) as fast:
+        assert outcome(fast, text) == outcome(plain, text)
+        assert outcome(fast, text, "expr") == outcome(plain, text, "expr")
+
+
+@contextmanager
+def lexing(root_first: bool):
+    """The service's parser with its lexer in one mode (hypothesis reruns a test body, so the
+    mode is set per example rather than by a fixture)."""
+    parser = grammar()
+    lexer = parser.parser.lexer
+    saved = lexer._root_first
+    lexer._root_first = 10**12 if root_first else 0
+    try:
+        yield parser
+    finally:
+        lexer._root_first = saved
 
 
 def test_the_plugins_work_when_the_tables_are_built_from_the_grammar():
