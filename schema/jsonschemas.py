@@ -131,8 +131,3 @@ def resource_schema(resource: str, mode: Mode = "read") -> dict:
 def resource_names() -> list[str]:
     """Every resource name, in catalog order."""
     return [table.resource for table in TABLES]
-
-
-def read_schemas() -> dict[str, dict]:
-    """Resource name -> read schema, for the type registry."""
-    return {name: resource_schema(name, "read") for name in resource_names()}
