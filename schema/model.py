@@ -84,8 +84,12 @@ class Field:
         return {"text_array": "array of text", "ip_address": "IP address"}.get(self.kind, self.kind)
 
 
-# Columns that the service fills in (tenant from the caller, bookkeeping of reopened claims).
-SERVER_MANAGED_NAMES = frozenset({"tenant_id", "reopen_count", "reopened_last_at"})
+# Columns that the service fills in: the tenant from the caller, the bookkeeping of reopened
+# claims, and the record's own creation time (`created`, `created_at`: "takes the current time on
+# creation"). Other timestamps that default to now (a claim's reported_at, a document's
+# uploaded_at, a consent's captured_at) record a business event and may be given.
+SERVER_MANAGED_NAMES = frozenset({"tenant_id", "reopen_count", "reopened_last_at", "created",
+                                  "created_at"})
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,18 @@ def test_read_shape_lists_every_column_including_server_managed_ones():
     assert "required" not in resource_schema("Claim", "read")
 
 
+@pytest.mark.parametrize("resource", ["Client", "Policy", "Claim", "AuditLog", "PolicyCoverage"])
+@pytest.mark.parametrize("mode", ["create", "update"])
+def test_payloads_leave_out_the_record_creation_time(resource, mode):
+    properties = resource_schema(resource, mode)["properties"]
+    assert not {"created", "created_at", "tenant_id", "id"} & set(properties)
+
+
+def test_payloads_keep_timestamps_that_record_a_business_event():
+    assert "reported_at" in resource_schema("Claim", "create")["properties"]
+    assert "uploaded_at" in resource_schema("ClaimDocument", "create")["properties"]
+
+
 def test_unknown_resource_or_mode_is_refused_with_the_known_names():
     with pytest.raises(KeyError, match="Client"):
         resource_schema("Customer")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from insureops.schema.jsonschemas import resource_schema
@@ -24,8 +26,7 @@ async def _create(client, tenant, **fields) -> dict:
 
 
 async def test_create_returns_every_field_when_all_are_given(client, tenant):
-    assert set(FULL_CLIENT) == set(resource_schema("Client", "create")["properties"]) - {
-        "created"}  # the schema also accepts `created` (tested below)
+    assert set(FULL_CLIENT) == set(resource_schema("Client", "create")["properties"])
     created = await _create(client, tenant, **FULL_CLIENT)
     assert {name: created[name] for name in FULL_CLIENT} == FULL_CLIENT
     assert created["tenant_id"] == tenant.tenant_id
@@ -33,9 +34,16 @@ async def test_create_returns_every_field_when_all_are_given(client, tenant):
     assert response.status == 200 and await response.json() == created
 
 
-async def test_create_keeps_a_given_created_time_when_the_schema_allows_it(client, tenant):
-    created = await _create(client, tenant, created="2020-05-01T12:00:00Z")
-    assert created["created"].startswith("2020-05-01T12:00:00")
+async def test_create_refuses_a_given_created_time_because_the_service_stamps_it(client, tenant):
+    response = await client.post(f"{BASE}/", json={"name": "Someone",
+                                                  "created": "2020-05-01T12:00:00Z"},
+                                 headers=tenant.headers)
+    assert response.status == 400
+    body = await response.json()
+    assert body["error"]["code"] == "validation_error"
+    assert "created" in json.dumps(body["error"])
+    stamped = await _create(client, tenant)
+    assert not stamped["created"].startswith("2020-05-01")
 
 
 @pytest.mark.parametrize("method", ["PATCH", "PUT"])

@@ -59,7 +59,7 @@ async def test_create_keeps_every_field_when_all_forty_are_given(client, tenant)
     producer_id = await _producer(tenant)
     policy = await _create(client, tenant, **FULL_POLICY, client_id=holder["id"],
                            producer_id=producer_id)
-    writable = set(resource_schema("Policy", "create")["properties"]) - {"created"}
+    writable = set(resource_schema("Policy", "create")["properties"])
     assert {*FULL_POLICY, "client_id", "producer_id"} == writable  # every other payload field
     assert {name: policy[name] for name in FULL_POLICY} == FULL_POLICY
     assert policy["client_id"] == holder["id"] and policy["producer_id"] == producer_id
