@@ -29,10 +29,10 @@ import re
 import lark
 from lark.exceptions import UnexpectedToken
 from lark.lexer import ContextualLexer, Token
+from lark.parse_tree_builder import ExpandSingleChild
 from lark.parsers.lalr_analysis import IntParseTable, Shift
 from lark.parsers.lalr_parser import LALR_Parser, _Parser
 from lark.parsers.lalr_parser_state import ParseConf, ParserState
-from lark.parse_tree_builder import ExpandSingleChild
 
 __all__ = ["PLUGINS", "FastContextualLexer", "FastLALRParser"]
 
@@ -177,7 +177,8 @@ class _FastParserState(ParserState):
                 action = actions[state_stack[-1]][token.type]
             except KeyError:
                 expected = {s for s in conf.states[state_stack[-1]] if s.isupper()}
-                raise UnexpectedToken(token, expected, state=self, interactive_parser=None) from None
+                raise UnexpectedToken(token, expected, state=self,
+                                      interactive_parser=None) from None
             kind = action[0]
             if kind == _SHIFT:
                 state_stack.append(action[1])
