@@ -145,7 +145,7 @@ def _rule(rule: ir.Rule, checker: ExpressionChecker) -> None:
             found = checker.check(action.value)
             if not found.is_any and found.kind != "number":
                 checker.report("E200", action.value.span,
-                               f"`score {action.op}` needs a number, not a {found}")
+                               f"`score {action.op}` needs a number, not {found.a}")
         elif isinstance(action, ir.SetAction):
             checker.check(action.value)
         elif isinstance(action, (ir.DecisionAction, ir.ReasonAction)):

@@ -58,7 +58,7 @@ class ExpressionChecker:
         """Check an expression that must be boolean (a `when`, an `expect`, a `where`)."""
         found = self.check(expr)
         if not found.is_any and found.kind != "boolean":
-            self.report("E201", expr.span, f"{what} must be true or false, but this is a {found}",
+            self.report("E201", expr.span, f"{what} must be true or false, but this is {found.a}",
                         "compare it, e.g. `x > 0`, `x is not null`")
 
     def check(self, expr: ir.Expr) -> t.Type:
@@ -106,7 +106,7 @@ class ExpressionChecker:
         if owner.kind != "object":
             hint = ("use any(x in LIST where x.FIELD ...) to look inside a list"
                     if owner.is_collection else None)
-            return self.report("E200", expr.span, f"a {owner} has no field `{expr.field}`", hint)
+            return self.report("E200", expr.span, f"{owner.a} has no field `{expr.field}`", hint)
         fields = owner.fields or {}
         if expr.field in fields:
             return fields[expr.field]
@@ -131,7 +131,7 @@ class ExpressionChecker:
             if isinstance(expr.index, ir.Literal) and owner.fields is not None:
                 return owner.fields.get(str(expr.index.value), t.ANY)
             return t.ANY
-        return self.report("E200", expr.span, f"cannot index a {owner} with a {key}",
+        return self.report("E200", expr.span, f"cannot index {owner.a} with {key.a}",
                            "lists and strings take a number, objects a string")
 
     def _call(self, expr: ir.Call) -> t.Type:
@@ -152,7 +152,7 @@ class ExpressionChecker:
         wanted = ("boolean",) if expr.op == "not" else ("number", "duration")
         if operand.is_any or operand.kind in wanted:
             return t.BOOLEAN if expr.op == "not" else operand
-        return self.report("E200", expr.span, f"`{expr.op}` cannot apply to a {operand}")
+        return self.report("E200", expr.span, f"`{expr.op}` cannot apply to {operand.a}")
 
     def _binary(self, expr: ir.Binary) -> t.Type:
         op = expr.op
@@ -160,7 +160,7 @@ class ExpressionChecker:
         if op in ("and", "or"):
             for side, found in ((expr.left, left), (expr.right, right)):
                 if not found.is_any and found.kind != "boolean":
-                    self.report("E200", side.span, f"`{op}` needs true or false, not a {found}")
+                    self.report("E200", side.span, f"`{op}` needs true or false, not {found.a}")
             return t.BOOLEAN
         if op == "??":
             return t.unify(left, right)
@@ -229,7 +229,7 @@ class ExpressionChecker:
         source = self.check(expr.source)
         if not source.is_any and not source.is_collection:
             self.report("E200", expr.source.span, f"`{expr.kind}` needs a list or set, "
-                        f"not a {source}")
+                        f"not {source.a}")
             source = t.ANY
         variables = self.scope.variables
         saved = variables.get(expr.var)
@@ -306,4 +306,4 @@ def relation(op: str, left: t.Type, right: t.Type) -> t.Type | None:
 
 
 def _mismatch_message(op: str, left: t.Type, right: t.Type) -> str:
-    return f"type mismatch: `{op}` cannot combine a {left} with a {right}"
+    return f"type mismatch: `{op}` cannot combine {left.a} with {right.a}"

@@ -66,9 +66,9 @@ def check_call(name: str, types: list[t.Type]) -> tuple[t.Type, Problem | None]:
         return t.ANY, ("E102", f"`{name}` takes {wanted} argument{plural}, not {count}", None)
     for position, (found, accepted) in enumerate(zip(types, kinds or ()), start=1):
         if not found.is_any and found.kind not in accepted:
-            words = " or ".join(accepted)
-            return t.ANY, ("E202", (f"argument {position} of `{name}` must be a {words}, "
-                           f"not a {found}"), None)
+            words = t.with_article(" or ".join(accepted))
+            return t.ANY, ("E202", (f"argument {position} of `{name}` must be {words}, "
+                           f"not {found.a}"), None)
     if name in ("min", "max", "sum") and count == 1:
         problem = _one_collection(name, types[0])
         if problem is not None:
@@ -83,7 +83,7 @@ def _one_collection(name: str, found: t.Type) -> Problem | None:
     if found.is_any:
         return None
     if not found.is_collection:
-        return ("E202", f"`{name}` of one argument takes a list or set, not a {found}",
+        return ("E202", f"`{name}` of one argument takes a list or set, not {found.a}",
                 f"write `{name}(a, b, ...)` for several values")
     item = found.item or t.ANY
     if name == "sum" and not item.is_any and item.kind != "number":

@@ -63,14 +63,14 @@ def _check_cell(cell: ir.Cell, column: t.Type, checker: ExpressionChecker) -> No
     if isinstance(cell, ir.CompareCell):
         operand = checker.check(cell.operand)
         if relation(cell.op, column, operand) is None:
-            checker.report("E200", cell.span, f"type mismatch: this column is a {column}, "
-                           f"`{cell.op}` cannot compare it with a {operand}")
+            checker.report("E200", cell.span, f"type mismatch: this column is {column.a}, "
+                           f"`{cell.op}` cannot compare it with {operand.a}")
     elif isinstance(cell, ir.BetweenCell):
         for bound in (cell.low, cell.high):
             found = checker.check(bound)
             if relation("<=", column, found) is None:
-                checker.report("E200", cell.span, f"type mismatch: this column is a {column}, "
-                               f"`between` cannot compare it with a {found}")
+                checker.report("E200", cell.span, f"type mismatch: this column is {column.a}, "
+                               f"`between` cannot compare it with {found.a}")
 
 
 def cell_domain(cell: ir.Cell, consts: dict[str, object]) -> dm.Domain | None:

@@ -15,6 +15,11 @@ from types import MappingProxyType
 from insureops.engine.values import Duration
 
 
+def with_article(text: str) -> str:
+    """`text` after "a" or "an" (by its first letter: the type names need nothing subtler)."""
+    return ("an " if text[:1].lower() in "aeiou" else "a ") + text
+
+
 @dataclass(frozen=True)
 class Type:
     """A static type. `kind` is a scalar name, "list", "set", "object", "any" or "null"."""
@@ -33,6 +38,16 @@ class Type:
         if self.kind in ("list", "set"):
             return f"{self.kind}[{self.item}]"
         return self.kind
+
+    @property
+    def a(self) -> str:
+        """The type with an article, for messages: "a number", "an object", "a Business",
+        "a value of any type", "null"."""
+        if self.kind == "null":
+            return "null"
+        if self.kind == "any" and not self.name:
+            return "a value of any type"
+        return with_article(str(self))
 
     @property
     def is_any(self) -> bool:

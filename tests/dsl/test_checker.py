@@ -109,3 +109,15 @@ def test_one_argument_aggregate_needs_a_collection_when_called():
     source = HEADER + ('rule r when sum(business.annual_revenue) > 1 or max(business.state) == "x" '
                        'or sum(business.lines_of_business) > 0 or min(1, 2) == 1 then stop end\n')
     assert codes(source) == ["E202", "E202", "E202"]
+
+
+def test_type_messages_read_as_english_when_the_type_starts_with_a_vowel_or_is_any():
+    report = check_source("ruleset a\ninput x: Any\nrule r when x.n > 3 days then stop end\n"
+                          "rule s when count(c in {\"a\": 1} where true) > 0 then stop end\n"
+                          "rule t when abs({\"a\": 1}) > 1 then stop end\n")
+    messages = [d.message for d in report.errors]
+    assert messages == [
+        "type mismatch: `>` cannot combine a value of any type with a duration",
+        "`count` needs a list or set, not an object",
+        "argument 1 of `abs` must be a number, not an object",
+    ]
