@@ -7,6 +7,7 @@ item (`rule`, `table`, `test`, `const`, ...), so one run reports the syntax erro
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -145,8 +146,24 @@ def _unexpected_token(exc: UnexpectedToken, offset: Offset, end_name: str | None
         return error(code, span, f"expected `end` to close {kind} {name} opened at line {line}, "
                      f"found {found}", _hint_for(expected))
     hint = "compare with `==`; `=` only names a const, output or given" if (
-        token.value == "=") else _hint_for(expected)
+        token.value == "=") else _joined(_misspelt_keyword(token, expected), _hint_for(expected))
     return error(code, span, f"expected {describe_expected(expected)}, found {found}", hint)
+
+
+def _misspelt_keyword(token: Token, expected: set[str]) -> str | None:
+    """"did you mean `when`?" for a name where a keyword close to it was expected."""
+    if token.type != "NAME":
+        return None
+    words = [word for word in map(_terminal_pattern, expected) if word and word.isidentifier()]
+    close = difflib.get_close_matches(token.value, words, n=1, cutoff=0.6)  # short words
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+def _joined(first: str | None, second: str | None) -> str | None:
+    """Two hints as two sentences ("did you mean `when`? A rule reads ...")."""
+    if first and second:
+        return f"{first} {second[0].upper()}{second[1:]}"
+    return first or second
 
 
 def _precise_expected(exc: UnexpectedToken) -> set[str]:
