@@ -19,6 +19,7 @@ from pathlib import Path
 
 import lark
 from lark import Lark, Token
+from lark.lark import PostLex
 from lark.lexer import PatternStr
 
 from insureops.dsl.larkplugins import PLUGINS
@@ -61,7 +62,7 @@ def grammar() -> Lark:
 
     callbacks = {"NAME": reserve}
     parser = load_tables(callbacks) or Lark.open(str(GRAMMAR_FILE), **OPTIONS,
-                                                 lexer_callbacks=callbacks, _plugins=PLUGINS)
+                                                 **lexing_options(callbacks))
     keywords.update((word, name) for word, name in _keyword_terminals(parser))
     return parser
 
@@ -77,8 +78,26 @@ def load_tables(callbacks: dict) -> Lark | None:
     # Lark.load takes no options; its _load accepts the ones that do not change the tables
     # (lexer_callbacks and _plugins among them). The fingerprint pins the lark version this was
     # written by.
-    return Lark.__new__(Lark)._load(io.BytesIO(body), lexer_callbacks=callbacks,
-                                    _plugins=PLUGINS)
+    return Lark.__new__(Lark)._load(io.BytesIO(body), **lexing_options(callbacks))
+
+
+class NamesEverywhere(PostLex):
+    """lark's post-lexer hook, used for its `always_accept`: the lexer also matches NAME in
+    parser states that take no name. Otherwise, where only keywords fit, a keyword would match
+    the start of a longer word (`declines "x"` read as `decline` + `s`, and the error shown at
+    `"x"`); now the whole word is read and reported. Tokens pass through unchanged."""
+
+    always_accept = ("NAME",)
+
+    def process(self, stream):
+        return stream
+
+
+def lexing_options(callbacks: dict, plugins: bool = True) -> dict:
+    """The options that shape lexing but not the tables: given when the tables are loaded (and
+    when the parser is built from the grammar). `plugins=False` is plain lark, for tests."""
+    return {"lexer_callbacks": callbacks, "postlex": NamesEverywhere(),
+            "_plugins": PLUGINS if plugins else {}}
 
 
 def keywords() -> frozenset[str]:

@@ -144,7 +144,8 @@ def _unexpected_token(exc: UnexpectedToken, offset: Offset, end_name: str | None
     if "END" in expected and block is not None:
         kind, name, line = block
         return error(code, span, f"expected `end` to close {kind} {name} opened at line {line}, "
-                     f"found {found}", _hint_for(expected))
+                     f"found {found}", _joined(_misspelt_keyword(token, expected),
+                                               _hint_for(expected)))
     hint = "compare with `==`; `=` only names a const, output or given" if (
         token.value == "=") else _joined(_misspelt_keyword(token, expected), _hint_for(expected))
     return error(code, span, f"expected {describe_expected(expected)}, found {found}", hint)

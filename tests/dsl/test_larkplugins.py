@@ -34,7 +34,8 @@ def plain() -> Lark:
     """lark's own lexer and parser over the same tables and keyword callback."""
     fast = grammar()
     body = grammar_module.TABLES_FILE.read_bytes().partition(b"\n")[2]
-    return Lark.__new__(Lark)._load(io.BytesIO(body), lexer_callbacks=fast.lexer_conf.callbacks)
+    options = grammar_module.lexing_options(fast.lexer_conf.callbacks, plugins=False)
+    return Lark.__new__(Lark)._load(io.BytesIO(body), **options)
 
 
 def _flat(tree: Tree) -> list:
@@ -80,7 +81,7 @@ def fast(request):
 
 def test_the_service_parser_runs_with_the_plugins():
     parser = grammar()
-    assert isinstance(parser.parser.lexer, FastContextualLexer)
+    assert isinstance(parser.parser.lexer.lexer, FastContextualLexer)  # behind the post-lexer
     assert isinstance(parser.parser.parser, FastLALRParser)
 
 
@@ -138,7 +139,7 @@ def lexing(root_first: bool):
     """The service's parser with its lexer in one mode (hypothesis reruns a test body, so the
     mode is set per example rather than by a fixture)."""
     parser = grammar()
-    lexer = parser.parser.lexer
+    lexer = parser.parser.lexer.lexer  # behind the post-lexer
     saved = lexer._root_first
     lexer._root_first = 10**12 if root_first else 0
     try:
@@ -148,9 +149,11 @@ def lexing(root_first: bool):
 
 
 def test_the_plugins_work_when_the_tables_are_built_from_the_grammar():
-    options = {**grammar_module.OPTIONS, "_plugins": grammar_module.PLUGINS}
-    built = Lark.open(str(grammar_module.GRAMMAR_FILE), **options)
+    callbacks = grammar().lexer_conf.callbacks
+    built = Lark.open(str(grammar_module.GRAMMAR_FILE), **grammar_module.OPTIONS,
+                      **grammar_module.lexing_options(callbacks))
     assert isinstance(built.parser.parser, FastLALRParser)
     text = (ROOT / "examples" / "claims_triage.rules").read_text()
-    plain_built = Lark.open(str(grammar_module.GRAMMAR_FILE), **grammar_module.OPTIONS)
+    plain_built = Lark.open(str(grammar_module.GRAMMAR_FILE), **grammar_module.OPTIONS,
+                            **grammar_module.lexing_options(callbacks, plugins=False))
     assert outcome(built, text) == outcome(plain_built, text)
