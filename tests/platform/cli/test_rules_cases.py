@@ -181,3 +181,94 @@ def test_reader_marks_a_case_measured_only_when_the_line_is_within_the_input_lim
     short, deep = _read('{"id": 1, "inputs": {"v": [1]}}\n'
                         '{"id": 2, "inputs": {"v": ' + "[" * 70 + "]" * 70 + '}}\n')
     assert short.measured is True and deep.measured is False
+
+
+# --- msgspec reads most lines; the json module the rest, with the same outcome -----------------
+
+ALL_FIELDS = """\
+ruleset cases.every_field
+input data: Any
+rule echo
+when data.n != data.m or data.n == data.m or data.n is null
+then
+    reason "{data.n} {data.m} {data.s} {data.l}"
+    set n = data.n
+    set m = data.m
+    set l = data.l
+end
+"""
+
+
+def _json_module_only(monkeypatch) -> None:
+    from insureops.platform.cli import rules_cases
+    monkeypatch.setattr(rules_cases.CaseReader, "_fast", lambda self, raw: rules_cases._SLOW)
+
+
+def _outcome_lines(text: bytes) -> list[str]:
+    compiled = compile_ruleset(ALL_FIELDS, filename="every.rules")
+    evaluator = CaseEvaluator(compiled, filename="every.rules")
+    cases = list(CaseReader(io.BytesIO(text), default_as_of=date(2026, 1, 1)))
+    return [result_line(case, evaluator.evaluate(case)) for case in cases] + [
+        repr((case.line, case.error, case.as_of, case.measured)) for case in cases]
+
+
+NUMBER_TEXTS = st.one_of(
+    st.integers(-10**30, 10**30).map(str), st.sampled_from(["-0", "0", "-0.0", "1e5", "1E+5",
+                                                            "-1.50e-3", "10" * 60, "0.000"]),
+    st.decimals(allow_nan=False, allow_infinity=False).map(lambda d: format(d, "f")))
+
+
+@settings(max_examples=150, deadline=None)
+@given(n=NUMBER_TEXTS, m=NUMBER_TEXTS, s=TEXT, items=st.lists(NUMBER_TEXTS, max_size=3))
+def test_reader_gives_the_same_results_when_msgspec_or_the_json_module_reads_the_line(
+        n, m, s, items):
+    line = (f'{{"id": {n}, "inputs": {{"data": {{"n": {n}, "m": {m}, "s": {jsonio.dumps(s)}, '
+            f'"l": [{", ".join(items)}]}}}}}}\n').encode()
+    with pytest.MonkeyPatch.context() as patch:
+        _json_module_only(patch)
+        expected = _outcome_lines(line)
+    assert _outcome_lines(line) == expected
+
+
+@pytest.mark.parametrize("line", [
+    b'{"id": -0, "inputs": {"data": {"n": -0, "l": [-0]}}}',
+    b'{"id": 1, "inputs": {"data": {"n": ' + b"9" * 950 + b'}}}',
+    b'{"id": 1, "inputs": {"data": {"n": ' + b"9" * 5000 + b'}}}',
+    b'{"id": 1, "inputs": {"data": {"n": 1}, "data": {"n": 2}}}',
+    b'{"id": 1, "inputs": {"data": {"s": "\\ud800 \\ud83d\\ude00 \\u00e9\\/"}}}',
+    b'{"id": 1, "inputs": {"data": {"s": "\xff"}}}',
+    b'{"id": 1, "inputs": {"data": {"s": "\xed\xa0\x80"}}}',
+    b'{"id": 1, "inputs": {"data": {"s": "a\tb"}}}',
+    b'\xef\xbb\xbf{"id": 1, "inputs": {"data": {}}}',
+    b'{"id": 1, "inputs": {"data": {"n": NaN}}}',
+    b'{"id": 1, "inputs": {"data": {"n": -Infinity}}}',
+    b'{"id": 1, "inputs": {"data": {"n": 01}}}',
+    b'{"id": 1, "inputs": {"data": {}}} x',
+    b'{"id": 1, "inputs": {"data": {}}}\x0c\x1c',
+    b' \t{"id": [1, {"a": -0}], "inputs": {"data": {}}}\r\n',
+    b'{"id": 1, "as_of": 20250102, "inputs": {"data": {}}}',
+    b'{"id": 1, "as_of": [1, 2.5], "inputs": {"data": {}}}',
+    b'{"id": 1, "inputs": {"data": ' + b"[" * 70 + b"]" * 70 + b'}}',
+    b'{"id": 1, "inputs": {"data": ' + b"[" * 2000 + b"]" * 2000 + b'}}',
+    b'[1, 2]',
+    b'{"id": 1, "inputs": [1]}',
+    b'{"id": 1, "inputs": {"data": {"n": 1.0e400, "m": 12345678901234567890123}}}',
+])
+def test_reader_gives_the_same_outcome_when_the_line_is_unusual(line: bytes):
+    def outcome() -> object:
+        try:
+            return _outcome_lines(line + b"\n")
+        except RecursionError as error:  # the json module's own limit (unchanged behaviour)
+            return repr(error)
+    with pytest.MonkeyPatch.context() as patch:
+        _json_module_only(patch)
+        expected = outcome()
+    assert outcome() == expected
+
+
+def test_reader_reads_a_plain_line_with_msgspec_and_a_negative_zero_with_the_json_module():
+    reader = CaseReader(io.BytesIO(b""), default_as_of=None)
+    assert reader._fast(b'{"id": 1, "as_of": "2026-01-01", "inputs": {"v": [1, 2.5]}}') == {
+        "id": 1, "as_of": "2026-01-01", "inputs": {"v": [1, Decimal("2.5")]}}
+    from insureops.platform.cli.rules_cases import _SLOW
+    assert reader._fast(b'{"id": 1, "inputs": {"v": -0}}') is _SLOW
