@@ -36,12 +36,17 @@ from insureops.engine.codetext import (
     walk,
 )
 from insureops.engine.errors import EngineError
-from insureops.engine.program import in_window, located
+from insureops.engine.program import RunState, in_window, located
+from insureops.engine.result import Result
 from insureops.engine.values import format_plain
 
 
-def generate(items: tuple, compiler, roots: list[str]):
-    """A function `run(env, ev, state)` equivalent to `program.run_items` for `items`."""
+def generate(items: tuple, compiler, roots: list[str], finish: tuple):
+    """A function `run(env, ev)` equivalent to `program.run_items` for `items`, returning the
+    `Result`. `roots` are the input names, then "outputs" (a new dict the function puts in
+    `env`); `finish` is (ruleset name, default decision). The run's score, decision and lists
+    are locals; an action or table left to its closure gets a `RunState` synchronised with
+    them around the call."""
 
     src = Source()
     helpers = {"MEMBER": ops.member, "TRUTH": ops.truth, "IN_WINDOW": in_window, "DATE": date,
@@ -51,16 +56,24 @@ def generate(items: tuple, compiler, roots: list[str]):
                "NULLISH": nullish, "GETTER": getter, "UNSET": UNSET,
                "FAST": frozenset({Decimal, str, date}),
                "PLAIN": format_plain, "TOO_LONG": too_long,
-               "NOT": ops.logical_not}
+               "NOT": ops.logical_not, "ZERO": ops.ZERO, "STATE": RunState,
+               "SORTED": sorted, "RESULT": Result._make}
     local = {name: f"r{i}" for i, name in enumerate(roots)}
-    src.emit(0, "def run(env, ev, st):")
+    name, default = (src.const(value) for value in finish)
+    src.done = (f"return RESULT(({name}, decision or {default}, score, {local['outputs']}, "
+                "reasons, SORTED(tags), fired, None))")
+    src.emit(0, "def run(env, ev):")
     src.emit(1, f"ev.remaining -= {len(items)}")  # the evaluation is its own step budget
     src.emit(1, "if ev.remaining < 0: ev.charge(0, None)")
-    src.emit(1, "fired = st.fired")
-    src.emit(1, "reasons = st.reasons")
-    src.emit(1, "tags = st.tags")
-    for position, (name, variable) in enumerate(local.items()):
-        src.emit(1, f"{variable} = env[{src.const(name)}]")
+    src.emit(1, "score = ZERO; decision = None; rank = 0")
+    src.emit(1, "fired = []; reasons = []; tags = set()")
+    state_line = len(src.lines)
+    for position, (root, variable) in enumerate(local.items()):
+        if root == "outputs":
+            src.emit(1, f"{variable} = env[{src.const(root)}] = {{}}")
+            src.emit(1, f"g{position} = {variable}.get")
+            continue
+        src.emit(1, f"{variable} = env[{src.const(root)}]")
         # g0(field) reads input 0's field: dict.get, or null/an error for a non-object input
         src.emit(1, f"g{position} = {variable}.get if type({variable}) is dict "
                     f"else GETTER({variable})")
@@ -68,8 +81,12 @@ def generate(items: tuple, compiler, roots: list[str]):
     src.emit(1, "try:")
     for item in items:
         _item(src, item, compiler, local)
+    src.emit(2, src.done)
     src.emit(1, "except ENGINE_ERROR as _e:")
     src.emit(2, "raise LOCATED(_e, _i) from None")
+    if src.state:  # the RunState the closures are handed, sharing the lists
+        src.lines.insert(state_line, "    st = STATE(); st.fired = fired; st.reasons = reasons; "
+                                     "st.tags = tags")
     namespace = {**helpers, **src.names}
     text = "\n".join(src.lines)
     exec(compile(text, "<ruleset>", "exec"), namespace)  # noqa: S102
@@ -83,6 +100,7 @@ def _item(src: Source, item, compiler, local: dict) -> None:
     src.emit(2, f"_i = {handle}")  # the item an error is reported in
     if item.kind == "table":
         if item.collect or item.unique:
+            src.state = True  # the table only appends to `fired`, shared with `st`
             src.emit(2, f"{handle}.run(env, st)")
         else:
             _first_hit_table(src, item, compiler, local)
@@ -157,8 +175,8 @@ def _rule(src: Source, item, handle: str, compiler, local: dict) -> None:
     stops = False
     for action, compiled in zip(node.actions, item.actions):
         stops = _action(src, action, compiled, compiler, local) or stops
-    if stops:
-        src.emit(4, "return")
+    if stops:  # after the rule's other actions, as `program.run_items` does
+        src.emit(4, src.done)
     src.emit(3, "break")
 
 
@@ -171,17 +189,16 @@ def _conjuncts(expr: object) -> list:
 def _action(src: Source, action: object, compiled, compiler, local: dict) -> bool:
     """Emit one action; True for `stop`."""
     if isinstance(action, ir.StopAction):
-        src.emit(4, "st.stopped = True")
         return True
     fixed = _constant(action, compiler)
     if isinstance(action, ir.ScoreAction) and type(fixed) is Decimal:
         amount = fixed if action.op == "+=" else -fixed
-        src.emit(4, f"st.score += {src.const(amount)}")
+        src.emit(4, f"score += {src.const(amount)}")
     elif isinstance(action, ir.DecisionAction) and type(fixed) is str:
         rank = {"accept": 1, "refer": 2, "decline": 3}[action.decision]
         src.emit(4, f"reasons.append({src.const(fixed)})")
-        src.emit(4, f"if st.rank < {rank}:")
-        src.emit(5, f"st.rank = {rank}; st.decision = {src.const(action.decision)}")
+        src.emit(4, f"if rank < {rank}:")
+        src.emit(5, f"rank = {rank}; decision = {src.const(action.decision)}")
     elif isinstance(action, ir.ReasonAction) and type(fixed) is str:
         src.emit(4, f"reasons.append({src.const(fixed)})")
     elif isinstance(action, ir.TagAction) and type(fixed) is str:
@@ -190,13 +207,16 @@ def _action(src: Source, action: object, compiled, compiler, local: dict) -> boo
         if isinstance(action, ir.DecisionAction):
             rank = {"accept": 1, "refer": 2, "decline": 3}[action.decision]
             src.emit(4, f"reasons.append({text})")
-            src.emit(4, f"if st.rank < {rank}:")
-            src.emit(5, f"st.rank = {rank}; st.decision = {src.const(action.decision)}")
+            src.emit(4, f"if rank < {rank}:")
+            src.emit(5, f"rank = {rank}; decision = {src.const(action.decision)}")
         else:
             src.emit(4, f"{'tags.add' if isinstance(action, ir.TagAction) else 'reasons.append'}"
                         f"({text})")
     else:
+        src.state = True
+        src.emit(4, "st.score = score; st.rank = rank; st.decision = decision")
         src.emit(4, f"{src.const(compiled)}(env, st)")
+        src.emit(4, "score = st.score; rank = st.rank; decision = st.decision")
     return False
 
 

@@ -23,6 +23,8 @@ class Source:
         self.pending: list[str] = []  # statements the next condition needs first (loops)
         self.hoisted: list[str] = []  # per-loop values computed once, on first use
         self.serial = 0
+        self.done = ""  # the statement that ends a run (returning its result)
+        self.state = False  # whether some closure needs a RunState
 
     def const(self, value: object) -> str:
         key = id(value)

@@ -106,6 +106,7 @@ class CompiledRuleset:
         self._expectations = expectations
         self._compiler = compiler
         self._generated = _PENDING if generate_code else None  # the fast path, made on demand
+        self._measured: tuple = ()  # (input name, converter of measured data), with it
         self._regexes: dict = {}
         self._default_limits = Limits()
 
@@ -118,14 +119,21 @@ class CompiledRuleset:
         size and depth limits (as `rules simulate` does from the line's text), which saves
         measuring them again."""
         limits = limits or self._default_limits
+        if not explain:
+            fast = self._generated
+            if fast is _PENDING:
+                fast = self._generate()
+            if fast is not None:  # the generated fast path builds the Result itself
+                env = self._bind_measured(inputs, limits) if measured else \
+                    self._bind(inputs, limits)
+                env[EVAL] = ev = Evaluation(as_of, limits, self._regexes)
+                try:
+                    return fast(env, ev)
+                except RecursionError:
+                    raise LimitExceededError("evaluation nested too deeply",
+                                             code="limit_depth") from None
         ev = Evaluation(as_of, limits, self._regexes)
-        fast = self._generated
-        if fast is _PENDING and not explain:
-            fast = self._generate()
-        if measured and not explain and self._projected is not self._converters:
-            env = self._bind_measured(inputs, limits)
-        else:
-            env = self._bind(inputs, limits, self._converters if explain else self._projected)
+        env = self._bind(inputs, limits, self._converters if explain else self._projected)
         env[EVAL] = ev
         outputs: dict = {}
         env["outputs"] = outputs
@@ -134,8 +142,6 @@ class CompiledRuleset:
         try:
             if explain:
                 trace = run_items_traced(self._all_items, env, ev, state, self.source)
-            elif fast is not None:
-                fast(env, ev, state)
             else:
                 run_items(self._active_items, env, ev, state)
         except RecursionError:
@@ -153,13 +159,16 @@ class CompiledRuleset:
     def _generate(self):
         roots = [*(decl.name for decl in self.ir.inputs), "outputs"]
         try:
-            fast = generate(self._active_items, self._compiler, roots)
+            fast = generate(self._active_items, self._compiler, roots,
+                            (self.name, self.ir.default_decision))
         except (SyntaxError, RecursionError, MemoryError):
             fast = None  # the closures alone are correct, only slower
         if fast is not None:
             reads = input_reads(self.ir)
             self._projected = {name: ProjectedConverter(converter, reads[name])
                                for name, converter in self._converters.items()}
+            self._measured = tuple((name, converter.measured_converter())
+                                   for name, converter in self._projected.items())
         self._generated = fast  # set last: another thread may read it at any time
         return fast
 
@@ -179,11 +188,12 @@ class CompiledRuleset:
         return env
 
     def _bind_measured(self, inputs: Mapping[str, object], limits: Limits) -> dict:
+        """`_bind` for inputs known to be JSON data within the input limits (`measured`)."""
         env = {}
-        for name, converter in self._projected.items():
+        for name, convert in self._measured:
             if name not in inputs:
                 return self._bind(inputs, limits)  # for its error
-            env[name] = converter.convert(name, inputs[name], limits, True)
+            env[name] = convert(inputs[name], name, limits)
         if len(inputs) != len(env):
             return self._bind(inputs, limits)
         return env

@@ -192,3 +192,32 @@ def test_inlined_messages_agree_with_the_reference_when_parts_vary(business):
         except EvaluationError as error:
             return (error.code, error.message)
     assert outcome(fast) == outcome(reference)
+
+
+# --- the run's state in locals, a RunState only for the closures -------------------------------
+
+CLOSURES = ruleset(
+    rule("first", binary(">", name("business.revenue"), 0), score("+=", name("business.revenue")),
+         refer(name("business.state")), tag("seen"), priority=10),
+    table("all", "collect", [name("business.state")], ["f"],
+          [(["CA"], [Decimal("1.20")]), ([None], [Decimal("1.00")])], priority=5),
+    rule("halt", binary("==", name("business.state"), "NY"), decline("ny"), stop(), tag("after"),
+         score("-=", 1)),
+    rule("last", True, accept(name("business.naics")), score("+=", 2), priority=-1),
+    default="refer")
+
+
+@pytest.mark.parametrize("business", [
+    {"revenue": 5, "state": "CA", "naics": "2382"},
+    {"revenue": 5, "state": "NY", "naics": "2382"},
+    {"revenue": -1, "state": "TX", "naics": "x"},
+    {"revenue": 3, "state": "NY"},
+])
+def test_generated_code_agrees_with_the_reference_when_actions_and_tables_use_closures(business):
+    fast = build(CLOSURES)
+    assert "st = STATE()" in fast._fast.source and ".run(env, st)" in fast._fast.source
+    assert _outcome(fast, business) == _outcome(build(CLOSURES, reference=True), business)
+
+
+def test_generated_code_keeps_no_state_object_when_every_action_is_inlined():
+    assert "STATE()" not in build(LOOPS)._fast.source
