@@ -13,6 +13,8 @@ from insureops.dsl.expressions import ExpressionChecker, Scope, suggest
 from insureops.dsl.reachability import check_reachability
 from insureops.dsl.tablecheck import check_table
 from insureops.engine import ir
+from insureops.engine.expressions import expression_depth
+from insureops.engine.limits import Limits
 from insureops.schema.registry import ANY_TYPE, TypeRegistry
 
 
@@ -34,7 +36,46 @@ def check_ruleset(ruleset: ir.Ruleset, registry: TypeRegistry) -> list[Diagnosti
         _test(test, inputs, Scope(inputs, consts, const_lines, outputs, in_test=True),
               diagnostics)
     check_reachability(ruleset, const_values, diagnostics)
+    _depths(ruleset, diagnostics)
     return sort_diagnostics(diagnostics)
+
+
+def _depths(ruleset: ir.Ruleset, diagnostics: list[Diagnostic]) -> None:
+    """The engine compiles each expression on its own and refuses one nested deeper than its
+    limit; report that here, where it has a place, rather than at compile time."""
+    limit = Limits().max_expression_depth
+    for expr in _expression_roots(ruleset):
+        depth = expression_depth(expr)
+        if depth > limit:
+            diagnostics.append(error(
+                "E007", expr.span, f"this expression is nested {depth} levels deep; the engine "
+                f"evaluates at most {limit}",
+                "each `and`/`or`/operator in a chain adds a level: split the condition across "
+                "rules or consts, or use a table"))
+
+
+def _expression_roots(ruleset: ir.Ruleset):
+    """Every expression the engine compiles separately, in source order."""
+    for const in ruleset.consts:
+        yield const.value
+    for item in ruleset.items:
+        if isinstance(item, ir.Rule):
+            yield item.condition
+            for action in item.actions:
+                yield from (part for part in (getattr(action, name, None)
+                                              for name in ("value", "message", "tag"))
+                            if part is not None)
+            continue
+        yield from item.inputs
+        for row in item.rows:
+            for cell in row.cells:
+                yield from (part for part in (getattr(cell, name, None)
+                                              for name in ("operand", "low", "high"))
+                            if part is not None)
+            yield from row.values
+    for test in ruleset.tests:
+        yield from (given.value for given in test.givens)
+        yield test.expect
 
 
 def _inputs(ruleset: ir.Ruleset, registry: TypeRegistry,
