@@ -101,8 +101,9 @@ def stage_costs(cases: Path) -> list[tuple[str, float]]:
     if convert is not None:                               # while it exists
         timed("  of which: convert inputs", lambda: [
             convert(case.inputs, limits) for case in parsed])
+    memo: dict = {}
     timed("write result line", lambda: [
-        result_line(case, result) for case, result in zip(parsed, results, strict=True)])
+        result_line(case, result, memo) for case, result in zip(parsed, results, strict=True)])
     summary = SummaryAccumulator.for_ruleset(compiled.ir)
     timed("aggregate summary", lambda: [summary.add(result) for result in results])
     return costs

@@ -22,6 +22,7 @@ NO_DECISION = "none"
 ERROR = "error"
 DECISION_ORDER = ("accept", "refer", "decline", NO_DECISION, ERROR)
 PERCENTILES = (50, 90)
+_MAX_OUTCOMES = 4096  # distinct (decision, fired names) a SummaryAccumulator counts apart
 
 
 class Outcome(Protocol):
@@ -94,6 +95,10 @@ class ScoreHistogram:
         if self._width is None and score in bins:  # a score seen before: min and max stand
             bins[score] += 1
             return
+        self._add_new(score)
+
+    def _add_new(self, score: Decimal) -> None:
+        """`add` after count and total, for a score not seen before (or binned)."""
         if self.minimum is None or score < self.minimum:
             self.minimum = score
         if self.maximum is None or score > self.maximum:
@@ -191,6 +196,9 @@ class SummaryAccumulator:
         self._errors: Counter[str] = Counter()
         self._scores = ScoreHistogram(max_bins)
         self._cases = 0
+        # (decision, fired names) -> cases: one count per case instead of one per name,
+        # folded into the counters above when it grows large and for each summary
+        self._outcomes: dict[tuple, int] = {}
 
     @classmethod
     def for_ruleset(cls, ruleset: ir.Ruleset, **options) -> SummaryAccumulator:
@@ -200,12 +208,27 @@ class SummaryAccumulator:
     def add(self, result: Outcome) -> None:
         """Count one evaluated case."""
         self._cases += 1
-        decision = result.decision
-        self._decisions[NO_DECISION if decision is None else decision] += 1
-        self._scores.add(result.score)
-        fired = self._fired
-        for name in result.fired:
-            fired[name] += 1
+        key = (result.decision, tuple(result.fired))
+        outcomes = self._outcomes
+        outcomes[key] = outcomes.get(key, 0) + 1
+        if len(outcomes) > _MAX_OUTCOMES:
+            self._fold(self._decisions, self._fired)
+            outcomes.clear()
+        scores = self._scores  # ScoreHistogram.add, its usual case inline (one call less)
+        score = result.score
+        scores.count += 1
+        scores.total += score
+        if scores._width is None and score in scores._bins:
+            scores._bins[score] += 1
+        else:
+            scores._add_new(score)
+
+    def _fold(self, decisions: Counter[str], fired: Counter[str]) -> None:
+        """Add the counted (decision, fired names) outcomes to `decisions` and `fired`."""
+        for (decision, names), count in self._outcomes.items():
+            decisions[NO_DECISION if decision is None else decision] += count
+            for name in names:
+                fired[name] += count
 
     def add_error(self, code: str) -> None:
         """Count one case that could not be evaluated, by error code."""
@@ -215,11 +238,13 @@ class SummaryAccumulator:
     def summary(self) -> SimulationSummary:
         """The aggregate so far; the accumulator can go on afterwards."""
         evaluated = self._cases - sum(self._errors.values())
+        counted, counted_fired = Counter(self._decisions), Counter(self._fired)
+        self._fold(counted, counted_fired)
         order = list(self.kinds)
-        fired = {name: self._fired[name] for name in order}
-        fired.update({name: count for name, count in sorted(self._fired.items())
+        fired = {name: counted_fired[name] for name in order}
+        fired.update({name: count for name, count in sorted(counted_fired.items())
                       if name not in fired})
-        decisions = dict(sorted(self._decisions.items(), key=lambda kv: _decision_sort_key(kv[0])))
+        decisions = dict(sorted(counted.items(), key=lambda kv: _decision_sort_key(kv[0])))
         return SimulationSummary(self._cases, evaluated, decisions, self._scores.stats(), fired,
                                  dict(self.kinds), dict(sorted(self._errors.items())))
 

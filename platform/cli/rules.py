@@ -187,14 +187,14 @@ def simulate(file: str, cases: str, out: str | None, explain: bool,
     started = time.perf_counter()
     with (_open_cases(cases) as stream, _open_out(out) as sink,
           progress_bar(stream, sys.stderr, "simulating") as on_progress):
-        write = sink.write
+        write, memo = sink.write, {}
         for case in CaseReader(stream, default_as_of=_as_of_date(as_of), on_progress=on_progress):
             outcome = evaluate(case)
             if type(outcome) is CaseError:
                 summary.add_error(outcome.code)
             else:
                 summary.add(outcome)
-            write(result_line(case, outcome))
+            write(result_line(case, outcome, memo))
     result = summary.summary()
     text = render_summary(result, ruleset=compiled.name, elapsed=time.perf_counter() - started)
     click.echo(text, err=out is None, nl=False)

@@ -185,14 +185,15 @@ class CaseEvaluator:
         self.filename = filename
         self.explain = explain
         self.input_names = tuple(decl.name for decl in compiled.ir.inputs)
+        self._required = frozenset(self.input_names)
 
     def evaluate(self, case: Case) -> Any:
         """The engine's Result for `case`, or a CaseError."""
         if case.error is not None:
             return case.error
         inputs = case.inputs
-        missing = [name for name in self.input_names if name not in inputs]
-        if missing:
+        if not inputs.keys() >= self._required:
+            missing = [name for name in self.input_names if name not in inputs]
             return CaseError("missing_input", f"missing input {', '.join(missing)}", case.line)
         try:
             return self.compiled.evaluate(inputs, as_of=case.as_of, explain=self.explain,
@@ -206,35 +207,66 @@ class CaseEvaluator:
             return CaseError("internal_error", f"{type(exc).__name__}: {exc}", case.line)
 
 
-def result_line(case: Case, outcome: Any) -> str:
+def result_line(case: Case, outcome: Any, memo: dict | None = None) -> str:
     """The output line of one case: `{"id", "result"}` or `{"id", "error"}`, newline-ended.
 
     Text identical to `jsonio.dumps({"id": ..., "result": result.to_dict()})` (a test holds
     them together), written directly for the usual flat result: the generic writer walks
-    every value in Python and took more time than the evaluation itself.
+    every value in Python and took more time than the evaluation itself. `memo`, a dict the
+    caller keeps for a run, remembers the text of repeated strings and lists of them (the
+    ruleset, decisions, rule names, tags and most reasons).
     """
     if isinstance(outcome, CaseError):
         return jsonio.dumps({"id": case.id, "error": outcome.to_dict()}) + "\n"
     if outcome.trace is not None or type(outcome.score) is not Decimal:
         return jsonio.dumps({"id": case.id, "result": outcome.to_dict()}) + "\n"
-    case_id = _scalar(case.id)
+    if memo is None:
+        memo = {}
+    case_id = str(case.id) if type(case.id) is int else _scalar(case.id)
+    decision, outputs = outcome.decision, outcome.outputs
     return "".join((
         '{"id": ', jsonio.dumps(case.id) if case_id is None else case_id,
-        ', "result": {"ruleset": ', _string(outcome.ruleset),
-        ', "decision": ', "null" if outcome.decision is None else _string(outcome.decision),
-        ', "score": ', format(outcome.score, "f"),
-        ', "outputs": ', _outputs(outcome.outputs),
-        ', "reasons": ', _strings(outcome.reasons),
-        ', "tags": ', _strings(outcome.tags),
-        ', "fired": ', _strings(outcome.fired), "}}\n"))
+        ', "result": {"ruleset": ', _text(outcome.ruleset, memo),
+        ', "decision": ', "null" if decision is None else _text(decision, memo),
+        ', "score": ', _plain(outcome.score),
+        ', "outputs": ', _outputs(outputs) if outputs else "{}",
+        ', "reasons": ', _strings(outcome.reasons, memo),
+        ', "tags": ', _strings(outcome.tags, memo),
+        ', "fired": ', _strings(outcome.fired, memo), "}}\n"))
 
 
+MEMO_SIZE = 4096  # texts a result_line memo keeps (varying reasons would grow it forever)
 _string = json.encoder.encode_basestring  # jsonio's string writer: UTF-8 text, not \u escapes
 
 
-def _strings(items: list[str]) -> str:
+def _plain(number: Decimal) -> str:
+    """`format(number, "f")`, as jsonio writes a Decimal: `str` gives the same text whenever
+    it uses no exponent, several times faster."""
+    text = str(number)
+    return text if "E" not in text else format(number, "f")
+
+
+def _text(value: str, memo: dict) -> str:
+    """A string as jsonio writes it, remembered in `memo`."""
+    text = memo.get(value)
+    if text is None:
+        text = _string(value)
+        if len(memo) < MEMO_SIZE:
+            memo[value] = text
+    return text
+
+
+def _strings(items: list[str], memo: dict) -> str:
     """A list of strings as jsonio writes it: `["a", "b"]`."""
-    return "[" + ", ".join(map(_string, items)) + "]" if items else "[]"
+    if not items:
+        return "[]"
+    key = tuple(items)
+    text = memo.get(key)
+    if text is None:
+        text = "[" + ", ".join(map(_string, items)) + "]"
+        if len(memo) < MEMO_SIZE:
+            memo[key] = text
+    return text
 
 
 def _scalar(value: object) -> str | None:
@@ -243,7 +275,7 @@ def _scalar(value: object) -> str | None:
     if kind is str:
         return _string(value)
     if kind is Decimal and value.is_finite():
-        return format(value, "f")
+        return _plain(value)
     if kind is int:
         return str(value)
     if value is None:
@@ -254,10 +286,16 @@ def _scalar(value: object) -> str | None:
 
 
 def _outputs(outputs: dict) -> str:
-    if not outputs:
-        return "{}"
     parts = []
     for name, value in outputs.items():
-        text = _scalar(value)
-        parts.append(_string(str(name)) + ": " + (jsonio.dumps(value) if text is None else text))
+        kind = type(value)
+        if kind is str:
+            text = _string(value)
+        elif kind is Decimal and value.is_finite():
+            text = _plain(value)
+        else:
+            text = _scalar(value)
+            if text is None:
+                text = jsonio.dumps(value)
+        parts.append(f"{_string(str(name))}: {text}")
     return "{" + ", ".join(parts) + "}"

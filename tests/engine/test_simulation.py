@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from insureops.engine import ir
+from insureops.engine import ir, simulation
 from insureops.engine.result import Result
 from insureops.engine.simulation import (
     DiffAccumulator,
@@ -156,3 +156,22 @@ def test_diff_dict_is_plain_json_shaped():
                                        "examples": []}]
     assert as_dict["scores"]["increased"] == 1 and as_dict["scores"]["mean_delta"] == 3
     assert as_dict["rules"] == [{"name": "core", "kind": "rule", "old": 1, "new": 1, "delta": 0}]
+
+
+def test_summary_is_the_same_when_distinct_outcomes_exceed_what_is_counted_apart(monkeypatch):
+    rng = random.Random(3)
+    names = ["a", "b", "c", "d"]
+    results = [Result("r", rng.choice([None, "accept", "refer"]), Decimal(rng.randint(0, 9)), {},
+                      [], [], rng.sample(names, rng.randint(0, 4))) for _ in range(500)]
+
+    def summary_dict():
+        accumulator = SummaryAccumulator({"a": "rule", "b": "table"})
+        for position, result in enumerate(results):
+            accumulator.add(result)
+            if position == 250:
+                middle = accumulator.summary().to_dict()  # a summary midway changes nothing
+        return middle, accumulator.summary().to_dict()
+
+    expected = summary_dict()
+    monkeypatch.setattr(simulation, "_MAX_OUTCOMES", 3)
+    assert summary_dict() == expected

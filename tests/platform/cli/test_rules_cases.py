@@ -135,11 +135,13 @@ def test_result_line_equals_the_generic_writer_on_every_example_case(path: Path)
     cases_file = path.with_name(f"{path.stem}_cases.jsonl")
     with cases_file.open("rb") as stream:
         cases = list(CaseReader(stream, default_as_of=date(2026, 3, 1)))
-    for case in cases:
+    memo: dict = {}  # shared by the whole file, as `rules simulate` shares it
+    for case in cases * 2:
         outcome = evaluator.evaluate(case)
         key = "error" if isinstance(outcome, CaseError) else "result"
-        assert result_line(case, outcome) == jsonio.dumps(
-            {"id": case.id, key: outcome.to_dict()}) + "\n"
+        expected = jsonio.dumps({"id": case.id, key: outcome.to_dict()}) + "\n"
+        assert result_line(case, outcome) == expected
+        assert result_line(case, outcome, memo) == expected
 
 
 @settings(max_examples=200, deadline=None)
@@ -272,3 +274,12 @@ def test_reader_reads_a_plain_line_with_msgspec_and_a_negative_zero_with_the_jso
         "id": 1, "as_of": "2026-01-01", "inputs": {"v": [1, Decimal("2.5")]}}
     from insureops.platform.cli.rules_cases import _SLOW
     assert reader._fast(b'{"id": 1, "inputs": {"v": -0}}') is _SLOW
+
+
+@settings(max_examples=300, deadline=None)
+@given(number=st.decimals(allow_nan=True, allow_infinity=True)
+       | st.builds(lambda digits, exponent: Decimal(f"{digits}E{exponent}"),
+                   st.integers(-10**30, 10**30), st.integers(-40, 40)))
+def test_plain_number_text_is_format_f_when_the_number_has_any_exponent(number):
+    from insureops.platform.cli.rules_cases import _plain
+    assert _plain(number) == format(number, "f")
