@@ -37,6 +37,9 @@ _UNLIMITED = Limits(max_input_nodes=2**62, max_input_depth=2**30)
 # The full conversion recurses once per level, so deeper input has always ended as a
 # `limit_depth` error (from a RecursionError) whatever `max_input_depth` said; keep that.
 DEEPEST_INPUT = 400
+# Decimal(int) costs more than a JSON parse's Decimal (its argument parsing, the context):
+# counts, ages and years are mostly small, so their Decimals are made once (immutable, shared)
+_SMALL = tuple(Decimal(number) for number in range(1024))
 
 
 class _Exotic(Exception):
@@ -113,7 +116,8 @@ class ProjectedConverter:
 
     def __init__(self, full: InputConverter, access: Access) -> None:
         self.full = full
-        self._names: dict[str, object] = {"DECIMAL": Decimal, "DAY": date.fromisoformat,
+        self._names: dict[str, object] = {"DECIMAL": Decimal, "SMALL": _SMALL,
+                                          "DAY": date.fromisoformat,
                                           "BIG": _BIG, "TOO_DEEP": _too_deep,
                                           "TOO_BIG": _too_big, "REST": _rest}
         self._count = 0
@@ -231,7 +235,8 @@ class ProjectedConverter:
         if leaf and fmt is None:  # strings stay strings; exact numbers in range stay
             convert = const(self._leaf(child, fmt, depth))
             lines.append(f"        o[{k}] = x if type(x) is str "
-                         f"else DECIMAL(x) if type(x) is int and -BIG < x < BIG "
+                         f"else (SMALL[x] if 0 <= x < {len(_SMALL)} else DECIMAL(x)) "
+                         f"if type(x) is int and -BIG < x < BIG "
                          f"else x if type(x) is DECIMAL "
                          f"and {-MAX_EXPONENT} <= x.adjusted() <= {MAX_EXPONENT} "
                          f"else {convert}(x, p + {path}, b)")

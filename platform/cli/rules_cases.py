@@ -33,6 +33,7 @@ _NEGATIVE_ZERO = re.compile(rb"-0(?![.eE0-9])")
 _DIGITS = bytes.maketrans(b"0123456789", b"0" * 10)
 _LONG_INT = b"0" * 904
 _SLOW = object()
+_new_tuple = tuple.__new__  # a named tuple built in C, without its Python-level __new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +88,13 @@ class CaseReader:
 
     def __iter__(self) -> Iterator[Case]:
         read = 0
+        on_progress, parse = self.on_progress, self.parse
         for number, raw in enumerate(self.stream, start=1):
             read += len(raw)
-            if self.on_progress is not None and number % PROGRESS_EVERY == 0:
-                self.on_progress(read)
-            if raw.strip():
-                yield self.parse(number, raw)
+            if on_progress is not None and number % PROGRESS_EVERY == 0:
+                on_progress(read)
+            if raw and not raw.isspace():  # `raw.strip()` without copying the line
+                yield parse(number, raw)
         if self.on_progress is not None:
             self.on_progress(read)
 
@@ -115,7 +117,7 @@ class CaseReader:
         as_of = self.default_as_of
         text = data.get("as_of")
         if text is not None:
-            as_of = self._date(text)
+            as_of = (self._dates.get(text) if type(text) is str else None) or self._date(text)
             if as_of is None:
                 return self._invalid(number, case_id, "invalid_as_of",
                                      f"as_of must be a YYYY-MM-DD date, got {text!r}")
@@ -123,7 +125,7 @@ class CaseReader:
         # so a short line with few brackets cannot exceed the input limits: the engine need not
         # measure its inputs again (two scans in C instead of a walk in Python).
         measured = len(raw) <= self._max_length and brackets <= self._max_depth
-        return Case(number, case_id, inputs, as_of, None, measured)
+        return _new_tuple(Case, (number, case_id, inputs, as_of, None, measured))
 
     def _fast(self, raw: bytes) -> object:
         """The line's JSON through msgspec, or _SLOW when the json module must read it: an

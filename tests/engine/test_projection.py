@@ -125,3 +125,18 @@ def test_read_parts_count_against_the_limits_when_they_are_converted(business, c
         _compiled().evaluate({"business": business},
                              limits=Limits(max_input_nodes=100, max_input_depth=6))
     assert raised.value.code == code
+
+
+@pytest.mark.parametrize("revenue", [0, 1, 1023, 1024, -1, 10**99, -(10**99), 10**100, 10**950,
+                                     True, Decimal("-0"), Decimal("1.50"), Decimal("1E+5")])
+@pytest.mark.parametrize("measured", [False, True])
+def test_a_number_converts_as_the_full_conversion_converts_it_when_read(revenue, measured):
+    compiled = _compiled()
+    business = {**BUSINESS, "founded": "2001-01-01", "revenue": revenue}
+
+    def outcome(**options):
+        try:
+            return repr(compiled.evaluate({"business": business}, **options).outputs)
+        except EvaluationError as error:
+            return (error.code, error.message)
+    assert outcome(measured=measured) == outcome(explain=True)
