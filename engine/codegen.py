@@ -28,10 +28,12 @@ from insureops.engine.codetext import (
     UNSET,
     NotInline,
     Source,
+    as_of_only,
     getter,
     loop_names,
     mentions,
     nullish,
+    per_as_of,
     too_long,
     walk,
 )
@@ -57,7 +59,8 @@ def generate(items: tuple, compiler, roots: list[str], finish: tuple):
                "FAST": frozenset({Decimal, str, date}),
                "PLAIN": format_plain, "TOO_LONG": too_long,
                "NOT": ops.logical_not, "ZERO": ops.ZERO, "STATE": RunState,
-               "SORTED": sorted, "RESULT": Result, "NEW": tuple.__new__}
+               "SORTED": sorted, "RESULT": Result, "NEW": tuple.__new__,
+               "PER_AS_OF": per_as_of}
     local = {name: f"r{i}" for i, name in enumerate(roots)}
     name, default = (src.const(value) for value in finish)
     src.done = (f"return NEW(RESULT, ({name}, decision or {default}, score, "
@@ -353,7 +356,12 @@ def _hoisted_compare(src: Source, expr: ir.Binary, compiler, local: dict) -> str
     left = _operand(src, expr.left, compiler, local)
     held = src.fresh("_h")
     src.hoisted.append(held)
-    right = f"({held} if {held} is not UNSET else ({held} := {_closure(src, expr.right, compiler, local)}))"
+    if as_of_only(expr.right, compiler, local):  # the same for every case of an as-of date
+        closure = src.const(compiler.compile(expr.right))
+        value = f"PER_AS_OF({closure}, env, ev, {src.const({})})"
+    else:
+        value = _closure(src, expr.right, compiler, local)
+    right = f"({held} if {held} is not UNSET else ({held} := {value}))"
     slow, where = src.const(SLOW[expr.op]), src.const(expr.span)
     return (f"((_a {COMPARE[expr.op]} _b) if type(_a := {left}) is type(_b := {right}) "
             f"and type(_a) in FAST else {slow}(_a, _b, {where}))")

@@ -3,10 +3,15 @@ generated functions (`codegen.py`) call or that decide what can be inlined."""
 
 from __future__ import annotations
 
+from datetime import date, datetime
+from decimal import Decimal
+
 from insureops.engine import ir
 from insureops.engine import operations as ops
+from insureops.engine.builtins import BUILTINS
 from insureops.engine.errors import LimitExceededError
 from insureops.engine.expressions import children
+from insureops.engine.values import Duration
 
 COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 SLOW = {"==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
@@ -94,3 +99,40 @@ def walk(expr: object):
         node = stack.pop()
         yield node
         stack.extend(children(node))
+
+
+_PURE = (ir.Literal, ir.Call, ir.Unary, ir.Binary, ir.Between, ir.IsNull, ir.Conditional)
+_IMMUTABLE = frozenset({Decimal, str, bool, type(None), date, datetime, Duration})
+
+
+def as_of_only(expr: object, compiler, local: dict) -> bool:
+    """Whether `expr` reads the as-of date (`today()`, `now()`) and otherwise only consts and
+    literals, through operators and built-ins (no input, variable, list or object)."""
+    clock = False
+    for node in walk(expr):
+        if not isinstance(node, _PURE + (ir.Name,)):
+            return False
+        if isinstance(node, ir.Name) and (node.name in local or node.name in compiler.names
+                                          or node.name not in compiler.consts):
+            return False
+        if isinstance(node, ir.Call):
+            if node.func not in BUILTINS:
+                return False
+            clock = clock or node.func in ("today", "now")
+    return clock
+
+
+def per_as_of(closure, env: dict, ev, memo: dict) -> object:
+    """`closure(env)` for an expression that reads only the as-of date (`as_of_only`),
+    remembered per as-of date and limits: `today() - 1 year` took ~4 us to compute again
+    for every case. Only plain dates are keys (equal datetimes may differ in zone) and
+    only immutable values are kept; an error is raised every time, as it was."""
+    as_of = ev.as_of
+    if type(as_of) is date:
+        found = memo.get(as_of)
+        if found is not None and found[0] is ev.limits:
+            return found[1]
+    value = closure(env)
+    if type(as_of) is date and type(value) in _IMMUTABLE and len(memo) < 256:
+        memo[as_of] = (ev.limits, value)
+    return value

@@ -20,3 +20,22 @@ def test_a_loop_variable_is_mentioned_when_an_expression_reads_it():
     assert not mentions(binary(">", name("business.amount"), 1), names)
     assert mentions(comp("count", "x", name("business.items")), names)  # steps to charge
     assert not mentions(name("c.amount"), frozenset())
+
+
+def test_an_expression_is_as_of_only_when_it_reads_the_clock_and_consts_alone():
+    from decimal import Decimal
+
+    from engine_ir_builders import call, months
+
+    from insureops.engine.codetext import as_of_only
+    from insureops.engine.expressions import ExpressionCompiler
+    from insureops.engine.limits import Limits
+
+    compiler = ExpressionCompiler({"YEAR": months(12), "N": Decimal(3)}, {"business", "outputs"},
+                                  Limits())
+    today = call("today")
+    assert as_of_only(binary("-", today, name("YEAR")), compiler, {})
+    assert not as_of_only(binary("-", today, name("business.since")), compiler, {})
+    assert not as_of_only(binary("-", today, name("c")), compiler, {"c": "_v1"})
+    assert not as_of_only(binary("+", name("N"), 1), compiler, {})  # no clock: folded anyway
+    assert not as_of_only(comp("count", "c", name("business.claims")), compiler, {})
