@@ -21,26 +21,17 @@ from datetime import date
 from decimal import Decimal
 
 from insureops.engine import ir
-from insureops.engine import operations as ops
 from insureops.engine.codetext import (
     COMPARE,
+    HELPERS,
     SLOW,
-    UNSET,
     NotInline,
     Source,
     as_of_only,
-    getter,
     loop_names,
     mentions,
-    nullish,
-    per_as_of,
-    too_long,
     walk,
 )
-from insureops.engine.errors import EngineError
-from insureops.engine.program import RunState, in_window, located
-from insureops.engine.result import Result
-from insureops.engine.values import format_plain
 
 
 def generate(items: tuple, compiler, roots: list[str], finish: tuple):
@@ -51,16 +42,6 @@ def generate(items: tuple, compiler, roots: list[str], finish: tuple):
     them around the call."""
 
     src = Source()
-    helpers = {"MEMBER": ops.member, "TRUTH": ops.truth, "IN_WINDOW": in_window, "DATE": date,
-               "LOCATED": located, "ENGINE_ERROR": EngineError, "DECIMAL": Decimal,
-               "MEMBER_OF": ops.member_of, "NOT_MEMBER_OF": ops.not_member_of,
-               "BETWEEN": ops.between, "STARTS": ops.starts_with, "ENDS": ops.ends_with,
-               "NULLISH": nullish, "GETTER": getter, "UNSET": UNSET,
-               "FAST": frozenset({Decimal, str, date}),
-               "PLAIN": format_plain, "TOO_LONG": too_long,
-               "NOT": ops.logical_not, "ZERO": ops.ZERO, "STATE": RunState,
-               "SORTED": sorted, "RESULT": Result, "NEW": tuple.__new__,
-               "PER_AS_OF": per_as_of}
     local = {name: f"r{i}" for i, name in enumerate(roots)}
     name, default = (src.const(value) for value in finish)
     src.done = (f"return NEW(RESULT, ({name}, decision or {default}, score, "
@@ -90,7 +71,7 @@ def generate(items: tuple, compiler, roots: list[str], finish: tuple):
     if src.state:  # the RunState the closures are handed, sharing the lists
         src.lines.insert(state_line, "    st = STATE(); st.fired = fired; st.reasons = reasons; "
                                      "st.tags = tags")
-    namespace = {**helpers, **src.names}
+    namespace = {**HELPERS, **src.names}
     text = "\n".join(src.lines)
     exec(compile(text, "<ruleset>", "exec"), namespace)  # noqa: S102
     run = namespace["run"]

@@ -1,5 +1,5 @@
 """The text of generated code: lines and their constants table, and the helpers that the
-generated functions (`codegen.py`) call or that decide what can be inlined."""
+generated functions (`codegen.py`) call (`HELPERS`) or that decide what can be inlined."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from decimal import Decimal
 from insureops.engine import ir
 from insureops.engine import operations as ops
 from insureops.engine.builtins import BUILTINS
-from insureops.engine.errors import LimitExceededError
+from insureops.engine.errors import EngineError, LimitExceededError
 from insureops.engine.expressions import children
-from insureops.engine.values import Duration
+from insureops.engine.program import RunState, in_window, located
+from insureops.engine.result import Result
+from insureops.engine.values import Duration, format_plain
 
 COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 SLOW = {"==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
@@ -136,3 +138,14 @@ def per_as_of(closure, env: dict, ev, memo: dict) -> object:
     if type(as_of) is date and type(value) in _IMMUTABLE and len(memo) < 256:
         memo[as_of] = (ev.limits, value)
     return value
+
+
+# The names generated code calls (besides its constants table `K0`, `K1`, ...).
+HELPERS = {"MEMBER": ops.member, "TRUTH": ops.truth, "IN_WINDOW": in_window, "DATE": date,
+           "LOCATED": located, "ENGINE_ERROR": EngineError, "DECIMAL": Decimal,
+           "MEMBER_OF": ops.member_of, "NOT_MEMBER_OF": ops.not_member_of,
+           "BETWEEN": ops.between, "STARTS": ops.starts_with, "ENDS": ops.ends_with,
+           "NULLISH": nullish, "GETTER": getter, "UNSET": UNSET,
+           "FAST": frozenset({Decimal, str, date}), "PLAIN": format_plain,
+           "TOO_LONG": too_long, "NOT": ops.logical_not, "ZERO": ops.ZERO, "STATE": RunState,
+           "SORTED": sorted, "RESULT": Result, "NEW": tuple.__new__, "PER_AS_OF": per_as_of}
