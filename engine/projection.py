@@ -110,6 +110,16 @@ def measure(value: object, limits: Limits, name: str) -> bool:
     return True
 
 
+def _flat_items(access: Access) -> bool:
+    """Whether `access` reads only the items of a list, and of each item some fields used
+    whole (no deeper lists or objects)."""
+    items = access.items
+    return (not access.whole and not access.fields and items is not None
+            and not items.whole and bool(items.fields) and items.items is None
+            and all(sub.whole or (not sub.fields and sub.items is None)
+                    for sub in items.fields.values()))
+
+
 class ProjectedConverter:
     """Converts one input, only along the paths its ruleset reads, counting the whole input
     against the limits on the way (the read parts as they are converted, the rest walked)."""
@@ -224,34 +234,65 @@ class ProjectedConverter:
              namespace)
         return namespace["convert"]
 
-    def _field(self, key: str, sub: Access, plan, depth: int) -> list[str]:
-        """The lines converting field `key` (at `depth`) of the object `v` into `o`."""
+    def _field(self, key: str, sub: Access, plan, depth: int, names: str = "voxp",
+               prefix: str = "", ind: str = "    ") -> list[str]:
+        """The lines converting field `key` (at `depth`) of the object `v` into `o` (the
+        variables `names` name v, o, x and the path p; `prefix` goes before the key in
+        error paths; `ind` indents the lines)."""
         const = self._const
-        k, path = const(key), const("." + key)
+        v, o, x, p = names
+        k, path = const(key), const(f"{prefix}.{key}")
         child = plan.children.get(key, plan.extra)
-        lines = [f"    x = v.get({k})", "    if x is not None:"]
+        lines = [f"{ind}{x} = {v}.get({k})", f"{ind}if {x} is not None:"]
         fmt = _format_of(child, self.full.root)
         leaf = sub.whole or (not sub.fields and sub.items is None)
         if leaf and fmt is None:  # strings stay strings; exact numbers in range stay
             convert = const(self._leaf(child, fmt, depth))
-            lines.append(f"        o[{k}] = x if type(x) is str "
-                         f"else (SMALL[x] if 0 <= x < {len(_SMALL)} else DECIMAL(x)) "
-                         f"if type(x) is int and -BIG < x < BIG "
-                         f"else x if type(x) is DECIMAL "
-                         f"and {-MAX_EXPONENT} <= x.adjusted() <= {MAX_EXPONENT} "
-                         f"else {convert}(x, p + {path}, b)")
+            lines.append(f"{ind}    {o}[{k}] = {x} if type({x}) is str "
+                         f"else (SMALL[{x}] if 0 <= {x} < {len(_SMALL)} else DECIMAL({x})) "
+                         f"if type({x}) is int and -BIG < {x} < BIG "
+                         f"else {x} if type({x}) is DECIMAL "
+                         f"and {-MAX_EXPONENT} <= {x}.adjusted() <= {MAX_EXPONENT} "
+                         f"else {convert}({x}, {p} + {path}, b)")
         elif leaf and fmt == "date":  # the usual date string, parsed here
             convert = const(self._leaf(child, fmt, depth))
-            lines += ["        try:",
-                      (f"            o[{k}] = DAY(x) if type(x) is str and len(x) == 10 "
-                       f"else {convert}(x, p + {path}, b)"),
-                      "        except ValueError:",
-                      f"            o[{k}] = {convert}(x, p + {path}, b)"]
+            lines += [f"{ind}    try:",
+                      (f"{ind}        {o}[{k}] = DAY({x}) if type({x}) is str and len({x}) == 10 "
+                       f"else {convert}({x}, {p} + {path}, b)"),
+                      f"{ind}    except ValueError:",
+                      f"{ind}        {o}[{k}] = {convert}({x}, {p} + {path}, b)"]
+        elif not self._counting and _flat_items(sub):
+            lines += self._items(key, sub, child, depth, ind + "    ")
         else:
             convert = const(self._leaf(child, fmt, depth) if leaf
                             else self._value(sub, child, depth))
-            lines.append(f"        o[{k}] = {convert}(x, p + {path}, b)")
+            lines.append(f"{ind}    {o}[{k}] = {convert}({x}, {p} + {path}, b)")
         return lines
+
+    def _items(self, key: str, sub: Access, schema: dict | None, depth: int,
+               ind: str) -> list[str]:
+        """The lines converting the list `x` of objects read field by field into `o[key]`,
+        each item's fields converted in the loop (what `_value` makes, without a call per
+        list and per item); only for measured data, where nothing is counted."""
+        const = self._const
+        k, path = const(key), const(f".{key}")
+        plan = self.full._plan(schema)
+        item = const(self._value(sub.items, plan.items, depth + 1))
+        item_plan = self.full._plan(plan.items)
+        lines = [f"{ind}if type(x) is list:",
+                 f"{ind}    l = []",
+                 f"{ind}    for y in x:",
+                 f"{ind}        if type(y) is not dict:",
+                 f"{ind}            l.append({item}(y, p + {path}, b))",
+                 f"{ind}            continue",
+                 f"{ind}        q = {{}}"]
+        for field, access in sub.items.fields.items():
+            lines += self._field(field, access, item_plan, depth + 2, "yqzp", f".{key}",
+                                 ind + "        ")
+        return lines + [f"{ind}        l.append(q)",
+                        f"{ind}    o[{k}] = l",
+                        f"{ind}else:",
+                        f"{ind}    o[{k}] = {const(self._whole(schema, depth))}(x, p + {path}, b)"]
 
     def _const(self, value: object) -> str:
         name = f"K{len(self._names)}"

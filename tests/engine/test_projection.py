@@ -140,3 +140,21 @@ def test_a_number_converts_as_the_full_conversion_converts_it_when_read(revenue,
         except EvaluationError as error:
             return (error.code, error.message)
     assert outcome(measured=measured) == outcome(explain=True)
+
+
+@pytest.mark.parametrize("claims", [
+    [], None, "text", 5, [None], [1, "x"], [{"date": "2025-03-01", "amount": 3}, {}],
+    [{"date": None}, {"date": "2025-13-01"}], [{"date": 20250301}], [{"date": "2025-3-1"}],
+    [{"date": "2024-06-01", "other": [1, {"x": 2}]}], [[{"date": "2025-03-01"}]],
+])
+def test_inlined_list_items_convert_as_the_full_conversion_when_measured(claims):
+    compiled = _compiled()
+    business = {**BUSINESS, "founded": "2001-01-01", "claims": claims}
+
+    def outcome(**options):
+        try:
+            return repr(compiled.evaluate({"business": business}, as_of=date(2025, 6, 1),
+                                          **options)[1:7])
+        except EvaluationError as error:
+            return (error.code, error.message)
+    assert outcome(measured=True) == outcome(measured=False) == outcome(explain=True)
