@@ -33,6 +33,7 @@ _NEGATIVE_ZERO = re.compile(rb"-0(?![.eE0-9])")
 _DIGITS = bytes.maketrans(b"0123456789", b"0" * 10)
 _LONG_INT = b"0" * 904
 _SLOW = object()
+_AS_OF_TYPES = frozenset({str, type(None)})
 _new_tuple = tuple.__new__  # a named tuple built in C, without its Python-level __new__
 
 
@@ -101,7 +102,17 @@ class CaseReader:
     def parse(self, number: int, raw: bytes) -> Case:
         """The case on line `number`, or a Case carrying an error."""
         brackets = raw.count(b"{") + raw.count(b"[")
-        data = self._fast(raw) if brackets <= self._max_depth else _SLOW
+        data = _SLOW  # msgspec's, when the line holds no -0, long int or deep nesting
+        if brackets <= self._max_depth and _NEGATIVE_ZERO.search(raw) is None and (
+                len(raw) < len(_LONG_INT) or _LONG_INT not in raw.translate(_DIGITS)):
+            try:
+                data = self._msgspec(raw)
+            except Exception:  # noqa: BLE001 - DecodeError, UnicodeDecodeError, ...: the
+                data = _SLOW   # json module words the message
+            # an int id is written as the json module's Decimal of it would be (`str`); a
+            # bad as_of is quoted with `repr`, where they differ
+            if type(data) is not dict or type(data.get("as_of", "")) not in _AS_OF_TYPES:
+                data = _SLOW
         if data is _SLOW:
             try:
                 data = self._slow(raw)
@@ -126,25 +137,6 @@ class CaseReader:
         # measure its inputs again (two scans in C instead of a walk in Python).
         measured = len(raw) <= self._max_length and brackets <= self._max_depth
         return _new_tuple(Case, (number, case_id, inputs, as_of, None, measured))
-
-    def _fast(self, raw: bytes) -> object:
-        """The line's JSON through msgspec, or _SLOW when the json module must read it: an
-        error (the json module words the message), or a line msgspec could read otherwise."""
-        if _NEGATIVE_ZERO.search(raw) is not None or (
-                len(raw) >= len(_LONG_INT) and _LONG_INT in raw.translate(_DIGITS)):
-            return _SLOW
-        try:
-            data = self._msgspec(raw)
-        except Exception:  # noqa: BLE001 - DecodeError, UnicodeDecodeError, ...
-            return _SLOW
-        if type(data) is not dict:
-            return _SLOW
-        # an int id is written as the json module's Decimal of it would be (`str`); a bad as_of
-        # is quoted with `repr`, where they differ
-        as_of = data.get("as_of")
-        if as_of is not None and type(as_of) is not str:
-            return _SLOW
-        return data
 
     def _slow(self, raw: bytes) -> object:
         """The line's JSON through the json module (numbers as Decimal), raising its errors."""
@@ -225,11 +217,12 @@ def result_line(case: Case, outcome: Any, memo: dict | None = None) -> str:
     if memo is None:
         memo = {}
     case_id = str(case.id) if type(case.id) is int else _scalar(case.id)
-    decision, outputs = outcome.decision, outcome.outputs
+    ruleset, decision, outputs = outcome.ruleset, outcome.decision, outcome.outputs
     return "".join((
         '{"id": ', jsonio.dumps(case.id) if case_id is None else case_id,
-        ', "result": {"ruleset": ', _text(outcome.ruleset, memo),
-        ', "decision": ', "null" if decision is None else _text(decision, memo),
+        ', "result": {"ruleset": ', memo.get(ruleset) or _text(ruleset, memo),
+        ', "decision": ', "null" if decision is None else (
+            memo.get(decision) or _text(decision, memo)),
         ', "score": ', _plain(outcome.score),
         ', "outputs": ', _outputs(outputs) if outputs else "{}",
         ', "reasons": ', _strings(outcome.reasons, memo),

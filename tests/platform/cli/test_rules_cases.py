@@ -202,8 +202,16 @@ end
 
 
 def _json_module_only(monkeypatch) -> None:
-    from insureops.platform.cli import rules_cases
-    monkeypatch.setattr(rules_cases.CaseReader, "_fast", lambda self, raw: rules_cases._SLOW)
+    import msgspec
+
+    def refuse(raw: bytes) -> object:
+        raise msgspec.DecodeError("refused")
+    original = CaseReader.__init__
+
+    def init(self, *args, **kwargs) -> None:
+        original(self, *args, **kwargs)
+        self._msgspec = refuse
+    monkeypatch.setattr(CaseReader, "__init__", init)
 
 
 def _outcome_lines(text: bytes) -> list[str]:
@@ -270,10 +278,13 @@ def test_reader_gives_the_same_outcome_when_the_line_is_unusual(line: bytes):
 
 def test_reader_reads_a_plain_line_with_msgspec_and_a_negative_zero_with_the_json_module():
     reader = CaseReader(io.BytesIO(b""), default_as_of=None)
-    assert reader._fast(b'{"id": 1, "as_of": "2026-01-01", "inputs": {"v": [1, 2.5]}}') == {
-        "id": 1, "as_of": "2026-01-01", "inputs": {"v": [1, Decimal("2.5")]}}
-    from insureops.platform.cli.rules_cases import _SLOW
-    assert reader._fast(b'{"id": 1, "inputs": {"v": -0}}') is _SLOW
+    read, decode = [], reader._msgspec
+    reader._msgspec = lambda raw: read.append(raw) or decode(raw)
+    plain = reader.parse(1, b'{"id": 1, "as_of": "2026-01-01", "inputs": {"v": [1, 2.5]}}')
+    assert plain.inputs == {"v": [1, Decimal("2.5")]} and type(plain.inputs["v"][0]) is int
+    negative = reader.parse(2, b'{"id": 1, "inputs": {"v": -0}}')
+    assert str(negative.inputs["v"]) == "-0"
+    assert len(read) == 1
 
 
 @settings(max_examples=300, deadline=None)
