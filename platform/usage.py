@@ -16,6 +16,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.columns import UtcDateTime
 from insureops.platform.db import Base, UnitOfWork
+from insureops.platform.timestamps import IsoDateTime
 
 
 class UsageRecord(Base):
@@ -87,8 +88,8 @@ class UsageQuery(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    start: datetime.datetime | None = Field(None, description="Periods starting at or after.")
-    end: datetime.datetime | None = Field(None, description="Periods ending at or before.")
+    start: IsoDateTime | None = Field(None, description="Periods starting at or after.")
+    end: IsoDateTime | None = Field(None, description="Periods ending at or before.")
 
 
 class ToolUsage(BaseModel):

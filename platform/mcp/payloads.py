@@ -5,12 +5,12 @@ The client and policy shapes are shared with the local MCP server: platform.tena
 
 from __future__ import annotations
 
-import datetime
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from insureops.platform.auth import Scope
+from insureops.platform.timestamps import IsoDateTime
 
 TOOL_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
 
@@ -53,8 +53,8 @@ class UsageReport(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    period_start: datetime.datetime
-    period_end: datetime.datetime
+    period_start: IsoDateTime
+    period_end: IsoDateTime
     counts: list[ToolCount] = Field(min_length=1, max_length=100)
 
     @model_validator(mode="after")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime
 
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import BaseModel, Field
 
 from insureops.platform.auth import Scope
+from insureops.platform.timestamps import IsoAwareDateTime
 
 
 class CreateApiKeyRequest(BaseModel):
@@ -15,7 +16,7 @@ class CreateApiKeyRequest(BaseModel):
     name: str = Field(min_length=1, max_length=100, examples=["Claude desktop"])
     scopes: list[Scope] = Field(default_factory=lambda: [Scope.READ, Scope.WRITE], min_length=1,
                                 max_length=2)
-    expires_at: AwareDatetime | None = Field(
+    expires_at: IsoAwareDateTime | None = Field(
         None, description="When the key stops working (ISO 8601 with offset); none: never.")
 
 
@@ -43,7 +44,8 @@ class ApiKeyList(BaseModel):
 
 
 class KeyPath(BaseModel):
-    key_id: str = Field(min_length=26, max_length=26)
+    # The route's own pattern ({key_id:[0-9A-Z]+}) keeps /api-keys/list/ from matching it.
+    key_id: str = Field(min_length=26, max_length=26, pattern=r"^[0-9A-Z]{26}$")
 
 
 class SaveDatabaseRequest(BaseModel):

@@ -82,7 +82,7 @@ async def list_api_keys(call: Call[None, None]) -> ApiKeyList:
     return ApiKeyList(keys=[_key_info(row, call) for row in rows])
 
 
-@routes.delete("/api-keys/{key_id}/", path_model=KeyPath, response=None, status=204,
+@routes.delete("/api-keys/{key_id:[0-9A-Z]+}/", path_model=KeyPath, response=None, status=204,
                auth=ADMIN, errors=(404,), summary="Revoke an API key",
                description="Takes effect at once: the next request with the key is 401.")
 async def revoke_api_key(call: Call[None, None]) -> None:

@@ -7,7 +7,6 @@ schema, so the HTTP API and the local MCP server accept exactly the same payload
 
 from __future__ import annotations
 
-import datetime
 import uuid
 from typing import Any, ClassVar, Literal
 
@@ -15,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from insureops.platform.tenant_data.validation import payload_errors
+from insureops.platform.timestamps import IsoDate, IsoDateTime
 from insureops.schema.enums import ENUMS
 from insureops.schema.jsonschemas import Mode, resource_schema
 
@@ -108,8 +108,8 @@ class ClientListQuery(ListQuery):
     name_contains: str | None = Field(None, max_length=255,
                                       description="Part of the name (case-insensitive).")
     country: str | None = Field(None, max_length=100, description="Exact country.")
-    created_from: datetime.datetime | None = Field(None, description="Created at or after.")
-    created_to: datetime.datetime | None = Field(None, description="Created before.")
+    created_from: IsoDateTime | None = Field(None, description="Created at or after.")
+    created_to: IsoDateTime | None = Field(None, description="Created before.")
 
 
 PolicyStatus = Literal[ENUMS["policy_status"]]  # type: ignore[valid-type]
@@ -123,12 +123,12 @@ class PolicyListQuery(ListQuery):
     line_of_business: LineOfBusiness | None = None  # type: ignore[valid-type]
     client_uuid: uuid.UUID | None = Field(None, description="Policies of this client (its uuid).")
     policy_number: str | None = Field(None, max_length=50, description="Exact policy number.")
-    start_date_from: datetime.date | None = Field(None, description="start_date on or after.")
-    start_date_to: datetime.date | None = Field(None, description="start_date on or before.")
-    end_date_from: datetime.date | None = Field(None, description="end_date on or after.")
-    end_date_to: datetime.date | None = Field(None, description="end_date on or before.")
-    created_from: datetime.datetime | None = Field(None, description="Created at or after.")
-    created_to: datetime.datetime | None = Field(None, description="Created before.")
+    start_date_from: IsoDate | None = Field(None, description="start_date on or after.")
+    start_date_to: IsoDate | None = Field(None, description="start_date on or before.")
+    end_date_from: IsoDate | None = Field(None, description="end_date on or after.")
+    end_date_to: IsoDate | None = Field(None, description="end_date on or before.")
+    created_from: IsoDateTime | None = Field(None, description="Created at or after.")
+    created_to: IsoDateTime | None = Field(None, description="Created before.")
 
 
 class ClientPage(BaseModel):

@@ -40,3 +40,26 @@ async def test_usage_summary_needs_a_session_when_called_with_a_key(client, make
     tenant = await make_tenant(None)
     response = await client.get("/api/v2/settings/usage/", headers=tenant.headers)
     assert response.status == 401
+
+
+async def test_usage_report_is_refused_when_a_period_is_a_unix_number(aiohttp_client, settings):
+    # Found by schemathesis: pydantic's lax mode read 0 as 1970-01-01, but the document says
+    # format date-time.
+    tenancy = await start_tenancy(aiohttp_client, settings, time.time)
+    owner = await tenancy.owner("owner@example.org")
+    key, _ = await add_key(tenancy.client, owner.workspace_id)
+    response = await tenancy.client.post("/api/v2/mcp/usage/", json={**REPORT, "period_start": 0},
+                                         headers={"Authorization": f"Bearer {key}"})
+    assert response.status == 400
+    [detail] = (await response.json())["error"]["details"]
+    assert detail["field"] == "period_start"
+
+
+async def test_usage_summary_is_refused_when_start_is_a_number(aiohttp_client, settings):
+    # Found by schemathesis: ?start=0.5 was read as a Unix time instead of a 400.
+    tenancy = await start_tenancy(aiohttp_client, settings, time.time)
+    owner = await tenancy.owner("owner@example.org")
+    response = await tenancy.client.get("/api/v2/settings/usage/", params={"start": "0.5"},
+                                        headers=owner.headers)
+    assert response.status == 400
+    assert (await response.json())["error"]["details"][0]["field"] == "start"

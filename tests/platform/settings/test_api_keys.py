@@ -132,3 +132,21 @@ async def test_key_routes_are_401_when_there_is_no_session(tenancy, method, path
     response = await tenancy.client.request(method, BASE + path, json={"name": "x"})
     assert response.status == 401
     assert (await response.json())["error"]["code"] == "not_authenticated"
+
+
+async def test_list_path_allows_only_get_when_another_method_is_tried(tenancy):
+    # Found by schemathesis: /api-keys/list/ also matched DELETE /api-keys/{key_id}/ (key_id
+    # "list"), so a 405 there advertised `Allow: DELETE, GET`.
+    ann = await tenancy.owner("ann@example.com")
+    response = await tenancy.client.post(f"{BASE}/api-keys/list/", headers=ann.headers)
+    assert response.status == 405
+    assert response.headers["Allow"] == "GET"
+    deleted = await tenancy.client.delete(f"{BASE}/api-keys/list/", headers=ann.headers)
+    assert deleted.status == 405
+
+
+async def test_key_is_refused_when_expires_at_is_a_unix_number(tenancy):
+    ann = await tenancy.owner("ann@example.com")
+    response = await create(tenancy, ann, expires_at=0)
+    assert response.status == 400
+    assert (await response.json())["error"]["details"][0]["field"] == "expires_at"
