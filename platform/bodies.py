@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -59,8 +60,38 @@ def field_errors(exc: ValidationError) -> list[dict[str, str]]:
             for error in exc.errors(include_url=False, include_input=False)]
 
 
+# NUL, and the lone halves of surrogate pairs that a JSON \uD800 escape can smuggle in.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+UNSTORABLE_MESSAGE = "Text must not contain NUL (U+0000) or an unpaired surrogate."
+
+
+def unstorable_fields(data: Any, path: tuple[str, ...] = ()) -> list[str]:
+    """Dotted paths of the strings (values or keys) in `data` that no database can store.
+
+    PostgreSQL text cannot hold NUL (psycopg raises DataError) and UTF-8 cannot encode a lone
+    surrogate (UnicodeEncodeError): both were 500s. No field of ours has a use for either, so
+    the service refuses them as a validation error on every engine alike.
+    """
+    if isinstance(data, str):
+        return [".".join(path) or "body"] if _UNSTORABLE.search(data) else []
+    found: list[str] = []
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            key = str(key)
+            if _UNSTORABLE.search(key):
+                found.append(".".join((*path, _UNSTORABLE.sub("?", key))))
+            found.extend(unstorable_fields(value, (*path, key)))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found.extend(unstorable_fields(value, (*path, str(index))))
+    return found
+
+
 def validate(model: type[ModelT], data: Any, what: str) -> ModelT:
     """`data` as `model`, or 400 validation_error with one detail per failing field."""
+    if unstorable := unstorable_fields(data):
+        raise ApiError(400, "validation_error", f"The {what} is invalid.", details=[
+            {"field": field, "message": UNSTORABLE_MESSAGE} for field in unstorable])
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -86,6 +117,8 @@ def parse_path(request: web.Request, model: type[ModelT]) -> ModelT:
     """Path parameters as `model`; a value of the wrong form means no such resource (404)."""
     params: Mapping[str, str] = request.match_info
     try:
+        if unstorable_fields(dict(params)):
+            raise ValueError("a path parameter no database can store")
         return model.model_validate(dict(params))
-    except ValidationError:
+    except (ValidationError, ValueError):
         raise ApiError(404, "not_found", f"No resource at {request.path}.") from None

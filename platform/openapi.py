@@ -10,6 +10,7 @@ from pydantic.json_schema import models_json_schema
 
 from insureops.platform.auth import AuthKind, AuthRequirement
 from insureops.platform.errors import ErrorBody
+from insureops.platform.origins import SAFE_METHODS
 from insureops.platform.routing import Mount, Route
 
 REF_TEMPLATE = "#/components/schemas/{model}"
@@ -76,6 +77,8 @@ def _error_statuses(route: Route) -> list[int]:
     if route.auth.kind in _SCHEME_OF:
         statuses.add(401)
     if route.auth.role or route.auth.scope or route.auth.kind is AuthKind.SESSION:
+        statuses.add(403)
+    if route.method not in SAFE_METHODS:  # origin_not_allowed, sign-up and login included
         statuses.add(403)
     if route.rate_limit:
         statuses.add(429)
@@ -183,7 +186,9 @@ def build_openapi(mounts: tuple[Mount, ...], *, title: str, version: str) -> dic
     return {
         "openapi": "3.1.0",
         "info": {"title": title, "version": version,
-                 "description": "Errors: {\"error\": {\"code\", \"message\"}} (docs/errors.md)."},
+                 "description": "Errors: {\"error\": {\"code\", \"message\"}} (docs/errors.md). "
+                 "No text field accepts NUL (U+0000) or an unpaired surrogate: 400 "
+                 "validation_error."},
         "servers": [{"url": "/"}],
         "tags": list(tags.values()),
         "paths": dict(sorted(paths.items())),

@@ -51,7 +51,9 @@ class SignupRequest(BaseModel):
     """A new account: the password needs 10+ characters and must not be the e-mail address."""
 
     email: str = Field(max_length=254, pattern=EMAIL_PATTERN, examples=["ann@example.com"])
-    password: str = Field(min_length=1, max_length=256)
+    # The service checks the length itself (credentials.check_password_policy, with its own message);
+    # the document states the same minimum so clients know it.
+    password: str = Field(min_length=1, max_length=256, json_schema_extra={"minLength": 10})
     name: str = Field(min_length=1, max_length=200)
 
 

@@ -94,6 +94,17 @@ class SessionLookup:
     refreshed: bool  # the expiry moved forward: the cookie should be sent again
 
 
+WORKSPACE_NAME_LENGTH = 200  # workspaces.name is VARCHAR(200)
+_WORKSPACE_SUFFIX = "'s workspace"
+
+
+def workspace_name(user_name: str) -> str:
+    """The new user's workspace name, "<name>'s workspace", within the column's length: a
+    200-character user name is valid, and PostgreSQL refuses a longer value (SQLite stores it)."""
+    room = WORKSPACE_NAME_LENGTH - len(_WORKSPACE_SUFFIX)
+    return f"{user_name[:room].rstrip()}{_WORKSPACE_SUFFIX}"
+
+
 async def signup(uow: UnitOfWork, deps: AccountsDeps, command: SignupCommand) -> None:
     """Create an unverified user and their workspace and e-mail a code.
 
@@ -117,7 +128,7 @@ async def signup(uow: UnitOfWork, deps: AccountsDeps, command: SignupCommand) ->
         user = User(id=new_tenant_id(now.timestamp()), email=email, name=command.name,
                     password_hash=password_hash, created_at=now)
         workspace = Workspace(tenant_id=new_tenant_id(now.timestamp()),
-                              name=f"{command.name}'s workspace", created_at=now)
+                              name=workspace_name(command.name), created_at=now)
         try:
             await repo.add_user_with_workspace(uow.session, user, workspace)
         except IntegrityError:  # a concurrent sign-up of the same address won: same answer

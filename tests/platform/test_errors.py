@@ -213,3 +213,24 @@ def test_api_error_renders_details_only_when_given():
     assert plain.status == 404 and b"details" not in plain.body
     detailed = ApiError(400, "validation_error", "Bad.", [{"field": "a", "message": "m"}])
     assert b'"details": [{"field": "a"' in detailed.to_response().body
+
+
+async def test_text_with_nul_is_400_validation_error_when_sent_in_body_or_query(probe):
+    # Found by schemathesis on PostgreSQL: a NUL in any stored string was a psycopg DataError
+    # and a 500; the service now refuses it before the handler, on every engine.
+    body = {"name": "Ann\x00", "email": "a@b.c", "count": 1, "tags": ["ok", "\x00"]}
+    error = await error_of(await probe.post(f"{PROBE}/echo/", json=body), 400)
+    assert error["code"] == "validation_error"
+    assert [d["field"] for d in error["details"]] == ["name", "tags.1"]
+    item = "00000000-0000-0000-0000-000000000001"
+    error = await error_of(await probe.get(f"{PROBE}/items/{item}/?kind=%00"), 400)
+    assert error["details"][0]["field"] == "kind"
+
+
+async def test_lone_surrogate_is_400_validation_error_when_a_json_escape_sends_one(probe):
+    raw = b'{"name": "Ann \\ud800", "email": "a@b.c", "count": 1}'
+    response = await probe.post(f"{PROBE}/echo/", data=raw,
+                                headers={"Content-Type": "application/json"})
+    error = await error_of(response, 400)
+    assert error["details"] == [{"field": "name", "message": error["details"][0]["message"]}]
+    assert "surrogate" in error["details"][0]["message"]

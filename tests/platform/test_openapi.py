@@ -67,7 +67,7 @@ async def test_probe_routes_are_documented_with_models_errors_and_limits(probe):
     echo = document["paths"]["/api/probe/echo/"]["post"]
     assert echo["requestBody"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/EchoBody"}
-    assert set(echo["responses"]) == {"201", "400", "413", "415", "500", "503"}
+    assert set(echo["responses"]) == {"201", "400", "403", "413", "415", "500", "503"}
     error_schema = echo["responses"]["400"]["content"]["application/json"]["schema"]
     assert error_schema == {"$ref": "#/components/schemas/ErrorBody"}
     item = document["paths"]["/api/probe/items/{item_id}/"]["get"]
@@ -97,3 +97,12 @@ def test_profile_operation_describes_the_profile_and_session_auth_when_built(set
     assert {tag["name"] for tag in document["tags"]} >= {
         "accounts", "carrier_finder", "prospects", "mcp", "team", "settings", "rules_studio",
         "connectors", "service"}
+
+
+def test_unsafe_operations_document_403_when_they_need_no_credentials(settings):
+    # The Origin middleware answers 403 origin_not_allowed to a cookie-borne POST/PUT/PATCH/
+    # DELETE from a foreign origin, sign-up and verify included; their documents left it out.
+    document = create_app(settings)[OPENAPI_DOCUMENT]
+    for path in ("/api/auth/signup/", "/api/auth/verify/", "/api/auth/resend-code/"):
+        assert "403" in document["paths"][path]["post"]["responses"], path
+    assert "403" not in document["paths"]["/api/health/"]["get"]["responses"]

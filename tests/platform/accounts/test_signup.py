@@ -6,6 +6,7 @@ import asyncio
 
 from sqlalchemy import text
 
+from insureops.platform.accounts.payloads import SignupRequest
 from insureops.platform.keys import DATABASE
 from tests.platform.accounts.conftest import PASSWORD
 
@@ -122,3 +123,28 @@ async def test_concurrent_signups_of_one_address_make_one_account_when_they_race
     statuses = [(await accounts.verify("ann@example.com", code)).status
                 for code in reversed(accounts.codes_for("ann@example.com"))]
     assert 200 in statuses
+
+
+def test_signup_document_states_the_password_minimum_when_the_service_enforces_it():
+    # Found by schemathesis: the document allowed a 1-character password the service refuses.
+    assert SignupRequest.model_json_schema()["properties"]["password"]["minLength"] == 10
+
+
+async def test_signup_names_the_workspace_within_its_column_when_the_name_is_200_characters(
+        accounts):
+    # Found by schemathesis on PostgreSQL: "<200 characters>'s workspace" overflowed
+    # workspaces.name VARCHAR(200) and the sign-up answered 500.
+    response = await accounts.sign_up("ann@example.com", name="N" * 200)
+
+    assert response.status == 202
+    async with accounts.client.app[DATABASE].engine.connect() as connection:
+        [name] = (await connection.execute(text("SELECT name FROM workspaces"))).scalars().all()
+    assert len(name) == 200 and name.endswith("'s workspace")
+
+
+async def test_signup_is_refused_with_400_when_the_name_contains_nul(accounts):
+    # Found by schemathesis on PostgreSQL: text fields cannot hold NUL; this was a 500.
+    response = await accounts.sign_up("ann@example.com", name="Ann\x00Lee")
+
+    assert response.status == 400
+    assert (await response.json())["error"]["details"][0]["field"] == "name"
