@@ -4,10 +4,12 @@ Each rule becomes a block of straight-line Python: its `when` (an `and` chain of
 is checked condition by condition, and common conditions on an input field compared with a
 constant (`business.state in {...}`, `business.revenue between 1 and 5`, `x.n < 3`, `not ...`)
 are inlined with a type-checked fast path; `count`/`any`/`all` over a list become loops in the
-function (a right side that does not depend on the item computed once, on first use); `hit
-first` tables become an if-chain over their rows; everything else calls the closure the
-expression compiler made for it. Constant and interpolated actions (score, decision, reason,
-tag) are inlined too. The function is generated on a ruleset's first untraced evaluation.
+function (a right side that does not depend on the item computed once, on first use, and
+once per as-of date when it reads nothing else); `hit first` tables become an if-chain over
+their rows; everything else calls the closure the expression compiler made for it. Constant
+and interpolated actions (score, decision, reason, tag) are inlined too, on a score, decision
+and lists held in locals; the function returns the `Result`. It is generated on a ruleset's
+first untraced evaluation.
 
 Safety: the generated text contains no user text at all. Every literal, field name, span and
 closure is reached through a constants table (`K0`, `K1`, ...); identifiers are generated

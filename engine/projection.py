@@ -11,8 +11,11 @@ The input limits still hold for the whole input, counted as the full conversion 
 (every container its length, and its depth): the generated converters count the objects and
 lists they convert, and walk iteratively (no conversion, no recursion) the values of keys no
 rule reads and the values converted whole. Inputs holding anything but JSON-like values
-(tuples, sets, other mappings, ...) take the full conversion. The converter of an object is generated Python text (one straight-line function
-per object shape), reached only through a constants table, like `codegen.py`.
+(tuples, sets, other mappings, ...) take the full conversion. The converter of an object is
+generated Python text (one straight-line function per object shape), reached only through a
+constants table, like `codegen.py`; for data the caller has measured, a list of objects read
+field by field is converted inside its parent's function. Ints become Decimals (those of
+0..1023 made once): `rules simulate` reads JSON integers as ints.
 """
 
 from __future__ import annotations
