@@ -1,11 +1,14 @@
 """`insureops rules simulate` throughput, JSON in and out included.
 
     /work/.venv/bin/python bench/bench_simulate.py [--cases 100000] [--rounds 5] [--profile]
+        [--instructions [--baseline-python PYTHON]]
 
 Writes a seeded cases file for the appetite example, runs the real CLI in a subprocess
 `--rounds` times (`--out` to a file) and prints the median cases per second (target >= 20,000
 on one core). `--profile` also runs the same command in-process under cProfile on a fifth of the
-cases and prints where the time goes.
+cases and prints where the time goes. `--instructions` counts the instructions per case with
+callgrind (deterministic, unlike time on a shared machine), also for `--baseline-python` (another
+checkout's interpreter) when given.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import itertools
 import os
 import pstats
+import re
 import resource
 import statistics
 import subprocess
@@ -109,11 +114,37 @@ def stage_costs(cases: Path) -> list[tuple[str, float]]:
     return costs
 
 
+def instructions_per_case(python: str, cases: Path, out: Path,
+                          counts: tuple[int, int] = (1000, 5000)) -> float:
+    """Instructions per case of the in-process command under callgrind: run on the first
+    `counts[0]` and the first `counts[1]` cases, the difference divided by the extra cases
+    (start-up, compile and code generation cancel out). Needs valgrind."""
+    code = ("import sys; from insureops.platform.cli import main; "
+            "main(sys.argv[1:], standalone_mode=False)")
+    env = {**ENV, "PYTHONHASHSEED": "0"}  # set and dict orders, hence counts, repeatable
+    collected = []
+    for count in counts:
+        part = cases.with_name(f"first_{count}.jsonl")
+        with cases.open("rb") as source, part.open("wb") as target:
+            target.writelines(itertools.islice(source, count))
+        command = [python, "-c", code, *_command(part, out)]
+        subprocess.run(command, capture_output=True, check=False, env=env)  # bytecode caches
+        run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                              *command], capture_output=True, text=True, check=False, env=env)
+        found = re.search(r"Collected : (\d+)", run.stderr)
+        if found is None:
+            raise SystemExit(f"callgrind gave no count:\n{run.stderr[-2000:]}")
+        collected.append(int(found.group(1)))
+    return (collected[1] - collected[0]) / (counts[1] - counts[0])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--baseline-python")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as folder:
@@ -136,6 +167,13 @@ def main() -> None:
         print("  CPU per case, in-process, step by step:")
         for label, micros in stage_costs(cases):
             print(f"    {label:34s} {micros:7.1f} us")
+        if args.instructions:
+            pythons = [("this checkout", sys.executable)]
+            if args.baseline_python:
+                pythons.append(("baseline", args.baseline_python))
+            for label, python in pythons:
+                per_case = instructions_per_case(python, cases, out)
+                print(f"  instructions per case ({label}, callgrind)  {per_case:,.0f}")
         if args.profile:
             small = Path(folder) / "small.jsonl"
             write_cases(small, max(1, args.cases // 5), seed=7)
