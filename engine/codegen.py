@@ -8,8 +8,9 @@ function (a right side that does not depend on the item computed once, on first 
 once per as-of date when it reads nothing else); `hit first` tables become an if-chain over
 their rows; everything else calls the closure the expression compiler made for it. Constant
 and interpolated actions (score, decision, reason, tag) are inlined too, on a score, decision
-and lists held in locals; the function returns the `Result`. It is generated on a ruleset's
-first untraced evaluation.
+and lists held in locals; the function returns the `Result`. It is generated once a ruleset
+has run `compiler.GENERATE_AFTER` untraced evaluations on its closures (64), so that a ruleset
+evaluated a few times never pays for it.
 
 Safety: the generated text contains no user text at all. Every literal, field name, span and
 closure is reached through a constants table (`K0`, `K1`, ...); identifiers are generated

@@ -31,23 +31,32 @@ from insureops.engine.selftest import run_tests
 
 _PENDING = object()
 RESULT_NAMES = frozenset({"decision", "score", "outputs", "reasons", "tags", "fired"})
+# Untraced evaluations that run on the closures before the rule loop is generated as code
+# (`codegen.py`): generating costs about a compile (Python's own compile of the text, 45 ms for
+# 50 rules), which a ruleset evaluated a few times (embedded tests, one API call) never earns
+# back, while a bulk run pays it once, after its first cases.
+GENERATE_AFTER = 64
 
 
 def compile_ir(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | None],
-               source: str | None = None) -> CompiledRuleset:
+               source: str | None = None, generate_after: int | None = None) -> CompiledRuleset:
     """Compile a checked ruleset. `input_schemas` maps each input name to its JSON Schema
-    (None for `Any`); `source`, when given, lets explanations quote the author's own text.
+    (None for `Any`); `source`, when given, lets explanations quote the author's own text;
+    `generate_after` is how many untraced evaluations run on closures before the fast path is
+    generated (default GENERATE_AFTER; 0: from the first one).
     Raises `EngineError` (code `invalid_ir`, `invalid_const`, ...) for a malformed tree."""
     return build_ruleset(ruleset, input_schemas=input_schemas, source=source,
-                         compiler_class=ExpressionCompiler, generate_code=True)
+                         compiler_class=ExpressionCompiler,
+                         generate_after=GENERATE_AFTER if generate_after is None
+                         else generate_after)
 
 
 def build_ruleset(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | None],
                   source: str | None, compiler_class,
-                  generate_code: bool = False) -> CompiledRuleset:
+                  generate_after: int | None = None) -> CompiledRuleset:
     """Compile with a given expression compiler class (the closure compiler, or the reference
-    interpreter's adapter in `interpreter.compile_reference`); `generate_code` adds the
-    generated fast path for untraced evaluations (`codegen.py`)."""
+    interpreter's adapter in `interpreter.compile_reference`); `generate_after`, when not None,
+    adds the generated fast path for untraced evaluations (`codegen.py`) after that many."""
     limits = Limits()
     consts = _evaluate_consts(ruleset, compiler_class, limits)
     inputs = frozenset(decl.name for decl in ruleset.inputs)
@@ -65,13 +74,13 @@ def build_ruleset(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | Non
     converters = {decl.name: InputConverter(input_schemas.get(decl.name))
                   for decl in ruleset.inputs}
     # Compile (and so validate) every condition now; the generated fast path, when asked for,
-    # is made on the first untraced evaluation: it costs more than the rest of the compile
-    # (Python's own compile of the generated text), and checking a ruleset needs none of it.
+    # is made later (GENERATE_AFTER): it costs more than the rest of the compile, and checking
+    # a ruleset needs none of it.
     for item in ordered:
         if item.kind == "rule":
             item.prepare()
     return CompiledRuleset(ruleset, ordered, converters, consts, expectations, source, compiler,
-                           generate_code)
+                           generate_after)
 
 
 def _evaluate_consts(ruleset: ir.Ruleset, compiler_class, limits: Limits) -> dict:
@@ -93,7 +102,7 @@ class CompiledRuleset:
 
     def __init__(self, ruleset: ir.Ruleset, items: tuple, converters: dict, consts: dict,
                  expectations: list, source: str | None, compiler,
-                 generate_code: bool = False) -> None:
+                 generate_after: int | None = None) -> None:
         self.name = ruleset.name
         self.ir = ruleset
         self.consts = consts
@@ -105,7 +114,10 @@ class CompiledRuleset:
         self._projected = converters
         self._expectations = expectations
         self._compiler = compiler
-        self._generated = _PENDING if generate_code else None  # the fast path, made on demand
+        # the fast path, made on demand after `generate_after` untraced evaluations
+        self._generated = _PENDING if generate_after is not None else None
+        self._generate_after = generate_after or 0
+        self._untraced = 0
         self._measured: tuple = ()  # (input name, converter of measured data), with it
         self._regexes: dict = {}
         self._default_limits = Limits()
@@ -122,7 +134,7 @@ class CompiledRuleset:
         if not explain:
             fast = self._generated
             if fast is _PENDING:
-                fast = self._generate()
+                fast = self._warming_up()
             if fast is not None:  # the generated fast path builds the Result itself
                 env = self._bind_measured(inputs, limits) if measured else \
                     self._bind(inputs, limits)
@@ -156,19 +168,34 @@ class CompiledRuleset:
         ruleset runs on closures alone."""
         return self._generate() if self._generated is _PENDING else self._generated
 
+    def _warming_up(self):
+        """None while the ruleset is new: its first `generate_after` untraced evaluations run
+        on the closures, over the same projected input conversion as the fast path (so both
+        read and check the same fields). Then the generated fast path."""
+        if self._projected is self._converters:
+            self._project()
+        self._untraced += 1  # a race only moves the moment of generation
+        if self._untraced <= self._generate_after:
+            return None
+        return self._generate()
+
+    def _project(self) -> None:
+        reads = input_reads(self.ir)
+        projected = {name: ProjectedConverter(converter, reads[name])
+                     for name, converter in self._converters.items()}
+        self._measured = tuple((name, converter.measured_converter())
+                               for name, converter in projected.items())
+        self._projected = projected  # set last: `_measured` is ready when this is seen
+
     def _generate(self):
+        if self._projected is self._converters:
+            self._project()
         roots = [*(decl.name for decl in self.ir.inputs), "outputs"]
         try:
             fast = generate(self._active_items, self._compiler, roots,
                             (self.name, self.ir.default_decision))
         except (SyntaxError, RecursionError, MemoryError):
             fast = None  # the closures alone are correct, only slower
-        if fast is not None:
-            reads = input_reads(self.ir)
-            self._projected = {name: ProjectedConverter(converter, reads[name])
-                               for name, converter in self._converters.items()}
-            self._measured = tuple((name, converter.measured_converter())
-                                   for name, converter in self._projected.items())
         self._generated = fast  # set last: another thread may read it at any time
         return fast
 

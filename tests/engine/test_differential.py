@@ -123,12 +123,14 @@ def outcome(pair, explain=False):
 
 
 def both(expression):
-    """The closure-compiled and interpreted rulesets computing `expression` two ways: as an
-    output value and as a rule condition (each in its own ruleset)."""
+    """The compiled, closure-run and interpreted rulesets computing `expression` two ways: as
+    an output value and as a rule condition (each in its own ruleset). "Compiled" runs the
+    generated fast path; "closures" is a ruleset's warm-up tier before it is generated."""
     inputs = {"business": "Any", "x": "Any"}
     as_value = ruleset(rule("value", True, set_output("v", expression)), inputs=inputs)
     as_condition = ruleset(rule("condition", expression, tag("hit")), inputs=inputs)
     return ((build(as_value), build(as_condition)),
+            (build(as_value, generate_after=10**9), build(as_condition, generate_after=10**9)),
             (build(as_value, reference=True), build(as_condition, reference=True)))
 
 
@@ -136,12 +138,13 @@ def both(expression):
 @given(expressions)
 def test_compiler_agrees_with_the_interpreter_when_given_random_expressions(expression):
     try:
-        compiled, reference = both(expression)
+        compiled, closures, reference = both(expression)
     except EngineError as error:  # e.g. nested deeper than the compile limit
         assert error.code in ("invalid_ir", "limit_expression_depth")
         return
     expected = outcome(reference)
     assert outcome(compiled) == expected
+    assert outcome(closures) == expected
     explained = outcome(compiled, explain=True)
     assert explained == expected
 
@@ -161,6 +164,6 @@ EXAMPLES = [
 
 @pytest.mark.parametrize("expression", EXAMPLES)
 def test_compiler_agrees_with_the_interpreter_when_given_tricky_examples(expression):
-    compiled, reference = both(expression)
-    assert outcome(compiled) == outcome(reference)
+    compiled, closures, reference = both(expression)
+    assert outcome(compiled) == outcome(closures) == outcome(reference)
 
