@@ -1,14 +1,15 @@
 """`insureops rules simulate` throughput, JSON in and out included.
 
     /work/.venv/bin/python bench/bench_simulate.py [--cases 100000] [--rounds 5] [--profile]
-        [--instructions [--baseline-python PYTHON]]
+        [--instructions] [--baseline-python PYTHON]
 
 Writes a seeded cases file for the appetite example, runs the real CLI in a subprocess
 `--rounds` times (`--out` to a file) and prints the median cases per second (target >= 20,000
 on one core). `--profile` also runs the same command in-process under cProfile on a fifth of the
-cases and prints where the time goes. `--instructions` counts the instructions per case with
-callgrind (deterministic, unlike time on a shared machine), also for `--baseline-python` (another
-checkout's interpreter) when given.
+cases and prints where the time goes. `--baseline-python` (another checkout's interpreter, its
+`insureops` script beside it) runs the baseline's CLI in rounds alternating with ours and prints
+the ratio. `--instructions` counts the instructions per case with callgrind (deterministic,
+unlike time on a shared machine), also for the baseline when given.
 """
 
 from __future__ import annotations
@@ -46,11 +47,11 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_subprocess(cases: Path, out: Path) -> tuple[float, float]:
+def run_subprocess(cases: Path, out: Path, cli: list[str] = CLI) -> tuple[float, float]:
     """Wall and CPU seconds of one CLI run, process start included. CPU time is what one
     uncontended core would take; wall time also counts waiting for a shared core."""
     cpu, started = _children_cpu(), time.perf_counter()
-    completed = subprocess.run([*CLI, *_command(cases, out)], capture_output=True, text=True,
+    completed = subprocess.run([*cli, *_command(cases, out)], capture_output=True, text=True,
                                check=False, env=ENV)
     elapsed = time.perf_counter() - started
     if completed.returncode != 0:
@@ -151,8 +152,19 @@ def main() -> None:
         cases, out = Path(folder) / "cases.jsonl", Path(folder) / "results.jsonl"
         write_cases(cases, args.cases)
         size = cases.stat().st_size
-        run_subprocess(cases, out)  # warm-up: writes the bytecode caches
-        runs = [run_subprocess(cases, out) for _ in range(args.rounds)]
+        # With a baseline, its rounds alternate with ours, so that the neighbours' noise hits
+        # both sides of the ratio.
+        clis = {"this checkout": CLI}
+        if args.baseline_python:
+            clis["baseline"] = [str(Path(args.baseline_python).with_name("insureops"))]
+        rounds: dict[str, list[tuple[float, float]]] = {label: [] for label in clis}
+        for cli in clis.values():
+            run_subprocess(cases, out, cli)  # warm-up: writes the bytecode caches
+        for _ in range(args.rounds):
+            for label, cli in clis.items():
+                rounds[label].append(run_subprocess(cases, out, cli))
+        run_subprocess(cases, out)  # leave this checkout's results to count
+        runs = rounds["this checkout"]
         with out.open(encoding="utf-8") as results:
             lines = sum(1 for _ in results)
         wall = statistics.median(r[0] for r in runs)
@@ -163,6 +175,11 @@ def main() -> None:
         print(f"  CPU time       {cpu:8.2f} s   rounds {' '.join(f'{r[1]:.2f}' for r in runs)}")
         print(f"  throughput     {args.cases / wall:10,.0f} cases/s wall, "
               f"{args.cases / cpu:,.0f} cases/CPU-s   (target >= 20,000)")
+        if "baseline" in rounds:
+            base = statistics.median(r[1] for r in rounds["baseline"])
+            print(f"  baseline       {args.cases / base:10,.0f} cases/CPU-s   rounds "
+                  f"{' '.join(f'{r[1]:.2f}' for r in rounds['baseline'])} s;  ratio "
+                  f"{base / cpu:.2f}x (baseline CPU / this checkout's)")
         print(f"  result lines   {lines:,}   load average {os.getloadavg()[0]:.1f}")
         print("  CPU per case, in-process, step by step:")
         for label, micros in stage_costs(cases):
