@@ -97,7 +97,7 @@ class FastContextualLexer(ContextualLexer):
         pos, line, line_start = counter.char_pos, counter.line, counter.line_start_pos
         skip, lexers, matchers = self._skip.match, self.lexers, self._matchers
         accepts = self._accepts
-        root = self._matcher(self.root_lexer)
+        root = matchers.get(id(self.root_lexer)) or self._matcher(self.root_lexer)
         states = parser_state.state_stack  # the parser changes this list in place
         while True:
             skipped = skip(text, pos, end).end()

@@ -71,7 +71,8 @@ async def test_start_explains_the_key_when_the_service_refuses_it(
 
 @ONE_ENGINE
 @pytest.mark.parametrize("database_url, found", [
-    (f"postgresql://app:secret@127.0.0.1:{_closed_port()}/tenant", "database connection failed"),
+    # the closed port is chosen when the test runs, so that test ids stay the same between runs
+    ("postgresql://app:secret@127.0.0.1:{closed_port}/tenant", "database connection failed"),
     ("postgresql://app:p@ss#word@127.0.0.1:5432/tenant", "special characters"),
     ("mysql://app:secret@127.0.0.1/tenant", "use postgresql://"),
 ])
@@ -80,6 +81,7 @@ async def test_start_explains_the_database_when_it_cannot_connect(
         found):
     service_url, recorder = recording_service
     tenant = await make_tenant(None)
+    database_url = database_url.replace("{closed_port}", str(_closed_port()))
     log = await _start_fails(server_parameters(
         SERVICE_API_KEY=tenant.key, DATABASE_URL=database_url, SERVICE_URL=service_url), errlog)
     assert "[ok] api_key" in log and found in log
