@@ -1,32 +1,35 @@
 """Shared fixtures: every database test runs on SQLite and on PostgreSQL.
 
 PostgreSQL comes from `INSUREOPS_TEST_POSTGRES_URL` (set by `.ci/run` to a throwaway database).
-Each test gets its own PostgreSQL schema (selected through `search_path`), or its own SQLite
-file, so tests never see each other's rows. Without the variable the PostgreSQL half skips with
-the reason; under `CI=true` it fails instead, so CI can never silently test one engine only.
+Each test gets databases of its own (tests/databases.py): an empty one (`database_urls`), a
+migrated platform database (`platform_database_urls`) and prepared tenant databases
+(`test_databases`), copied from templates each worker builds once. Without the variable the
+PostgreSQL half skips with the reason (reported once, with the number of tests skipped); under
+`CI=true` it fails instead, so CI can never silently test one engine only.
 """
 
 from __future__ import annotations
 
 import os
-import uuid
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 
+from tests.databases import (
+    DatabaseUrls,
+    PostgresDatabases,
+    SqliteDatabases,
+    Template,
+    postgres_prefix,
+)
+
 POSTGRES_URL_VARIABLE = "INSUREOPS_TEST_POSTGRES_URL"
 BACKENDS = ["sqlite", "postgresql"]
-
-
-@dataclass(frozen=True)
-class DatabaseUrls:
-    """One isolated database, as a sync URL (alembic, DDL, plain SQL) and an async one."""
-
-    backend: str
-    sync: str
-    async_: str
+POSTGRES_SKIP_REASON = (f"PostgreSQL tests need {POSTGRES_URL_VARIABLE}, e.g. "
+                        "postgresql+psycopg://postgres@127.0.0.1:5432/insureops_test "
+                        "(.ci/run sets it)")
 
 
 def postgres_base_url() -> str | None:
@@ -37,11 +40,28 @@ def require_postgres() -> str:
     url = postgres_base_url()
     if url:
         return url
-    reason = (f"PostgreSQL tests need {POSTGRES_URL_VARIABLE}, e.g. "
-              "postgresql+psycopg://postgres@127.0.0.1:5432/insureops_test (.ci/run sets it)")
     if os.environ.get("CI") == "true":
-        pytest.fail(f"CI must run the PostgreSQL tests: {reason}")
-    pytest.skip(reason)
+        pytest.fail(f"CI must run the PostgreSQL tests: {POSTGRES_SKIP_REASON}")
+    pytest.skip(POSTGRES_SKIP_REASON)
+
+
+def folded_skip_location(longrepr: object) -> object:
+    """A skip for a missing PostgreSQL, placed at `require_postgres` whatever test it skipped;
+    any other report part unchanged."""
+    if (isinstance(longrepr, tuple) and len(longrepr) == 3
+            and str(longrepr[2]).endswith(POSTGRES_SKIP_REASON)):
+        return (__file__, require_postgres.__code__.co_firstlineno, longrepr[2])
+    return longrepr
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """`-ra` folds skips of one location and reason into one line with a count: give every
+    PostgreSQL skip the same location, so the summary says the reason once, not per test."""
+    report = yield
+    if report.skipped:
+        report.longrepr = folded_skip_location(report.longrepr)
+    return report
 
 
 @pytest.fixture(params=BACKENDS)
@@ -52,27 +72,78 @@ def backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
-def _plain_psycopg_conninfo(url: str) -> str:
-    return url.replace("postgresql+psycopg://", "postgresql://", 1)
+@pytest.fixture(scope="session")
+def sqlite_databases(tmp_path_factory: pytest.TempPathFactory) -> SqliteDatabases:
+    return SqliteDatabases(tmp_path_factory.mktemp("database-templates"))
+
+
+@pytest.fixture(scope="session")
+def postgres_databases() -> Iterator[PostgresDatabases | None]:
+    base = postgres_base_url()
+    if base is None:
+        yield None
+        return
+    databases = PostgresDatabases(base, postgres_prefix())
+    try:
+        yield databases
+    finally:
+        databases.close()
+
+
+@dataclass
+class TestDatabases:
+    """Databases of one test on the backend under test; dropped when the test ends."""
+
+    backend: str
+    directory: Path
+    sqlite: SqliteDatabases
+    postgres: PostgresDatabases | None
+    _drops: list[Callable[[], None]] = field(default_factory=list)
+
+    def empty(self) -> DatabaseUrls:
+        """A new database with nothing in it."""
+        if self.backend == "sqlite":
+            return self.sqlite.empty(self.directory, f"empty-{len(self._drops)}")
+        urls, drop = self._postgres.empty_schema()
+        self._drops.append(drop)
+        return urls
+
+    def copy(self, template: Template) -> DatabaseUrls:
+        """A new database holding what `template` holds."""
+        if self.backend == "sqlite":
+            return self.sqlite.copy(template, self.directory)
+        urls, drop = self._postgres.copy(template)
+        self._drops.append(drop)
+        return urls
+
+    @property
+    def _postgres(self) -> PostgresDatabases:
+        assert self.postgres is not None, "the backend fixture skips without PostgreSQL"
+        return self.postgres
+
+    def drop_all(self) -> None:
+        while self._drops:
+            self._drops.pop()()
 
 
 @pytest.fixture
-def database_urls(backend: str, tmp_path: Path):
-    """A fresh, empty database for one test, on the engine `backend` names."""
-    if backend == "sqlite":
-        path = tmp_path / "test.sqlite3"
-        yield DatabaseUrls("sqlite", f"sqlite:///{path}", f"sqlite+aiosqlite:///{path}")
-        return
-    import psycopg
-
-    base = require_postgres()
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(_plain_psycopg_conninfo(base), autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    separator = "&" if "?" in base else "?"
-    url = f"{base}{separator}options={quote(f'-csearch_path={schema}')}"
+def test_databases(backend: str, tmp_path: Path, sqlite_databases,
+                   postgres_databases) -> Iterator[TestDatabases]:
+    """`test_databases.empty()` / `.copy(Template.TENANT)`: databases of this test."""
+    databases = TestDatabases(backend, tmp_path, sqlite_databases, postgres_databases)
     try:
-        yield DatabaseUrls("postgresql", url, url)
+        yield databases
     finally:
-        with psycopg.connect(_plain_psycopg_conninfo(base), autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        databases.drop_all()
+
+
+@pytest.fixture
+def database_urls(test_databases: TestDatabases) -> DatabaseUrls:
+    """A fresh, empty database for one test, on the engine `backend` names."""
+    return test_databases.empty()
+
+
+@pytest.fixture
+def platform_database_urls(test_databases: TestDatabases) -> DatabaseUrls:
+    """A platform database of this test's own, migrated to head."""
+    return test_databases.copy(Template.PLATFORM)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from alembic import command
@@ -23,7 +24,9 @@ def alembic_config() -> Config:
     return config
 
 
+@cache
 def head_revision() -> str | None:
+    """The newest revision of this package's scripts (they do not change while we run)."""
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
@@ -39,7 +42,14 @@ def _current(connection: Connection) -> str | None:
 
 
 async def upgrade(engine: AsyncEngine) -> str | None:
-    """Apply every pending platform migration in one transaction; return the revision reached."""
+    """Apply every pending platform migration in one transaction; return the revision reached.
+
+    A database already at head is left alone after one read of its version table, so an
+    instance (or a test) starting on a migrated database does not run alembic at all.
+    """
+    head = head_revision()
+    if await current_revision(engine) == head:
+        return head
     async with engine.begin() as connection:
         await connection.run_sync(_upgrade)
     return await current_revision(engine)

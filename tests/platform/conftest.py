@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 from aiohttp.test_utils import TestClient
@@ -17,13 +17,41 @@ from insureops.platform.config import Settings
 from insureops.platform.errors import ApiError
 from insureops.platform.ratelimit import RateKey, RateLimit
 from insureops.platform.routing import BodyLimit, Call, RouteTable
+from tests.platform.email.smtp_server import SmtpTestServer, running_smtp_server
 
 
 @pytest.fixture
-def settings(database_urls) -> Settings:
-    """Settings of a service on a fresh database of the backend under test."""
-    return Settings(database_url=database_urls.async_, secret_key="test-secret-key",
+def settings(platform_database_urls) -> Settings:
+    """Settings of a service on a migrated platform database of its own (backend under test)."""
+    return Settings(database_url=platform_database_urls.async_, secret_key="test-secret-key",
                     fernet_keys=(Fernet.generate_key().decode(),))
+
+
+@pytest.fixture(scope="session")
+def _shared_plain_smtp() -> Iterator[SmtpTestServer]:
+    with running_smtp_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def _shared_secure_smtp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SmtpTestServer]:
+    with running_smtp_server(secure_in=tmp_path_factory.mktemp("smtp")) as server:
+        yield server
+
+
+@pytest.fixture
+def smtp_server(_shared_plain_smtp: SmtpTestServer) -> SmtpTestServer:
+    """A real SMTP server without TLS or AUTH (the worker's, emptied for this test)."""
+    _shared_plain_smtp.reset()
+    return _shared_plain_smtp
+
+
+@pytest.fixture
+def secure_smtp_server(_shared_secure_smtp: SmtpTestServer) -> SmtpTestServer:
+    """A real SMTP server requiring STARTTLS (self-signed certificate) and AUTH (the worker's,
+    emptied for this test). Starting a server per test cost more than most tests."""
+    _shared_secure_smtp.reset()
+    return _shared_secure_smtp
 
 
 @pytest.fixture

@@ -4,9 +4,7 @@ database engines sending its mail to that server over STARTTLS with AUTH."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from aiohttp.test_utils import TestClient
@@ -16,7 +14,7 @@ from insureops.platform.accounts import routes as accounts_routes
 from insureops.platform.accounts.credentials import Passwords
 from insureops.platform.app import AREAS, Area
 from insureops.platform.config import Settings
-from tests.platform.email.smtp_server import SmtpTestServer, running_smtp_server
+from tests.platform.email.smtp_server import SmtpTestServer
 
 START = 1_800_000_000.0  # 2027-01-15, a fixed Unix time: windows and expiries are predictable
 PASSWORD = "correct horse battery"
@@ -80,24 +78,20 @@ def _code_in(text: str) -> str:
 
 
 @pytest.fixture
-def secure_smtp(tmp_path: Path) -> Iterator[SmtpTestServer]:
-    with running_smtp_server(secure_in=tmp_path) as server:
-        yield server
-
-
-@pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
 
 
 @pytest.fixture
-def smtp_settings(settings: Settings, secure_smtp: SmtpTestServer) -> Settings:
+def smtp_settings(settings: Settings, secure_smtp_server: SmtpTestServer) -> Settings:
     """The test settings plus SMTP delivery to the test server and one allowed origin."""
-    return Settings(**{**settings.model_dump(), 
+    server = secure_smtp_server
+    return Settings(**{
+        **settings.model_dump(),
         "email_backend": "smtp", "email_from": "insureops <no-reply@insureops.test>",
-        "smtp_host": secure_smtp.host, "smtp_port": secure_smtp.port,
-        "smtp_username": secure_smtp.username, "smtp_password": secure_smtp.password,
-        "smtp_starttls": True, "smtp_ca_file": secure_smtp.ca_file, "smtp_timeout_seconds": 5.0,
+        "smtp_host": server.host, "smtp_port": server.port,
+        "smtp_username": server.username, "smtp_password": server.password,
+        "smtp_starttls": True, "smtp_ca_file": server.ca_file, "smtp_timeout_seconds": 5.0,
         "allowed_origins": (ALLOWED_ORIGIN,)})
 
 
@@ -114,14 +108,14 @@ def cheap_hashing_areas() -> tuple[Area, ...]:
 
 
 @pytest.fixture
-async def accounts(make_client, smtp_settings, clock, secure_smtp) -> Accounts:
+async def accounts(make_client, smtp_settings, clock, secure_smtp_server) -> Accounts:
     """The whole service on the backend under test, mailing through real SMTP."""
     client = await make_client(smtp_settings, clock=clock, areas=cheap_hashing_areas())
-    return Accounts(client, clock, secure_smtp)
+    return Accounts(client, clock, secure_smtp_server)
 
 
 @pytest.fixture
-async def accounts_as_deployed(make_client, smtp_settings, clock, secure_smtp) -> Accounts:
+async def accounts_as_deployed(make_client, smtp_settings, clock, secure_smtp_server) -> Accounts:
     """Like `accounts`, with the production password-hashing parameters."""
     client = await make_client(smtp_settings, clock=clock)
-    return Accounts(client, clock, secure_smtp)
+    return Accounts(client, clock, secure_smtp_server)

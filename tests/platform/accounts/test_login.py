@@ -73,10 +73,11 @@ async def test_session_expires_when_idle_for_14_days(accounts):
     assert (await response.json())["error"]["code"] == "not_authenticated"
 
 
-async def test_cookie_is_secure_when_configured(make_client, smtp_settings, clock, secure_smtp):
+async def test_cookie_is_secure_when_configured(make_client, smtp_settings, clock,
+                                                secure_smtp_server):
     settings = Settings(**{**smtp_settings.model_dump(), "secure_cookies": True})
     client = await make_client(settings, clock=clock, areas=cheap_hashing_areas())
-    accounts = Accounts(client, clock, secure_smtp)
+    accounts = Accounts(client, clock, secure_smtp_server)
     await accounts.verified_user("ann@example.com")
 
     response = await accounts.login("ann@example.com")

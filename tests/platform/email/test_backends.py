@@ -12,7 +12,7 @@ from insureops.platform.email import (
     RecordingBackend,
     SmtpBackend,
 )
-from tests.platform.email.smtp_server import SmtpTestServer, free_port
+from tests.platform.email.smtp_server import SmtpTestServer, free_port, running_smtp_server
 
 MESSAGE = EmailMessage(to=("ada@example.com",), subject="Your code: 123456",
                        text="Your code is 123456.\n", html="<p>Your code is <b>123456</b>.</p>")
@@ -60,12 +60,13 @@ async def test_smtp_backend_reports_auth_failure_when_password_is_wrong(secure_s
     assert secure_smtp_server.messages == []
 
 
-async def test_smtp_backend_refuses_certificate_when_ca_is_not_trusted(secure_smtp_server):
-    result = await SmtpBackend(secure_smtp_server.options(ca_file=None)).send(MESSAGE)
+async def test_smtp_backend_refuses_certificate_when_ca_is_not_trusted(tmp_path):
+    with running_smtp_server(secure_in=tmp_path, failed_handshakes=True) as server:
+        result = await SmtpBackend(server.options(ca_file=None)).send(MESSAGE)
 
     assert result.status is DeliveryStatus.FAILED
     assert result.error_code == "smtp_tls_failed"
-    assert secure_smtp_server.messages == []
+    assert server.messages == []
 
 
 async def test_smtp_backend_reports_connect_failure_when_nothing_listens():

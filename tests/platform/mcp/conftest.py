@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import datetime
-import os
-import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
-from urllib.parse import quote
 
-import psycopg
 import pytest
 from aiohttp.test_utils import TestClient
 
@@ -20,11 +15,9 @@ from insureops.platform.config import Settings
 from insureops.platform.identity import Workspace, new_tenant_id
 from insureops.platform.keys import DATABASE, SECRET_KEYS
 from insureops.platform.tenant_databases import TenantDatabase, encrypt_url
-from insureops.schema.sql.apply import apply_data_model
-from insureops.schema.sql.engine import create_tenant_engine
+from tests.databases import Template
 
 NOW = datetime.datetime(2026, 11, 22, 3, 0, tzinfo=datetime.UTC)
-POSTGRES_URL_VARIABLE = "INSUREOPS_TEST_POSTGRES_URL"
 
 
 @pytest.fixture
@@ -34,45 +27,11 @@ def settings(settings: Settings) -> Settings:
     return settings.model_copy(update={"tenant_database_allowed_networks": ("127.0.0.1/32",)})
 
 
-def prepare_tenant_database(url: str) -> None:
-    """Apply data model 2.2.0 to the database at `url`."""
-    engine = create_tenant_engine(url)
-    try:
-        apply_data_model(engine)
-    finally:
-        engine.dispose()
-
-
-def _plain(url: str) -> str:
-    return url.replace("postgresql+psycopg://", "postgresql://", 1)
-
-
 @pytest.fixture
-def make_tenant_database(backend: str, tmp_path: Path) -> Iterator[Callable[[], str]]:
-    """`make_tenant_database()`: a new, prepared database of the backend under test; its URL
-    (a SQLite file, or a PostgreSQL schema selected by search_path, dropped afterwards)."""
-    schemas: list[str] = []
-
-    def make() -> str:
-        if backend == "sqlite":
-            url = f"sqlite:///{tmp_path / f'tenant-{uuid.uuid4().hex[:8]}.sqlite3'}"
-        else:
-            base = os.environ[POSTGRES_URL_VARIABLE]
-            schema = f"tenant_{uuid.uuid4().hex[:16]}"
-            with psycopg.connect(_plain(base), autocommit=True) as connection:
-                connection.execute(f'CREATE SCHEMA "{schema}"')
-            schemas.append(schema)
-            separator = "&" if "?" in base else "?"
-            url = f"{base}{separator}options={quote(f'-csearch_path={schema}')}"
-        prepare_tenant_database(url)
-        return url
-
-    yield make
-    if schemas:
-        with psycopg.connect(_plain(os.environ[POSTGRES_URL_VARIABLE]),
-                             autocommit=True) as connection:
-            for schema in schemas:
-                connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+def make_tenant_database(test_databases) -> Callable[[], str]:
+    """`make_tenant_database()`: a new database of the backend under test holding the data
+    model (a copy of the worker's template); its sync URL. Dropped when the test ends."""
+    return lambda: test_databases.copy(Template.TENANT).sync
 
 
 @dataclass(frozen=True)

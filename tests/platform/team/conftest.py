@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.platform.accounts.conftest import FakeClock, secure_smtp, smtp_settings  # noqa: F401
+from tests.platform.accounts.conftest import FakeClock, smtp_settings  # noqa: F401
 from tests.platform.email.smtp_server import SmtpTestServer
 from tests.platform.workspaces import Member, Tenancy, start_tenancy
 
@@ -51,6 +51,6 @@ class Team:
 
 
 @pytest.fixture
-async def team(aiohttp_client, smtp_settings, secure_smtp) -> Team:  # noqa: F811
+async def team(aiohttp_client, smtp_settings, secure_smtp_server) -> Team:  # noqa: F811
     settings = smtp_settings.model_copy(update={"public_url": "https://app.insureops.test"})
-    return Team(await start_tenancy(aiohttp_client, settings, FakeClock()), secure_smtp)
+    return Team(await start_tenancy(aiohttp_client, settings, FakeClock()), secure_smtp_server)

@@ -32,10 +32,11 @@ def sqlite_dump(url: str) -> str:
 
 
 async def postgres_dump(url: str) -> str:
-    """pg_dump of the test's schema (data and definitions)."""
+    """pg_dump of the test's schema (data and definitions): the one its search_path selects,
+    else `public` of its own database."""
     parsed = make_url(url)
-    options = unquote(str(parsed.query["options"]))
-    schema = options.split("search_path=", 1)[1]
+    options = unquote(str(parsed.query.get("options", "")))
+    schema = options.split("search_path=", 1)[1] if "search_path=" in options else "public"
     process = await asyncio.create_subprocess_exec(
         "pg_dump", "-h", parsed.host or "127.0.0.1", "-p", str(parsed.port or 5432),
         "-U", parsed.username or "postgres", "-n", schema, parsed.database,
@@ -47,7 +48,7 @@ async def postgres_dump(url: str) -> str:
 
 
 async def test_platform_database_dump_holds_no_secret_in_clear_when_all_kinds_exist(
-        aiohttp_client, smtp_settings, secure_smtp, backend):
+        aiohttp_client, smtp_settings, secure_smtp_server, backend):
     settings = smtp_settings.model_copy(update={
         "public_url": "https://app.insureops.test",
         "tenant_database_allowed_networks": ("127.0.0.1/32",)})
@@ -62,7 +63,7 @@ async def test_platform_database_dump_holds_no_secret_in_clear_when_all_kinds_ex
     invited = await client.post(f"{BASE}/invite/", headers=ann.headers,
                                 json={"email": "zoe@example.com", "role": "member"})
     assert invited.status == 201
-    token = LINK.search(secure_smtp.messages[-1].text_body()).group(2)
+    token = LINK.search(secure_smtp_server.messages[-1].text_body()).group(2)
     await tenancy.database.engine.dispose()  # everything written and closed
 
     if backend == "sqlite":

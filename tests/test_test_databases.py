@@ -1,0 +1,89 @@
+"""The test suite's own seams: per-test database copies are isolated, reset and reported."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import create_engine, inspect, text
+
+from tests.conftest import POSTGRES_SKIP_REASON, folded_skip_location, require_postgres
+from tests.databases import Template
+
+
+def _rows(url: str, table: str) -> int:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return connection.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
+    finally:
+        engine.dispose()
+
+
+def _write(url: str, statement: str) -> None:
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(statement))
+    finally:
+        engine.dispose()
+
+
+def test_platform_copy_is_migrated_and_empty_when_a_test_starts(platform_database_urls):
+    from insureops.platform.db import create_engine as create_async_engine
+    from insureops.platform.migrations import current_revision, head_revision
+
+    async def revision() -> str | None:
+        engine = create_async_engine(platform_database_urls.async_)
+        try:
+            return await current_revision(engine)
+        finally:
+            await engine.dispose()
+
+    assert asyncio.run(revision()) == head_revision()
+    assert _rows(platform_database_urls.sync, "users") == 0
+
+
+def test_copies_never_share_rows_when_one_test_holds_two(test_databases):
+    first, second = test_databases.copy(Template.TENANT), test_databases.copy(Template.TENANT)
+    _write(first.sync, "INSERT INTO reinsurers (tenant_id, name) VALUES ('t', 'Re One')")
+    assert (_rows(first.sync, "reinsurers"), _rows(second.sync, "reinsurers")) == (1, 0)
+
+
+def test_reused_postgres_schema_is_empty_when_the_next_test_gets_it(postgres_databases):
+    require_postgres()
+    urls, release = postgres_databases.copy(Template.TENANT)
+    _write(urls.sync, "INSERT INTO reinsurers (tenant_id, name) VALUES ('t', 'Re One')")
+    release()
+    again, release_again = postgres_databases.copy(Template.TENANT)
+    try:
+        assert again.sync == urls.sync, "the worker reuses the schema it emptied"
+        assert _rows(again.sync, "reinsurers") == 0
+        assert _rows(again.sync, "insureops_data_model") == 1, "version rows are kept"
+    finally:
+        release_again()
+
+
+def test_postgres_schema_is_dropped_not_reused_when_a_test_changed_its_structure(
+        postgres_databases):
+    require_postgres()
+    urls, release = postgres_databases.copy(Template.PLATFORM)
+    _write(urls.sync, "CREATE TABLE left_behind (x integer)")
+    release()
+    again, release_again = postgres_databases.copy(Template.PLATFORM)
+    try:
+        assert again.sync != urls.sync
+        engine = create_engine(again.sync)
+        try:
+            assert "left_behind" not in inspect(engine).get_table_names()
+        finally:
+            engine.dispose()
+    finally:
+        release_again()
+
+
+def test_postgres_skips_share_one_location_when_reported():
+    first = ("tests/platform/a.py", 10, f"Skipped: {POSTGRES_SKIP_REASON}")
+    second = ("tests/engine/b.py", 99, f"Skipped: {POSTGRES_SKIP_REASON}")
+    other = ("tests/engine/b.py", 99, "Skipped: needs a display")
+    assert folded_skip_location(first) == folded_skip_location(second)
+    assert folded_skip_location(other) == other
