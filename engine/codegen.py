@@ -383,14 +383,12 @@ def inline_comprehension(src: Source, expr: ir.Comprehension, compiler,
                   "        if _w is True: _t += 1",
                   f"        elif _w is not False: TRUTH(_w, {span})",
                   f"    {result} = DECIMAL(_t)"]
-    elif expr.kind == "any":
-        lines += [f"    {result} = False", f"    for {item} in _s:", f"        _w = {test}",
-                  f"        if _w is True: {result} = True; break",
-                  f"        TRUTH(_w, {span})"]
-    else:
-        lines += [f"    {result} = True", f"    for {item} in _s:", f"        _w = {test}",
-                  "        if _w is not True:",
-                  f"            TRUTH(_w, {span}); {result} = False; break"]
+    else:  # `or` (any) or `and` (all) over the items, Kleene: a null test leaves null
+        decides, other = ("True", "False") if expr.kind == "any" else ("False", "True")
+        lines += [f"    {result} = {other}", f"    for {item} in _s:", f"        _w = {test}",
+                  f"        if _w is {decides}: {result} = {decides}; break",
+                  f"        if _w is None: {result} = None",
+                  f"        elif _w is not {other}: TRUTH(_w, {span})"]
     lines.append(f"else: {result} = {closure}(env)")
     src.hoisted = []
     src.pending.extend(lines)
