@@ -23,7 +23,7 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
-from insureops.engine import ir
+from insureops.engine import ir, numbers
 from insureops.engine.codetext import (
     COMPARE,
     HELPERS,
@@ -179,8 +179,10 @@ def _action(src: Source, action: object, compiled, compiler, local: dict) -> boo
         return True
     fixed = _constant(action, compiler)
     if isinstance(action, ir.ScoreAction) and type(fixed) is Decimal:
-        amount = fixed if action.op == "+=" else -fixed
-        src.emit(4, f"score += {src.const(amount)}")
+        amount = fixed if action.op == "+=" else numbers.negated(fixed)
+        src.emit(4, f"try: score = ADD(score, {src.const(amount)})")
+        src.emit(4, f"except ARITHMETIC as _x: raise ARITH({src.const(f'score {action.op}')}, "
+                    f"{src.const(action.span)}, _x) from None")
     elif isinstance(action, ir.DecisionAction) and type(fixed) is str:
         rank = {"accept": 1, "refer": 2, "decline": 3}[action.decision]
         src.emit(4, f"reasons.append({src.const(fixed)})")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
-from insureops.engine import ir
+from insureops.engine import ir, numbers
 from insureops.engine import operations as ops
 from insureops.engine.errors import EvaluationError
 from insureops.engine.values import kind_of
@@ -123,7 +123,7 @@ def _sum(items, env, var, where, projection, span):
     total = ops.ZERO
     for value in _projected(items, env, var, where, projection, span):
         total = ops.add(total, value, span, env["$"]) if type(value) is not Decimal \
-            else total + value
+            else numbers.add(total, value, span)
     return total
 
 

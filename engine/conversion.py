@@ -15,9 +15,9 @@ from decimal import Decimal
 
 from insureops.engine.errors import EvaluationError, LimitExceededError
 from insureops.engine.limits import Limits
+from insureops.engine.numbers import in_range
 from insureops.engine.values import Duration
 
-MAX_EXPONENT = 1000  # |adjusted exponent| of an input number; larger ones are refused
 _BIG = 10**100  # ints below this size convert without further checks
 
 
@@ -108,8 +108,8 @@ class InputConverter:
                 append(item if fmt is None else _convert_string(item, fmt, path))
             elif kind is int and -_BIG < item < _BIG:
                 append(Decimal(item))
-            elif item is None or kind is bool or (kind is Decimal and item.is_finite() and (
-                    not item or -MAX_EXPONENT <= item.adjusted() <= MAX_EXPONENT)):
+            elif item is None or kind is bool or (
+                    kind is Decimal and item.is_finite() and in_range(item)):
                 append(item)
             else:
                 append(self._convert(item, schema, budget, limits, f"{path}[]", depth + 1))
@@ -128,8 +128,7 @@ class InputConverter:
                 if fmt is not None:
                     converted[key] = _convert_string(item, fmt, f"{path}.{key}")
             elif kind is Decimal:
-                if not item.is_finite() or (item and not -MAX_EXPONENT <= item.adjusted()
-                                            <= MAX_EXPONENT):
+                if not item.is_finite() or not in_range(item):
                     _convert_number(item, f"{path}.{key}")  # raises invalid_input
             elif kind is int:
                 converted[key] = Decimal(item) if -_BIG < item < _BIG else _convert_number(
@@ -197,7 +196,7 @@ def _convert_number(value: object, path: str) -> Decimal:
         number = value
     if not number.is_finite():
         raise EvaluationError(f"{path}: {number} is not a number", code="invalid_input")
-    if number and abs(number.adjusted()) > MAX_EXPONENT:
+    if not in_range(number):
         raise EvaluationError(f"{path}: number out of range", code="invalid_input")
     return number
 

@@ -25,13 +25,13 @@ from decimal import Decimal
 
 from insureops.engine.conversion import (
     _BIG,
-    MAX_EXPONENT,
     InputConverter,
     _convert_string,
     _format_of,
 )
 from insureops.engine.errors import LimitExceededError
 from insureops.engine.limits import Limits
+from insureops.engine.numbers import MAX_EXPONENT
 from insureops.engine.reads import Access
 from insureops.engine.values import Duration
 
