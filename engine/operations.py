@@ -71,12 +71,14 @@ def add(a: object, b: object, span: Span | None, ev: Evaluation) -> object:
         return numbers.add(a, b, span)
     if ta is str and tb is str:
         if len(a) + len(b) > ev.limits.max_string_length:
-            raise LimitExceededError("a string grew beyond the limit",
+            raise LimitExceededError(f"a string grew beyond the limit of "
+                                     f"{ev.limits.max_string_length:,} characters",
                                      code="limit_string_length", span=span)
         return a + b
     if ta in SEQUENCES and tb in SEQUENCES:
         if len(a) + len(b) > ev.limits.max_list_size:
-            raise LimitExceededError("a list grew beyond the limit", code="limit_list_size",
+            raise LimitExceededError(f"a list grew beyond the limit of "
+                                     f"{ev.limits.max_list_size:,} items", code="limit_list_size",
                                      span=span)
         return [*a, *b]
     if tb is Duration and ta in (date, datetime):
