@@ -143,7 +143,8 @@ class CompiledRuleset:
         self._all_items = items
         self._active_items = tuple(item for item in items if getattr(item.node, "enabled", True))
         self._converters = converters
-        # the untraced fast path converts only what the rules read (`projection.py`)
+        # every path converts (and validates) only what the rules read (`projection.py`),
+        # made on the first evaluation
         self._projected = converters
         self._expectations = expectations
         self._compiler = compiler
@@ -178,7 +179,9 @@ class CompiledRuleset:
                     raise LimitExceededError("evaluation nested too deeply",
                                              code="limit_depth") from None
         ev = Evaluation(as_of, limits, self._regexes)
-        env = self._bind(inputs, limits, self._converters if explain else self._projected)
+        if self._projected is self._converters:
+            self._project()  # every path converts and validates the same: what the rules read
+        env = self._bind(inputs, limits)
         env[EVAL] = ev
         outputs: dict = {}
         env["outputs"] = outputs
