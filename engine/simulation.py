@@ -20,6 +20,8 @@ from insureops.engine import ir
 from insureops.engine.numbers import SUMMARY as _SUMMARY
 from insureops.engine.numbers import WIDE
 
+_WIDE_ADD = WIDE.add  # exact sums of scores, whatever the caller's decimal context
+
 NO_DECISION = "none"
 ERROR = "error"
 DECISION_ORDER = ("accept", "refer", "decline", NO_DECISION, ERROR)
@@ -92,7 +94,7 @@ class ScoreHistogram:
 
     def add(self, score: Decimal) -> None:
         self.count += 1
-        self.total = WIDE.add(self.total, score)
+        self.total = _WIDE_ADD(self.total, score)
         bins = self._bins
         if self._width is None and score in bins:  # a score seen before: min and max stand
             bins[score] += 1
@@ -227,7 +229,7 @@ class SummaryAccumulator:
         scores = self._scores  # ScoreHistogram.add, its usual case inline (one call less)
         score = result.score
         scores.count += 1
-        scores.total += score
+        scores.total = _WIDE_ADD(scores.total, score)
         if scores._width is None and score in scores._bins:
             scores._bins[score] += 1
         else:

@@ -30,7 +30,8 @@ from insureops.engine import ir
 from insureops.engine.errors import EvaluationError
 from insureops.engine.jsonio import dumps, loads
 from insureops.engine.numbers import DIVISION_DIGITS, MAX_DIGITS, MAX_EXPONENT
-from insureops.engine.simulation import ScoreHistogram
+from insureops.engine.result import Result
+from insureops.engine.simulation import ScoreHistogram, SummaryAccumulator
 
 BIG = Decimal(12345678901234567890123456789)
 
@@ -209,3 +210,11 @@ def test_zero_input_is_refused_when_its_exponent_is_beyond_the_limit():
     for zero in (Decimal("0E-5000"), Decimal("0E+1001")):
         assert set(every_path(rs, {"x": {"z": zero}}).values()) == {("error", "invalid_input")}
     assert same_everywhere(rs, {"x": {"z": Decimal("0E-1000")}})[0] == "value"
+
+
+def test_simulation_summary_is_exact_when_the_host_context_is_hostile(hostile_context):
+    accumulator = SummaryAccumulator()
+    for value in ("1.23456", "1000000.5", "-7.25"):
+        accumulator.add(Result("t", None, Decimal(value), {}, [], [], []))
+    scores = accumulator.summary().scores
+    assert str(scores.mean) == "333331.4948533333333333333333333333"
