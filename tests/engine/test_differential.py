@@ -43,6 +43,7 @@ FUNCTIONS = {"len": 1, "lower": 1, "upper": 1, "trim": 1, "round": 2, "abs": 1, 
 literals = st.one_of(
     st.integers(-1000, 1000).map(Decimal),
     st.decimals(min_value=-1000, max_value=1000, places=2, allow_nan=False),
+    st.decimals(min_value=-10**40, max_value=10**40, places=9, allow_nan=False),
     st.sampled_from(["CA", "TX", "", "23", "2382", "a+", "^2", "[", "2025-01-01"]),
     st.booleans(), st.none(),
     st.dates(date(2000, 1, 1), date(2030, 12, 31)),
@@ -168,13 +169,28 @@ EXAMPLES = [
     ir.Binary("+", name("business.d"), ir.Literal(Duration(12, 0))),
     ir.Comprehension("sum", "c", name("business.claims"), name("c.amount")),
     ir.Call("min", (name("business.items"), ir.Literal(Decimal(0)))),
+    # issue 12's probes: Kleene quantifiers, exact arithmetic, the exponent bound
+    ir.Comprehension("all", "c", ir.ListExpr((ir.Literal(Decimal(2)), ir.Literal(None))), None,
+                     ir.Binary(">", ir.Name("c"), ir.Literal(Decimal(1)))),
+    ir.Comprehension("any", "c", ir.ListExpr((ir.Literal(None),)), None,
+                     ir.Binary(">", ir.Name("c"), ir.Literal(Decimal(1)))),
+    ir.Comprehension("any", "c", name("business.claims"), None,
+                     ir.Binary(">", name("c.amount"), ir.Literal(Decimal(30000)))),
+    ir.Binary("-", ir.Binary("+", ir.Literal(Decimal(12345678901234567890123456789)),
+                             ir.Literal(Decimal(2))),
+              ir.Literal(Decimal(12345678901234567890123456789))),
+    ir.Binary("*", ir.Binary("*", ir.Literal(Decimal("1E900")), ir.Literal(Decimal("1E900"))),
+              ir.Literal(Decimal("1E900"))),
+    ir.Binary("*", name("business.m"), ir.Literal(Decimal("1" * 99))),
 ]
 
 
 @pytest.mark.parametrize("expression", EXAMPLES)
 def test_compiler_agrees_with_the_interpreter_when_given_tricky_examples(expression):
     compiled, closures, reference = both(expression)
-    assert outcome(compiled) == outcome(closures) == outcome(reference)
+    expected = outcome(reference)
+    assert outcome(compiled) == outcome(closures) == expected
+    assert outcome(closures, explain=True) == outcome(reference, explain=True) == expected
 
 
 
