@@ -110,12 +110,21 @@ class RulesetCache:
 
 
 def _compile(source: str, filename: str, registry: TypeRegistry) -> CompiledRuleset:
-    from insureops.engine.compiler import compile_ir  # the engine's compiler, loaded on first use
+    # the engine's compiler, loaded on first use
+    from insureops.engine.compiler import compile_ir
+    from insureops.engine.errors import EngineError
 
     ruleset = parse_ruleset(source, filename=filename, registry=registry)
     schemas = {declaration.name: registry.get(declaration.type_name)
                for declaration in ruleset.inputs}
-    return compile_ir(ruleset, input_schemas=schemas)
+    try:
+        return compile_ir(ruleset, input_schemas=schemas)
+    except EngineError as exc:  # the checker reports these first; never a bare engine error
+        code = {"invalid_const": "E115", "limit_expression_depth": "E007"}.get(exc.code)
+        if code is None:
+            raise
+        raise RulesetInvalidError([error(code, exc.span, exc.message)], source,
+                                  filename) from None
 
 
 @cache

@@ -37,7 +37,21 @@ def check_ruleset(ruleset: ir.Ruleset, registry: TypeRegistry) -> list[Diagnosti
               diagnostics)
     check_reachability(ruleset, const_values, diagnostics)
     _depths(ruleset, diagnostics)
+    if ruleset.consts and not any(d.severity == "error" for d in diagnostics):
+        _const_values(ruleset, diagnostics)
     return sort_diagnostics(diagnostics)
+
+
+def _const_values(ruleset: ir.Ruleset, diagnostics: list[Diagnostic]) -> None:
+    """E115 for each const the engine cannot compute within its limits (it computes them
+    once, when compiling): found here, `rules check` fails instead of the compile."""
+    from insureops.engine.compiler import const_errors  # the engine's compiler, on first use
+
+    for found in const_errors(ruleset):
+        diagnostics.append(error(
+            "E115", found.span, found.message,
+            "consts are computed under the evaluation limits: lists up to 100,000 items, "
+            "strings up to 1,000,000 characters, numbers up to 100 digits"))
 
 
 def _depths(ruleset: ir.Ruleset, diagnostics: list[Diagnostic]) -> None:

@@ -39,6 +39,7 @@ CODES: dict[str, str] = {
     "E112": "invalid_hit_policy",
     "E113": "unknown_result_name",
     "E114": "invalid_regex",
+    "E115": "invalid_const",
     # types (expressions.py)
     "E200": "type_mismatch",
     "E201": "condition_not_boolean",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from insureops.engine import ir
+from insureops.engine.numbers import negated
 from insureops.engine.printer import print_literal
 
 Bound = Decimal | None  # None is -infinity as a low bound, +infinity as a high bound
@@ -219,7 +220,7 @@ def literal_value(expr: ir.Expr, consts: dict[str, object]) -> object:
         return consts.get(expr.name, _UNKNOWN)
     if isinstance(expr, ir.Unary) and expr.op == "-":
         inner = literal_value(expr.operand, consts)
-        return -inner if isinstance(inner, Decimal) else _UNKNOWN
+        return negated(inner) if isinstance(inner, Decimal) else _UNKNOWN
     if isinstance(expr, (ir.ListExpr, ir.SetExpr)):
         items = [literal_value(item, consts) for item in expr.items]
         if any(item is _UNKNOWN or isinstance(item, (list, frozenset)) for item in items):

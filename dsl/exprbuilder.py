@@ -16,6 +16,7 @@ from insureops.dsl.literals import (
 )
 from insureops.dsl.parser import Offset, parse_snippet
 from insureops.engine import ir
+from insureops.engine.numbers import negated
 
 _COMPREHENSIONS = {"any", "all", "count"}
 _PROJECTIONS = {"sum", "min", "max"}
@@ -124,7 +125,7 @@ class ExpressionBuilder:
         operand = self.expr(operand_tree)
         # `-3` is a negative number literal; `-(3)` and `-x` stay negations.
         if operand_tree.data == "number" and isinstance(operand, ir.Literal):
-            return ir.Literal(-operand.value, span=span)  # type: ignore[operator]
+            return ir.Literal(negated(operand.value), span=span)  # type: ignore[arg-type]
         return ir.Unary("-", operand, span=span)
 
     def _member(self, tree: Tree, span: ir.Span | None) -> ir.Expr:

@@ -17,6 +17,7 @@ from insureops.dsl import types as t
 from insureops.dsl.diagnostics import Diagnostic, error, warning
 from insureops.dsl.expressions import ExpressionChecker, relation
 from insureops.engine import ir
+from insureops.engine.numbers import WIDE
 from insureops.engine.printer import format_expr
 
 MAX_OVERLAP_REPORTS = 10
@@ -194,14 +195,14 @@ def _possible(piece: dm.Interval, column_type: t.Type) -> bool:
     if not column_type.integer:
         return True
     if piece.low is not None and piece.low == piece.high:
-        return piece.low == piece.low.to_integral_value()
+        return piece.low == piece.low.to_integral_value(context=WIDE)
     if piece.low is None or piece.high is None:
         return True
-    return _floor(piece.low) + 1 < piece.high
+    return WIDE.add(_floor(piece.low), 1) < piece.high
 
 
 def _floor(value: Decimal) -> Decimal:
-    return value.to_integral_value(rounding="ROUND_FLOOR")
+    return value.to_integral_value(rounding="ROUND_FLOOR", context=WIDE)
 
 
 def _merge(uncovered: list[tuple[int, ...]], columns: list[list[dm.Domain]]

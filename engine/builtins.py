@@ -1,7 +1,8 @@
 """The built-in functions: name -> (arity, implementation). A null argument gives null, except
 for `coalesce`; `min`, `max` and `sum` over a list skip null elements.
 
-`round(x, digits)` rounds half up (away from zero on a tie: `round(2.5, 0) == 3`), the usual
+Numbers are computed under the engine's decimal contexts (`numbers.py`). `round(x, digits)`
+rounds half up (away from zero on a tie: `round(2.5, 0) == 3`), the usual
 convention for money; `digits` defaults to 0 and may be negative (`round(1234, -2) == 1200`).
 """
 
@@ -10,12 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date, datetime
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, DecimalException
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation, Rounded
 
+from insureops.engine import numbers
 from insureops.engine.context import Evaluation
 from insureops.engine.errors import EvaluationError
 from insureops.engine.ir import Span
-from insureops.engine.operations import COLLECTIONS, ZERO, arithmetic_error, greater, less
+from insureops.engine.numbers import ARITHMETIC_ERRORS, ROUNDING, arithmetic_error
+from insureops.engine.operations import COLLECTIONS, ZERO, greater, less
 from insureops.engine.values import kind_of
 
 Builtin = Callable[[list, Evaluation, Span | None], object]
@@ -55,27 +58,32 @@ def _round(args, ev, span):
     digits = args[1] if len(args) > 1 else ZERO
     _expect("round", value, (Decimal,), "a number", span)
     _expect("round", digits, (Decimal,), "a whole number of digits", span)
-    if digits != digits.to_integral_value() or abs(digits) > 100:
+    if not -100 <= digits <= 100 or digits != digits.to_integral_value(context=ROUNDING):
         raise EvaluationError(f"round() digits must be a whole number from -100 to 100, got "
                               f"{digits}", code="invalid_argument", span=span)
     try:
-        return value.quantize(Decimal(1).scaleb(-int(digits)), rounding=ROUND_HALF_UP)
-    except DecimalException:
-        raise arithmetic_error("round", span) from None
+        return value.quantize(_SCALES[int(digits)], rounding=ROUND_HALF_UP, context=ROUNDING)
+    except ARITHMETIC_ERRORS as error:
+        if isinstance(error, InvalidOperation):  # quantize's way to say: too many digits
+            error = Rounded()
+        raise arithmetic_error("round", span, error) from None
+
+
+_SCALES = {digits: Decimal(1).scaleb(-digits, context=ROUNDING) for digits in range(-100, 101)}
 
 
 def _abs(args, ev, span):
     _expect("abs", args[0], (Decimal,), "a number", span)
-    return abs(args[0])
+    return numbers.absolute(args[0])
 
 
 def _integral(name: str, rounding: str) -> Builtin:
     def implementation(args, ev, span):
         _expect(name, args[0], (Decimal,), "a number", span)
         try:
-            return args[0].to_integral_value(rounding=rounding)
-        except DecimalException:
-            raise arithmetic_error(name, span) from None
+            return args[0].to_integral_value(rounding=rounding, context=ROUNDING)
+        except ARITHMETIC_ERRORS as error:
+            raise arithmetic_error(name, span, error) from None
     return implementation
 
 
@@ -102,10 +110,7 @@ def _sum(args, ev, span):
     total = ZERO
     for item in _items("sum", args, span):
         _expect("sum", item, (Decimal,), "numbers", span)
-        try:
-            total += item
-        except DecimalException:
-            raise arithmetic_error("sum", span) from None
+        total = numbers.add(total, item, span, "sum")
     return total
 
 
@@ -149,13 +154,12 @@ def _days_between(args, ev, span):
 def _years_between(args, ev, span):
     a, b = _calendar_dates("years_between", args, span)
     if b < a:
-        return -_whole_years(b, a)
-    return _whole_years(a, b)
+        return Decimal(-_whole_years(b, a))
+    return Decimal(_whole_years(a, b))
 
 
-def _whole_years(start: date, end: date) -> Decimal:
-    years = end.year - start.year - ((end.month, end.day) < (start.month, start.day))
-    return Decimal(years)
+def _whole_years(start: date, end: date) -> int:
+    return end.year - start.year - ((end.month, end.day) < (start.month, start.day))
 
 
 def _coalesce(args, ev, span):

@@ -23,7 +23,7 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
-from insureops.engine import ir
+from insureops.engine import ir, numbers
 from insureops.engine.codetext import (
     COMPARE,
     HELPERS,
@@ -179,8 +179,10 @@ def _action(src: Source, action: object, compiled, compiler, local: dict) -> boo
         return True
     fixed = _constant(action, compiler)
     if isinstance(action, ir.ScoreAction) and type(fixed) is Decimal:
-        amount = fixed if action.op == "+=" else -fixed
-        src.emit(4, f"score += {src.const(amount)}")
+        amount = fixed if action.op == "+=" else numbers.negated(fixed)
+        src.emit(4, f"try: score = ADD(score, {src.const(amount)})")
+        src.emit(4, f"except ARITHMETIC as _x: raise ARITH({src.const(f'score {action.op}')}, "
+                    f"{src.const(action.span)}, _x) from None")
     elif isinstance(action, ir.DecisionAction) and type(fixed) is str:
         rank = {"accept": 1, "refer": 2, "decline": 3}[action.decision]
         src.emit(4, f"reasons.append({src.const(fixed)})")
@@ -383,14 +385,12 @@ def inline_comprehension(src: Source, expr: ir.Comprehension, compiler,
                   "        if _w is True: _t += 1",
                   f"        elif _w is not False: TRUTH(_w, {span})",
                   f"    {result} = DECIMAL(_t)"]
-    elif expr.kind == "any":
-        lines += [f"    {result} = False", f"    for {item} in _s:", f"        _w = {test}",
-                  f"        if _w is True: {result} = True; break",
-                  f"        TRUTH(_w, {span})"]
-    else:
-        lines += [f"    {result} = True", f"    for {item} in _s:", f"        _w = {test}",
-                  "        if _w is not True:",
-                  f"            TRUTH(_w, {span}); {result} = False; break"]
+    else:  # `or` (any) or `and` (all) over the items, Kleene: a null test leaves null
+        decides, other = ("True", "False") if expr.kind == "any" else ("False", "True")
+        lines += [f"    {result} = {other}", f"    for {item} in _s:", f"        _w = {test}",
+                  f"        if _w is {decides}: {result} = {decides}; break",
+                  f"        if _w is None: {result} = None",
+                  f"        elif _w is not {other}: TRUTH(_w, {span})"]
     lines.append(f"else: {result} = {closure}(env)")
     src.hoisted = []
     src.pending.extend(lines)

@@ -15,7 +15,7 @@ from insureops.engine.codegen import generate
 from insureops.engine.context import Evaluation
 from insureops.engine.conversion import InputConverter
 from insureops.engine.errors import EngineError, EvaluationError, LimitExceededError
-from insureops.engine.expressions import EVAL, ExpressionCompiler, freeze
+from insureops.engine.expressions import EVAL, ExpressionCompiler, children, freeze
 from insureops.engine.limits import Limits
 from insureops.engine.program import (
     RuleProgram,
@@ -84,16 +84,49 @@ def build_ruleset(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | Non
 
 
 def _evaluate_consts(ruleset: ir.Ruleset, compiler_class, limits: Limits) -> dict:
+    consts, errors = _compute_consts(ruleset, compiler_class, limits)
+    if errors:
+        raise errors[0]
+    return consts
+
+
+def const_errors(ruleset: ir.Ruleset) -> list[EngineError]:
+    """The `invalid_const` error of every const that cannot be computed under the default
+    limits (a list doubled 40 times, a number squared beyond 100 digits), for the checker to
+    report; a const reading one that failed is not computed, so it is not reported."""
+    return _compute_consts(ruleset, ExpressionCompiler, Limits())[1]
+
+
+def _compute_consts(ruleset: ir.Ruleset, compiler_class,
+                    limits: Limits) -> tuple[dict, list[EngineError]]:
     consts: dict[str, object] = {}
+    errors: list[EngineError] = []
+    failed: set[str] = set()
     for const in ruleset.consts:
+        if _reads_any(const.value, failed):
+            failed.add(const.name)
+            continue
         compiler = compiler_class(consts, frozenset(), limits)
         try:
             value = compiler.compile(const.value)({EVAL: Evaluation(None, limits, {})})
-        except EvaluationError as error:
-            raise EngineError(f"const `{const.name}` cannot be computed: {error.message}",
-                              code="invalid_const", span=const.span) from None
+        except (EvaluationError, RecursionError) as error:
+            why = error.message if isinstance(error, EngineError) else "it is nested too deeply"
+            errors.append(EngineError(f"const `{const.name}` cannot be computed: {why}",
+                                      code="invalid_const", span=const.span))
+            failed.add(const.name)
+            continue
         consts[const.name] = freeze(value)
-    return consts
+    return consts, errors
+
+
+def _reads_any(expr: object, names: set[str]) -> bool:
+    stack = [expr]
+    while names and stack:
+        node = stack.pop()
+        if isinstance(node, ir.Name) and node.name in names:
+            return True
+        stack.extend(children(node))
+    return False
 
 
 class CompiledRuleset:
@@ -110,7 +143,8 @@ class CompiledRuleset:
         self._all_items = items
         self._active_items = tuple(item for item in items if getattr(item.node, "enabled", True))
         self._converters = converters
-        # the untraced fast path converts only what the rules read (`projection.py`)
+        # every path converts (and validates) only what the rules read (`projection.py`),
+        # made on the first evaluation
         self._projected = converters
         self._expectations = expectations
         self._compiler = compiler
@@ -145,7 +179,9 @@ class CompiledRuleset:
                     raise LimitExceededError("evaluation nested too deeply",
                                              code="limit_depth") from None
         ev = Evaluation(as_of, limits, self._regexes)
-        env = self._bind(inputs, limits, self._converters if explain else self._projected)
+        if self._projected is self._converters:
+            self._project()  # every path converts and validates the same: what the rules read
+        env = self._bind(inputs, limits)
         env[EVAL] = ev
         outputs: dict = {}
         env["outputs"] = outputs

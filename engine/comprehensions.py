@@ -2,7 +2,9 @@
 
 The loop variable is bound in the env for the body and restored afterwards. A `where` that is
 null does not select the item (as a `when` that is null does not match); without `where` every
-item is selected, and for `any`/`all` the items themselves are the truth values. Null
+item is selected, and for `any`/`all` the items themselves are the truth values. `any` is `or`
+over the items and `all` is `and` (Kleene): a null test makes them null unless another item
+decides (true for `any`, false for `all`). Null
 projections are skipped by `sum`, `min` and `max`; `min`/`max` of nothing are null, `sum` 0.
 Every item costs one step of the evaluation's budget, charged before the loop starts.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
-from insureops.engine import ir
+from insureops.engine import ir, numbers
 from insureops.engine import operations as ops
 from insureops.engine.errors import EvaluationError
 from insureops.engine.values import kind_of
@@ -65,23 +67,33 @@ def _selected(env: dict, item: object, where, span) -> bool:
 
 
 def _any(items, env, var, where, projection, span):
+    """`or` over the items (Kleene): true once one is true, else null if one was null."""
+    found = False
     for item in items:
         env[var] = item
         test = where(env) if where is not None else item
         if test is True:
             return True
-        ops.truth(test, span)
-    return False
+        if test is None:
+            found = None
+        elif test is not False:
+            ops.truth(test, span)
+    return found
 
 
 def _all(items, env, var, where, projection, span):
+    """`and` over the items (Kleene): false once one is false, else null if one was null."""
+    found = True
     for item in items:
         env[var] = item
         test = where(env) if where is not None else item
-        if test is not True:
-            ops.truth(test, span)
+        if test is False:
             return False
-    return True
+        if test is None:
+            found = None
+        elif test is not True:
+            ops.truth(test, span)
+    return found
 
 
 def _count(items, env, var, where, projection, span):
@@ -111,7 +123,7 @@ def _sum(items, env, var, where, projection, span):
     total = ops.ZERO
     for value in _projected(items, env, var, where, projection, span):
         total = ops.add(total, value, span, env["$"]) if type(value) is not Decimal \
-            else total + value
+            else numbers.add(total, value, span)
     return total
 
 

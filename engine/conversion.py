@@ -15,9 +15,9 @@ from decimal import Decimal
 
 from insureops.engine.errors import EvaluationError, LimitExceededError
 from insureops.engine.limits import Limits
+from insureops.engine.numbers import ROUNDING, in_range
 from insureops.engine.values import Duration
 
-MAX_EXPONENT = 1000  # |adjusted exponent| of an input number; larger ones are refused
 _BIG = 10**100  # ints below this size convert without further checks
 
 
@@ -25,7 +25,8 @@ class _Plan:
     """What a (resolved) schema says about one value: string format, property schemas and
     formats, the schema of extra properties and of array items."""
 
-    __slots__ = ("fmt", "children", "formats", "extra", "extra_format", "items", "plans")
+    __slots__ = ("children", "extra", "extra_format", "extra_integer", "fmt", "formats",
+                 "integer", "integers", "items", "plans")
 
     def __init__(self, schema: dict | None, root: dict | None) -> None:
         branches = _alternatives(schema, root)
@@ -40,6 +41,10 @@ class _Plan:
         self.formats = {key: fmt for key, sub in self.children.items()
                         if (fmt := _format_of(sub, root))}
         self.extra_format = _format_of(self.extra, root)
+        self.integer = integer_of(schema, root)
+        self.integers = frozenset(key for key, sub in self.children.items()
+                                  if integer_of(sub, root))
+        self.extra_integer = integer_of(self.extra, root)
         self.items = _resolve(_items_of(schema, root), root)
         self.plans: dict[object, _Plan] = {}  # sub-plans by key ("[]" for items), on demand
 
@@ -83,7 +88,8 @@ class InputConverter:
             if kind is set or kind is frozenset:
                 return frozenset(self._list(value, plan, budget, limits, path, depth))
             return self._object(value, plan, budget, limits, path, depth)
-        return _scalar(value, _format_of(schema, self.root), path)
+        plan = self._plan(schema)
+        return _scalar(value, plan.fmt, path, plan.integer)
 
     def _sub(self, plan: _Plan, key: object) -> _Plan:
         """The plan of property `key` (or of the items, key None), cached on the plan."""
@@ -96,7 +102,7 @@ class InputConverter:
     def _list(self, value, plan: _Plan, budget, limits, path: str, depth: int) -> list:
         schema = plan.items
         item_plan = plan.plans.get(None) or self._sub(plan, None)
-        fmt = item_plan.fmt
+        fmt, integer = item_plan.fmt, item_plan.integer
         converted = []
         append = converted.append
         for item in value:
@@ -108,8 +114,9 @@ class InputConverter:
                 append(item if fmt is None else _convert_string(item, fmt, path))
             elif kind is int and -_BIG < item < _BIG:
                 append(Decimal(item))
-            elif item is None or kind is bool or (kind is Decimal and item.is_finite() and (
-                    not item or -MAX_EXPONENT <= item.adjusted() <= MAX_EXPONENT)):
+            elif item is None or kind is bool or (
+                    kind is Decimal and item.is_finite() and in_range(item)
+                    and (not integer or whole(item))):
                 append(item)
             else:
                 append(self._convert(item, schema, budget, limits, f"{path}[]", depth + 1))
@@ -128,9 +135,10 @@ class InputConverter:
                 if fmt is not None:
                     converted[key] = _convert_string(item, fmt, f"{path}.{key}")
             elif kind is Decimal:
-                if not item.is_finite() or (item and not -MAX_EXPONENT <= item.adjusted()
-                                            <= MAX_EXPONENT):
-                    _convert_number(item, f"{path}.{key}")  # raises invalid_input
+                if not item.is_finite() or not in_range(item) or (
+                        (key in plan.integers if key in children else plan.extra_integer)
+                        and not whole(item)):
+                    _scalar(item, None, f"{path}.{key}", True)  # raises invalid_input
             elif kind is int:
                 converted[key] = Decimal(item) if -_BIG < item < _BIG else _convert_number(
                     item, f"{path}.{key}")
@@ -168,14 +176,18 @@ def convert_input(name: str, value: object, schema: dict | None, limits: Limits)
     return InputConverter(schema).convert(name, value, limits)
 
 
-def _scalar(value: object, fmt: str | None, path: str) -> object:
+def _scalar(value: object, fmt: str | None, path: str, integer: bool = False) -> object:
     kind = type(value)
     if value is None or kind is bool:
         return value
     if kind is str:
         return _convert_string(value, fmt, path)
     if kind is int or kind is float or kind is Decimal:
-        return _convert_number(value, path)
+        number = _convert_number(value, path)
+        if integer and not whole(number):
+            raise EvaluationError(f"{path}: {number} is not a whole number (its schema says "
+                                  f"integer)", code="invalid_input")
+        return number
     if kind is datetime:
         return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
     if kind is date or kind is Duration:
@@ -197,7 +209,7 @@ def _convert_number(value: object, path: str) -> Decimal:
         number = value
     if not number.is_finite():
         raise EvaluationError(f"{path}: {number} is not a number", code="invalid_input")
-    if number and abs(number.adjusted()) > MAX_EXPONENT:
+    if not in_range(number):
         raise EvaluationError(f"{path}: number out of range", code="invalid_input")
     return number
 
@@ -258,6 +270,22 @@ def _format_of(schema: dict | None, root: dict | None) -> str | None:
         if branch.get("format") in ("date", "date-time"):
             return branch["format"]
     return None
+
+
+def integer_of(schema: dict | None, root: dict | None) -> bool:
+    """Whether the schema takes numbers only when whole: `type` says `integer` and not
+    `number` (in the schema or its anyOf/oneOf/allOf branches)."""
+    kinds: set = set()
+    for branch in _alternatives(schema, root):
+        kind = branch.get("type")
+        kinds.update(k for k in (kind if isinstance(kind, list) else [kind])
+                     if isinstance(k, str))
+    return "integer" in kinds and "number" not in kinds
+
+
+def whole(number: Decimal) -> bool:
+    """Whether a finite number is a whole number (`3`, `3.0`, `3E+2`; not `2.5`)."""
+    return number == number.to_integral_value(context=ROUNDING)
 
 
 def _items_of(schema: dict | None, root: dict | None) -> dict | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from insureops.engine import ir
+from insureops.engine import ir, numbers
+from insureops.engine.errors import EvaluationError
 from insureops.engine.printer import format_expr
 from insureops.engine.values import format_literal
 
@@ -57,7 +58,10 @@ def comparison_miss(op: str, subject: str, value: object, operand: object) -> st
     if op in ("<", "<=", ">", ">="):
         text = f"{subject} {show(value)} is not {op} {show(operand)}"
         if type(value) is Decimal and type(operand) is Decimal:
-            text += f" (by {show(abs(value - operand))})"
+            try:
+                text += f" (by {show(numbers.absolute(numbers.subtract(value, operand, None)))})"
+            except EvaluationError:  # a difference beyond the limits: no "by" then
+                pass
         return text
     return f"{subject} {show(value)} {_NEGATED_WORDS.get(op, 'fails ' + op)} {show(operand)}"
 

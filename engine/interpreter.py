@@ -136,7 +136,7 @@ class Interpreter:
     def _fold(self, expr: ir.Comprehension, items, env: dict) -> object:
         kind, span = expr.kind, expr.span
         total = ops.ZERO if kind == "sum" else None
-        count = 0
+        count, unknown = 0, False
         for item in items:
             env[expr.var] = item
             if expr.where is not None:
@@ -144,11 +144,12 @@ class Interpreter:
             else:
                 test = item if kind in ("any", "all") else True
             ops.truth(test, span)
-            if kind == "any" and test is True:
-                return True
-            if kind == "all" and test is not True:
-                return False
-            if test is not True or kind in ("any", "all"):
+            if kind == "any" or kind == "all":
+                if test is (kind == "any"):  # `or` stops at true, `and` at false
+                    return test
+                unknown = unknown or test is None
+                continue
+            if test is not True:
                 continue
             count += 1
             if kind == "count":
@@ -163,7 +164,7 @@ class Interpreter:
                     value, total, span):
                 total = value
         if kind in ("any", "all"):
-            return kind == "all"
+            return None if unknown else kind == "all"
         return ops.Decimal(count) if kind == "count" else total
 
     def _collection(self, expr: object, env: dict, record: bool, ev) -> object:

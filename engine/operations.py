@@ -2,14 +2,16 @@
 
 Three-valued logic: an operand that is null makes comparisons and arithmetic null. Operands of
 incompatible types raise `EvaluationError(code="type_mismatch")` with the operator's span.
-Booleans are never numbers (`true == 1` is a type mismatch, not true).
+Booleans are never numbers (`true == 1` is a type mismatch, not true). Arithmetic runs under
+the engine's own decimal contexts (`numbers.py`), whatever the caller's decimal context is.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
-from decimal import Decimal, DecimalException
+from decimal import Decimal
 
+from insureops.engine import numbers
 from insureops.engine.context import Evaluation
 from insureops.engine.errors import EvaluationError, LimitExceededError
 from insureops.engine.ir import Span
@@ -32,11 +34,6 @@ def unary_mismatch(op: str, operand: object, span: Span | None) -> EvaluationErr
                            code="type_mismatch", span=span)
 
 
-def arithmetic_error(op: str, span: Span | None) -> EvaluationError:
-    return EvaluationError(f"`{op}` gave a number out of range", code="arithmetic_error",
-                           span=span)
-
-
 def truth(value: object, span: Span | None) -> bool | None:
     """`value` as a three-valued truth value; anything but a boolean or null is an error."""
     if value is True or value is False or value is None:
@@ -50,7 +47,7 @@ def negate(value: object, span: Span | None) -> object:
     if value is None:
         return None
     if type(value) is Decimal:
-        return -value
+        return numbers.negated(value)
     if type(value) is Duration:
         return value.negated()
     raise unary_mismatch("-", value, span)
@@ -71,18 +68,17 @@ def add(a: object, b: object, span: Span | None, ev: Evaluation) -> object:
         return None
     ta, tb = type(a), type(b)
     if ta is Decimal and tb is Decimal:
-        try:
-            return a + b
-        except DecimalException:
-            raise arithmetic_error("+", span) from None
+        return numbers.add(a, b, span)
     if ta is str and tb is str:
         if len(a) + len(b) > ev.limits.max_string_length:
-            raise LimitExceededError("a string grew beyond the limit",
+            raise LimitExceededError(f"a string grew beyond the limit of "
+                                     f"{ev.limits.max_string_length:,} characters",
                                      code="limit_string_length", span=span)
         return a + b
     if ta in SEQUENCES and tb in SEQUENCES:
         if len(a) + len(b) > ev.limits.max_list_size:
-            raise LimitExceededError("a list grew beyond the limit", code="limit_list_size",
+            raise LimitExceededError(f"a list grew beyond the limit of "
+                                     f"{ev.limits.max_list_size:,} items", code="limit_list_size",
                                      span=span)
         return [*a, *b]
     if tb is Duration and ta in (date, datetime):
@@ -101,10 +97,7 @@ def subtract(a: object, b: object, span: Span | None) -> object:
         return None
     ta, tb = type(a), type(b)
     if ta is Decimal and tb is Decimal:
-        try:
-            return a - b
-        except DecimalException:
-            raise arithmetic_error("-", span) from None
+        return numbers.subtract(a, b, span)
     if tb is Duration and ta in (date, datetime):
         return _shift(a, b.negated(), span)
     if ta is date and tb is date:
@@ -129,24 +122,19 @@ def multiply(a: object, b: object, span: Span | None) -> object:
     if a is None or b is None:
         return None
     if type(a) is Decimal and type(b) is Decimal:
-        try:
-            return a * b
-        except DecimalException:
-            raise arithmetic_error("*", span) from None
+        return numbers.multiply(a, b, span)
     raise mismatch("*", a, b, span)
 
 
 def divide(a: object, b: object, span: Span | None) -> object:
-    """`/` on numbers: a decimal quotient (28 significant digits); division by zero is null."""
+    """`/` on numbers: a decimal quotient (`numbers.DIVISION_DIGITS` significant digits);
+    division by zero is null."""
     if a is None or b is None:
         return None
     if type(a) is Decimal and type(b) is Decimal:
         if not b:
             return None
-        try:
-            return a / b
-        except DecimalException:
-            raise arithmetic_error("/", span) from None
+        return numbers.divide(a, b, span)
     raise mismatch("/", a, b, span)
 
 
@@ -158,10 +146,7 @@ def remainder(a: object, b: object, span: Span | None) -> object:
     if type(a) is Decimal and type(b) is Decimal:
         if not b:
             return None
-        try:
-            return a % b
-        except DecimalException:
-            raise arithmetic_error("%", span) from None
+        return numbers.remainder(a, b, span)
     raise mismatch("%", a, b, span)
 
 
@@ -304,7 +289,7 @@ def index(obj: object, key: object, span: Span | None) -> object:
             raise mismatch("[]", obj, key, span)
         return obj.get(key)
     if isinstance(obj, (list, tuple, str)):
-        if type(key) is not Decimal or key != key.to_integral_value():
+        if type(key) is not Decimal or key != key.to_integral_value(context=numbers.ROUNDING):
             raise EvaluationError(f"a position must be a whole number, got {kind_of(key)}",
                                   code="type_mismatch", span=span)
         if -len(obj) <= key < len(obj):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
-from insureops.engine import ir
+from insureops.engine import ir, numbers
 from insureops.engine import operations as ops
 from insureops.engine.context import Evaluation
 from insureops.engine.errors import EngineError, EvaluationError
@@ -57,17 +57,19 @@ def compile_action(action: object, compile_expr) -> Action:
         return stop
     if isinstance(action, ir.ScoreAction):
         value, sign = compile_expr(action.value), action.op == "+="
+        what = f"score {action.op}"
         if getattr(value, "is_constant", False) and type(value.value) is Decimal:
-            amount = value.value if sign else -value.value
+            amount = value.value if sign else numbers.negated(value.value)
 
             def add_constant(env: dict, state: RunState) -> None:
-                state.score += amount
+                state.score = numbers.add(state.score, amount, span, what)
             return add_constant
 
         def score(env: dict, state: RunState) -> None:
             amount = value(env)
             if type(amount) is Decimal:
-                state.score = state.score + amount if sign else state.score - amount
+                state.score = numbers.add(state.score, amount, span, what) if sign \
+                    else numbers.subtract(state.score, amount, span, what)
             elif amount is not None:  # a null amount leaves the score as it is
                 raise EvaluationError(f"score {action.op} needs a number, got "
                                       f"{kind_of(amount)}", code="type_mismatch", span=span)

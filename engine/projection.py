@@ -1,11 +1,12 @@
-"""Input conversion specialised to what a ruleset reads (the untraced fast path).
+"""Input conversion specialised to what a ruleset reads (every evaluation path uses it).
 
 `engine/conversion.py` converts a whole input; most rulesets read a few fields of it. Given an
 input's access tree (`engine/reads.py`), `ProjectedConverter` converts only the fields read:
 an object becomes a new dict holding just those fields (converted; a field absent or null
 stays absent, which reads the same), a list read item by item gets each item projected, and a
 value used whole (or of an unexpected shape) goes through the full conversion. Unread fields
-are neither converted nor validated (an invalid date in a field no rule reads is no error).
+are neither converted nor validated (an invalid date in a field no rule reads is no error), on
+every path alike: untraced, explained and the reference interpreter use this converter.
 
 The input limits still hold for the whole input, counted as the full conversion counts them
 (every container its length, and its depth): the generated converters count the objects and
@@ -25,13 +26,14 @@ from decimal import Decimal
 
 from insureops.engine.conversion import (
     _BIG,
-    MAX_EXPONENT,
     InputConverter,
     _convert_string,
     _format_of,
+    whole,
 )
 from insureops.engine.errors import LimitExceededError
 from insureops.engine.limits import Limits
+from insureops.engine.numbers import MAX_EXPONENT
 from insureops.engine.reads import Access
 from insureops.engine.values import Duration
 
@@ -131,7 +133,7 @@ class ProjectedConverter:
         self.full = full
         self._names: dict[str, object] = {"DECIMAL": Decimal, "SMALL": _SMALL,
                                           "DAY": date.fromisoformat,
-                                          "BIG": _BIG, "TOO_DEEP": _too_deep,
+                                          "BIG": _BIG, "TOO_DEEP": _too_deep, "WHOLE": whole,
                                           "TOO_BIG": _too_big, "REST": _rest}
         self._count = 0
         # two versions: one counting the input against the limits, one for measured inputs
@@ -251,11 +253,14 @@ class ProjectedConverter:
         leaf = sub.whole or (not sub.fields and sub.items is None)
         if leaf and fmt is None:  # strings stay strings; exact numbers in range stay
             convert = const(self._leaf(child, fmt, depth))
+            # a number of an `integer` field must also be whole (else the full conversion
+            # refuses it)
+            whole = f" and WHOLE({x})" if self.full._plan(child).integer else ""
             lines.append(f"{ind}    {o}[{k}] = {x} if type({x}) is str "
                          f"else (SMALL[{x}] if 0 <= {x} < {len(_SMALL)} else DECIMAL({x})) "
                          f"if type({x}) is int and -BIG < {x} < BIG "
-                         f"else {x} if type({x}) is DECIMAL "
-                         f"and {-MAX_EXPONENT} <= {x}.adjusted() <= {MAX_EXPONENT} "
+                         f"else {x} if type({x}) is DECIMAL and {x}.is_finite() "
+                         f"and {-MAX_EXPONENT} <= {x}.adjusted() <= {MAX_EXPONENT}{whole} "
                          f"else {convert}({x}, {p} + {path}, b)")
         elif leaf and fmt == "date":  # the usual date string, parsed here
             convert = const(self._leaf(child, fmt, depth))

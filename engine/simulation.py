@@ -17,6 +17,10 @@ from decimal import ROUND_FLOOR, Decimal
 from typing import Protocol
 
 from insureops.engine import ir
+from insureops.engine.numbers import SUMMARY as _SUMMARY
+from insureops.engine.numbers import WIDE
+
+_WIDE_ADD = WIDE.add  # exact sums of scores, whatever the caller's decimal context
 
 NO_DECISION = "none"
 ERROR = "error"
@@ -90,7 +94,7 @@ class ScoreHistogram:
 
     def add(self, score: Decimal) -> None:
         self.count += 1
-        self.total += score
+        self.total = _WIDE_ADD(self.total, score)
         bins = self._bins
         if self._width is None and score in bins:  # a score seen before: min and max stand
             bins[score] += 1
@@ -110,20 +114,21 @@ class ScoreHistogram:
     def _bin_of(self, score: Decimal) -> Decimal:
         if self._width is None:
             return score
-        return (score / self._width).to_integral_value(rounding=ROUND_FLOOR) * self._width
+        return _floor_to(score, self._width)
 
     def _coarsen(self) -> None:
         assert self.minimum is not None and self.maximum is not None
-        spread = self.maximum - self.minimum
-        width = self._width or _power_of_two_at_least(spread / (self.max_bins // 2))
+        spread = WIDE.subtract(self.maximum, self.minimum)
+        width = self._width or _power_of_two_at_least(
+            _SUMMARY.divide(spread, self.max_bins // 2))
         while True:
             bins: Counter[Decimal] = Counter()
             for value, count in self._bins.items():
-                bins[(value / width).to_integral_value(rounding=ROUND_FLOOR) * width] += count
+                bins[_floor_to(value, width)] += count
             if len(bins) <= self.max_bins:
                 self._bins, self._width = bins, width
                 return
-            width *= 2
+            width = WIDE.multiply(width, 2)
 
     def stats(self) -> ScoreStats:
         """The statistics of the scores added so far."""
@@ -131,7 +136,7 @@ class ScoreHistogram:
             return ScoreStats(0, None, None, None, {}, True)
         ordered = sorted(self._bins.items())
         percentiles = {p: _nearest_rank(ordered, self.count, p) for p in PERCENTILES}
-        mean = self.total / self.count
+        mean = _SUMMARY.divide(self.total, self.count)
         return ScoreStats(self.count, self.minimum, self.maximum, mean, percentiles,
                           self._width is None)
 
@@ -141,10 +146,17 @@ def _power_of_two_at_least(value: Decimal) -> Decimal:
     if value <= 0:
         return width
     while width < value:
-        width *= 2
-    while width / 2 >= value and width > Decimal("1e-12"):
-        width /= 2
+        width = WIDE.multiply(width, 2)
+    while _SUMMARY.divide(width, 2) >= value and width > Decimal("1e-12"):
+        width = _SUMMARY.divide(width, 2)
     return width
+
+
+def _floor_to(value: Decimal, width: Decimal) -> Decimal:
+    """`value` rounded down to a multiple of `width` (its bin's lower edge)."""
+    steps = _SUMMARY.divide(value, width).to_integral_value(rounding=ROUND_FLOOR,
+                                                            context=_SUMMARY)
+    return _SUMMARY.multiply(steps, width)
 
 
 def _nearest_rank(ordered: list[tuple[Decimal, int]], total: int, percentile: int) -> Decimal:
@@ -217,7 +229,7 @@ class SummaryAccumulator:
         scores = self._scores  # ScoreHistogram.add, its usual case inline (one call less)
         score = result.score
         scores.count += 1
-        scores.total += score
+        scores.total = _WIDE_ADD(scores.total, score)
         if scores._width is None and score in scores._bins:
             scores._bins[score] += 1
         else:
@@ -365,14 +377,14 @@ class DiffAccumulator:
 
     def _add_scores(self, old: Decimal, new: Decimal) -> None:
         self._compared += 1
-        delta = new - old
+        delta = WIDE.subtract(new, old)
         if not delta:
             return
         if delta > 0:
             self._increased += 1
         else:
             self._decreased += 1
-        self._delta_total += delta
+        self._delta_total = WIDE.add(self._delta_total, delta)
         if self._min_delta is None or delta < self._min_delta:
             self._min_delta = delta
         if self._max_delta is None or delta > self._max_delta:
@@ -382,7 +394,7 @@ class DiffAccumulator:
         """The impact so far."""
         changed = self._increased + self._decreased
         shift = ScoreShift(self._compared, changed, self._increased, self._decreased,
-                           self._delta_total / changed if changed else None,
+                           _SUMMARY.divide(self._delta_total, changed) if changed else None,
                            self._min_delta, self._max_delta)
         names = list(self.kinds) + sorted(
             (set(self._old_fired) | set(self._new_fired)) - set(self.kinds))

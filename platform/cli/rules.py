@@ -48,6 +48,7 @@ def _compile_or_exit(path: str) -> Any:
     """The compiled ruleset in `path`; exits 1 with the rendered diagnostics when invalid."""
     from insureops.dsl.api import compile_ruleset
     from insureops.dsl.errors import RulesetInvalidError
+    from insureops.engine.errors import EngineError
 
     source = _read_source(path)
     if source is None:
@@ -56,6 +57,10 @@ def _compile_or_exit(path: str) -> Any:
         return compile_ruleset(source, filename=path)
     except RulesetInvalidError as exc:
         click.echo(str(exc).rstrip("\n"), err=True)
+        sys.exit(1)
+    except EngineError as exc:  # the checker lets nothing through; if it did, no traceback
+        where = f"{path}:{exc.span.line}:{exc.span.column}" if exc.span else path
+        _fail(f"{where}: cannot compile: {exc.message} [{exc.code}]")
         sys.exit(1)
 
 

@@ -120,6 +120,9 @@ class CaseReader:
                 data = self._slow(raw)
             except (ValueError, UnicodeDecodeError) as exc:
                 return self._invalid(number, None, "invalid_json", f"not a JSON line: {exc}")
+            except RecursionError:  # the json module's own nesting limit
+                return self._invalid(number, None, "invalid_json",
+                                     "not a JSON line: nested too deeply to read")
         if not isinstance(data, dict):
             return self._invalid(number, None, "invalid_case", "a case must be a JSON object")
         case_id = data.get("id")

@@ -1,21 +1,30 @@
 """The closure compiler agrees with the reference interpreter on the same IR, and random
 expressions, well-typed or not, only ever give a value or an EvaluationError. (Whole
-rulesets run both ways are compared in test_codegen.py.)"""
+rulesets run both ways are compared in test_codegen.py.) Random typed and untyped input
+records give the same outcome on every path: closures, generated code after the warm-up,
+explanations and the interpreter (issue 12: one validation semantics)."""
 
 from __future__ import annotations
 
+import functools
 from datetime import date, datetime, timezone
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from engine_ir_builders import build, name, rule, ruleset, set_output, tag
+from engine_paths import compile_paths
+from engine_paths import outcome as path_outcome
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from insureops.dsl.api import parse_ruleset
 from insureops.engine import ir
+from insureops.engine.compiler import GENERATE_AFTER
 from insureops.engine.errors import EngineError, EvaluationError
 from insureops.engine.jsonio import dumps
 from insureops.engine.values import Duration
+from insureops.schema.registry import default_registry
 
 AS_OF = date(2025, 6, 15)
 BUSINESS = {
@@ -34,6 +43,7 @@ FUNCTIONS = {"len": 1, "lower": 1, "upper": 1, "trim": 1, "round": 2, "abs": 1, 
 literals = st.one_of(
     st.integers(-1000, 1000).map(Decimal),
     st.decimals(min_value=-1000, max_value=1000, places=2, allow_nan=False),
+    st.decimals(min_value=-10**40, max_value=10**40, places=9, allow_nan=False),
     st.sampled_from(["CA", "TX", "", "23", "2382", "a+", "^2", "[", "2025-01-01"]),
     st.booleans(), st.none(),
     st.dates(date(2000, 1, 1), date(2030, 12, 31)),
@@ -159,11 +169,83 @@ EXAMPLES = [
     ir.Binary("+", name("business.d"), ir.Literal(Duration(12, 0))),
     ir.Comprehension("sum", "c", name("business.claims"), name("c.amount")),
     ir.Call("min", (name("business.items"), ir.Literal(Decimal(0)))),
+    # issue 12's probes: Kleene quantifiers, exact arithmetic, the exponent bound
+    ir.Comprehension("all", "c", ir.ListExpr((ir.Literal(Decimal(2)), ir.Literal(None))), None,
+                     ir.Binary(">", ir.Name("c"), ir.Literal(Decimal(1)))),
+    ir.Comprehension("any", "c", ir.ListExpr((ir.Literal(None),)), None,
+                     ir.Binary(">", ir.Name("c"), ir.Literal(Decimal(1)))),
+    ir.Comprehension("any", "c", name("business.claims"), None,
+                     ir.Binary(">", name("c.amount"), ir.Literal(Decimal(30000)))),
+    ir.Binary("-", ir.Binary("+", ir.Literal(Decimal(12345678901234567890123456789)),
+                             ir.Literal(Decimal(2))),
+              ir.Literal(Decimal(12345678901234567890123456789))),
+    ir.Binary("*", ir.Binary("*", ir.Literal(Decimal("1E900")), ir.Literal(Decimal("1E900"))),
+              ir.Literal(Decimal("1E900"))),
+    ir.Binary("*", name("business.m"), ir.Literal(Decimal("1" * 99))),
 ]
 
 
 @pytest.mark.parametrize("expression", EXAMPLES)
 def test_compiler_agrees_with_the_interpreter_when_given_tricky_examples(expression):
     compiled, closures, reference = both(expression)
-    assert outcome(compiled) == outcome(closures) == outcome(reference)
+    expected = outcome(reference)
+    assert outcome(compiled) == outcome(closures) == expected
+    assert outcome(closures, explain=True) == outcome(reference, explain=True) == expected
 
+
+
+# --- typed and untyped inputs, every path (issue 12) --------------------------------------------
+
+APPETITE = Path(__file__).resolve().parents[2] / "examples" / "appetite_acme_contractors.rules"
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-10**4, 10**7),
+    st.decimals(allow_nan=True, allow_infinity=True),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["CA", "NY", "238210", "238160", "2025-01-01", "2025-13-01", "", "x"]))
+CLAIM = st.fixed_dictionaries({}, optional={"amount": SCALARS, "date": SCALARS,
+                                            "type": SCALARS, "noise": SCALARS})
+RECORDS = st.fixed_dictionaries({}, optional={
+    **{field: SCALARS for field in ("naics", "state", "annual_revenue", "payroll",
+                                    "employee_count", "years_in_business", "founded_on",
+                                    "requested_limit", "name", "postal_code")},
+    "prior_claims": st.one_of(SCALARS, st.lists(st.one_of(CLAIM, SCALARS), max_size=4)),
+    "lines_of_business": st.one_of(SCALARS, st.lists(SCALARS, max_size=3)),
+})
+WARM = {"naics": "238210", "state": "CA", "annual_revenue": 900000, "employee_count": 6,
+        "years_in_business": 8, "prior_claims": []}
+
+
+@functools.cache
+def _appetite_paths(typed: bool) -> dict:
+    """The appetite example on every path (the generated one warmed up), typed with its
+    Business schema or with the schema left out (as under `Any`)."""
+    rs = parse_ruleset(APPETITE.read_text(encoding="utf-8"))
+    schemas = {"business": default_registry().get("Business")} if typed else None
+    paths = compile_paths(rs, schemas)
+    for _ in range(GENERATE_AFTER + 1):
+        paths["generated"][0].evaluate({"business": WARM}, as_of=AS_OF)
+    assert callable(paths["generated"][0]._generated)
+    return paths
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(RECORDS, st.booleans())
+def test_every_path_agrees_when_given_random_typed_and_untyped_inputs(record, typed):
+    found = {path: path_outcome(compiled, {"business": record}, explain=explain)
+             for path, (compiled, explain) in _appetite_paths(typed).items()}
+    assert len(set(found.values())) == 1, found
+
+
+@pytest.mark.parametrize("record", [
+    {**WARM, "employee_count": Decimal("2.5")},                 # issue 12: integer schema
+    {**WARM, "founded_on": "not a date"},                        # unread by the appetite rules
+    {**WARM, "payroll": float("nan")},                           # unread
+    {**WARM, "annual_revenue": Decimal("NaN")},                  # read
+    {**WARM, "prior_claims": [{"amount": 20000, "date": "2025-13-01"}]},
+    {**WARM, "prior_claims": [{"amount": Decimal("Infinity")}]},
+])
+@pytest.mark.parametrize("typed", [True, False])
+def test_every_path_agrees_when_given_the_issue_probes(record, typed):
+    found = {path: path_outcome(compiled, {"business": record}, explain=explain)
+             for path, (compiled, explain) in _appetite_paths(typed).items()}
+    assert len(set(found.values())) == 1, found

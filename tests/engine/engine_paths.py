@@ -1,0 +1,60 @@
+"""Run one ruleset on every evaluation path the engine has, for tests that must see the same
+outcome everywhere: the closures (a ruleset's first untraced evaluations), the generated code
+(after the warm-up tier), the explanation (traced closures), and the reference interpreter,
+plain and explained."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from engine_ir_builders import build
+
+from insureops.engine.compiler import GENERATE_AFTER, compile_ir
+from insureops.engine.errors import EvaluationError
+from insureops.engine.jsonio import dumps
+
+AS_OF = date(2025, 6, 15)
+PATHS = ("closures", "generated", "explained", "interpreter", "interpreter_explained")
+
+
+def compile_paths(ruleset_ir, schemas: dict | None = None) -> dict:
+    """path name -> (compiled ruleset, explain flag). "generated" is compiled as a service
+    compiles (`compile_ir` defaults) and warmed up past `GENERATE_AFTER` before use."""
+    declared = {d.name: (schemas or {}).get(d.name) for d in ruleset_ir.inputs}
+    generated = compile_ir(ruleset_ir, input_schemas=declared)
+    return {"closures": (build(ruleset_ir, schemas, generate_after=10**9), False),
+            "generated": (generated, False),
+            "explained": (build(ruleset_ir, schemas, generate_after=10**9), True),
+            "interpreter": (build(ruleset_ir, schemas, reference=True), False),
+            "interpreter_explained": (build(ruleset_ir, schemas, reference=True), True)}
+
+
+def outcome(compiled, inputs: dict, *, explain: bool = False, as_of: date = AS_OF) -> tuple:
+    """What one evaluation gave, comparable across paths: the result's JSON text, or the
+    error code."""
+    try:
+        result = compiled.evaluate(inputs, as_of=as_of, explain=explain)
+    except EvaluationError as error:
+        return ("error", error.code)
+    return ("value", dumps(result.outputs), result.decision, dumps(result.score),
+            tuple(result.fired), tuple(result.tags))
+
+
+def every_path(ruleset_ir, inputs: dict, schemas: dict | None = None) -> dict:
+    """path name -> outcome of evaluating `inputs`; the generated path after its warm-up."""
+    found = {}
+    for path, (compiled, explain) in compile_paths(ruleset_ir, schemas).items():
+        if path == "generated":
+            for _ in range(GENERATE_AFTER):
+                outcome(compiled, inputs)
+        found[path] = outcome(compiled, inputs, explain=explain)
+        if path == "generated":  # the last evaluation ran on the generated code
+            assert callable(compiled._generated)
+    return found
+
+
+def same_everywhere(ruleset_ir, inputs: dict, schemas: dict | None = None) -> tuple:
+    """The one outcome every path gives (an AssertionError showing them all otherwise)."""
+    found = every_path(ruleset_ir, inputs, schemas)
+    assert len(set(found.values())) == 1, found
+    return found["closures"]
