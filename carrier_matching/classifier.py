@@ -1,0 +1,167 @@
+"""The offline NAICS classifier: a business description to ranked NAICS 2022 codes with confidence."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz, process
+
+from insureops.carrier_matching import naics_reference
+from insureops.carrier_matching.classifier_text import host_parts, stem, tokens
+from insureops.carrier_matching.keyword_index import TIER_WEIGHTS, KeywordIndex, load_index
+
+MAX_RESULTS = 5
+METHOD = "offline"
+
+# How much each source of words counts: the description says most; a name ("Joe's Plumbing") often
+# names the trade; a host name is short and often a brand.
+DESCRIPTION_WEIGHT = 1.0
+NAME_WEIGHT = 0.6
+WEBSITE_WEIGHT = 0.5
+# Title matching backs the index up: it finds the codes whose NAICS title shares rare words with
+# the description, scaled so that an index phrase ("strong", 3.0) outweighs a partial title match.
+TITLE_WEIGHT = 2.5
+MIN_SCORE = 0.8  # below this a candidate is noise (a shared common word), not a classification
+# Typo tolerance: a word the index does not know is read as the nearest known stem at this rapidfuzz
+# ratio or above; short words are left alone (too many near neighbours).
+TYPO_MIN_RATIO = 85.0
+TYPO_MIN_LENGTH = 6
+MAX_TYPO_LOOKUPS = 12
+# Confidence = strength x share ** SHARE_EXPONENT: the strength of the evidence grows with the best
+# score (1 - exp(-best / EVIDENCE_SCALE): one strong phrase gives 0.63, two give 0.86) and the
+# share is the candidate's part of the top five scores (plus a damping term, so that a lone weak
+# candidate is not certain). Checked against accuracy by bench/bench_classify.py.
+EVIDENCE_SCALE = 3.0
+SHARE_DAMPING = 0.5
+SHARE_EXPONENT = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class ClassifierResult:
+    """One candidate code: its NAICS 2022 title and a confidence in [0, 1]."""
+
+    naics: str
+    title: str
+    confidence: float
+
+
+def classify(description: str, name: str | None = None, website: str | None = None,
+             limit: int = MAX_RESULTS) -> list[ClassifierResult]:
+    """The most likely NAICS 2022 codes for a business, best first, at most `limit` (<= 5).
+
+    Each text is cut at classifier_text.MAX_TEXT_CHARS characters. Text with no known trade word
+    gives an empty list. The result depends on the arguments alone.
+    """
+    index = load_index()
+    scores: dict[str, float] = defaultdict(float)
+    stems: list[str] = []
+    for text_stems, weight in [(_correct(tokens(description or ""), index), DESCRIPTION_WEIGHT),
+                               (_correct(tokens(name or ""), index), NAME_WEIGHT),
+                               (_website_stems(website or "", index), WEBSITE_WEIGHT)]:
+        unclaimed = _score_phrases(text_stems, weight, index, scores)
+        _score_titles(unclaimed, weight, index, scores)
+        stems.extend(text_stems)
+    _apply_contexts(stems, index, scores)
+    ranked = sorted(((s, c) for c, s in scores.items() if s >= MIN_SCORE), key=lambda p: (-p[0], p[1]))
+    return _results(ranked[:MAX_RESULTS])[:max(0, min(limit, MAX_RESULTS))]
+
+
+def _score_phrases(stems: list[str], weight: float, index: KeywordIndex,
+                   scores: dict[str, float]) -> list[str]:
+    """Longest phrase first, left to right: a phrase's words are not read again on their own
+    ("food truck" is a food truck, not a truck); each distinct phrase counts once. Returns the
+    words no phrase claimed."""
+    seen: set[tuple[str, ...]] = set()
+    unclaimed: list[str] = []
+    position = 0
+    while position < len(stems):
+        for length in range(min(index.longest_phrase, len(stems) - position), 0, -1):
+            key = tuple(stems[position:position + length])
+            if key in index.phrases:
+                if key not in seen:
+                    seen.add(key)
+                    for code, phrase_weight in index.phrases[key]:
+                        scores[code] += phrase_weight * weight
+                position += length
+                break
+        else:
+            unclaimed.append(stems[position])
+            position += 1
+    return unclaimed
+
+
+def _score_titles(stems: list[str], weight: float, index: KeywordIndex,
+                  scores: dict[str, float]) -> None:
+    """Codes whose title shares words with the text, by the share of the title's (idf) weight
+    matched and the rarity of what matched."""
+    matched: dict[str, float] = defaultdict(float)
+    for word in dict.fromkeys(stems):
+        for code in index.title_postings.get(word, ()):
+            matched[code] += index.idf[word]
+    for code, mass in matched.items():
+        coverage = mass / index.title_mass[code]
+        scores[code] += weight * TITLE_WEIGHT * coverage * min(1.0, mass / 5.0)
+
+
+def _apply_contexts(stems: list[str], index: KeywordIndex, scores: dict[str, float]) -> None:
+    """Words such as "wholesale" or "rental" favour a part of NAICS among the candidates found."""
+    boosts = [target for word in dict.fromkeys(stems) for target in index.contexts.get(word, ())]
+    if not boosts:
+        return
+    for code, score in list(scores.items()):
+        sector = naics_reference.sector_code(code)
+        # In proportion to the evidence already there, up to a strong phrase's worth: a context
+        # word confirms a candidate, it does not lift a stray title match over a named trade.
+        support = min(1.0, score / TIER_WEIGHTS["strong"])
+        for prefix, weight in boosts:
+            if code.startswith(prefix) or sector == prefix:
+                scores[code] += weight * support
+
+
+def _correct(stems: list[str], index: KeywordIndex) -> list[str]:
+    """Unknown long words read as the nearest known stem ("resturant" as "restaur")."""
+    corrected, lookups = [], 0
+    for word in stems:
+        if len(word) >= TYPO_MIN_LENGTH and word not in index.vocabulary_set:
+            lookups += 1
+            if lookups <= MAX_TYPO_LOOKUPS:
+                word = _nearest_stem(word)
+        corrected.append(word)
+    return corrected
+
+
+@lru_cache(maxsize=20_000)
+def _nearest_stem(word: str) -> str:
+    # Among the known stems of the same initial (a typo rarely hits the first letter), which
+    # keeps each look-up to a few hundred comparisons.
+    candidates = load_index().vocabulary_by_initial.get(word[0], ())
+    best = process.extractOne(word, candidates, scorer=fuzz.ratio, score_cutoff=TYPO_MIN_RATIO)
+    return best[0] if best else word
+
+
+def _website_stems(website: str, index: KeywordIndex) -> list[str]:
+    """Known words in a host name, also where they run together ("joesplumbing")."""
+    found: list[str] = []
+    for part in host_parts(website):
+        if stem(part) in index.vocabulary_set:
+            found.append(stem(part))
+            continue
+        rest = part
+        for surface, word_stem in index.host_words:
+            if surface in rest:
+                found.append(word_stem)
+                rest = rest.replace(surface, " ")
+    return found
+
+
+def _results(ranked: list[tuple[float, str]]) -> list[ClassifierResult]:
+    if not ranked:
+        return []
+    strength = 1.0 - math.exp(-ranked[0][0] / EVIDENCE_SCALE)
+    total = sum(score for score, _ in ranked) + SHARE_DAMPING
+    return [ClassifierResult(code, naics_reference.title(code) or "",
+                             round(strength * (score / total) ** SHARE_EXPONENT, 3))
+            for score, code in ranked]
