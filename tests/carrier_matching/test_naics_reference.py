@@ -56,3 +56,4 @@ def test_evaluation_set_expects_only_real_2022_codes_across_all_sectors_when_rea
     assert len(sectors) == 20
     splits = [row["split"] for row in rows]
     assert splits == ["held-out" if n % 3 == 0 else "tuning" for n in range(1, len(rows) + 1)]
+    assert {row.get("written", "before-index") for row in rows} == {"before-index", "after-index"}
