@@ -10,7 +10,7 @@ from functools import lru_cache
 from rapidfuzz import fuzz, process
 
 from insureops.carrier_matching import naics_reference
-from insureops.carrier_matching.classifier_text import host_parts, stem, tokens
+from insureops.carrier_matching.classifier_text import host_parts, stem, tokens, weighted_tokens
 from insureops.carrier_matching.keyword_index import TIER_WEIGHTS, KeywordIndex, load_index
 
 MAX_RESULTS = 5
@@ -57,25 +57,31 @@ def classify(description: str, name: str | None = None, website: str | None = No
     """
     index = load_index()
     scores: dict[str, float] = defaultdict(float)
-    stems: list[str] = []
-    for text_stems, weight in [(_correct(tokens(description or ""), index), DESCRIPTION_WEIGHT),
-                               (_correct(tokens(name or ""), index), NAME_WEIGHT),
-                               (_website_stems(website or "", index), WEBSITE_WEIGHT)]:
-        unclaimed = _score_phrases(text_stems, weight, index, scores)
+    described: list[tuple[str, float]] = []
+    for text_tokens, weight in [(weighted_tokens(description or ""), DESCRIPTION_WEIGHT),
+                                (_plain(tokens(name or "")), NAME_WEIGHT),
+                                (_plain(_website_stems(website or "", index)), WEBSITE_WEIGHT)]:
+        text_tokens = _correct(text_tokens, index)
+        unclaimed = _score_phrases(text_tokens, weight, index, scores)
         _score_titles(unclaimed, weight, index, scores)
-        stems.extend(text_stems)
-    _apply_contexts(stems, index, scores)
+        described.extend(text_tokens)
+    _apply_contexts([word for word, factor in described if factor == 1.0], index, scores)
     ranked = sorted(((s, c) for c, s in scores.items() if s >= MIN_SCORE), key=lambda p: (-p[0], p[1]))
     return _results(ranked[:MAX_RESULTS])[:max(0, min(limit, MAX_RESULTS))]
 
 
-def _score_phrases(stems: list[str], weight: float, index: KeywordIndex,
-                   scores: dict[str, float]) -> list[str]:
+def _plain(stems: list[str]) -> list[tuple[str, float]]:
+    return [(word, 1.0) for word in stems]
+
+
+def _score_phrases(text_tokens: list[tuple[str, float]], weight: float, index: KeywordIndex,
+                   scores: dict[str, float]) -> list[tuple[str, float]]:
     """Longest phrase first, left to right: a phrase's words are not read again on their own
-    ("food truck" is a food truck, not a truck); each distinct phrase counts once. Returns the
-    words no phrase claimed."""
+    ("food truck" is a food truck, not a truck); each distinct phrase counts once, at the
+    largest weight of its words. Returns the words no phrase claimed."""
     seen: set[tuple[str, ...]] = set()
-    unclaimed: list[str] = []
+    unclaimed: list[tuple[str, float]] = []
+    stems = [word for word, _ in text_tokens]
     position = 0
     while position < len(stems):
         for length in range(min(index.longest_phrase, len(stems) - position), 0, -1):
@@ -83,24 +89,28 @@ def _score_phrases(stems: list[str], weight: float, index: KeywordIndex,
             if key in index.phrases:
                 if key not in seen:
                     seen.add(key)
+                    factor = max(f for _, f in text_tokens[position:position + length])
                     for code, phrase_weight in index.phrases[key]:
-                        scores[code] += phrase_weight * weight
+                        scores[code] += phrase_weight * weight * factor
                 position += length
                 break
         else:
-            unclaimed.append(stems[position])
+            unclaimed.append(text_tokens[position])
             position += 1
     return unclaimed
 
 
-def _score_titles(stems: list[str], weight: float, index: KeywordIndex,
+def _score_titles(text_tokens: list[tuple[str, float]], weight: float, index: KeywordIndex,
                   scores: dict[str, float]) -> None:
     """Codes whose title shares words with the text, by the share of the title's (idf) weight
     matched and the rarity of what matched."""
     matched: dict[str, float] = defaultdict(float)
-    for word in dict.fromkeys(stems):
+    factors: dict[str, float] = {}
+    for word, factor in text_tokens:
+        factors[word] = max(factor, factors.get(word, 0.0))
+    for word, factor in factors.items():
         for code in index.title_postings.get(word, ()):
-            matched[code] += index.idf[word]
+            matched[code] += index.idf[word] * factor
     for code, mass in matched.items():
         coverage = mass / index.title_mass[code]
         scores[code] += weight * TITLE_WEIGHT * coverage * min(1.0, mass / 5.0)
@@ -121,15 +131,18 @@ def _apply_contexts(stems: list[str], index: KeywordIndex, scores: dict[str, flo
                 scores[code] += weight * support
 
 
-def _correct(stems: list[str], index: KeywordIndex) -> list[str]:
-    """Unknown long words read as the nearest known stem ("resturant" as "restaur")."""
+def _correct(text_tokens: list[tuple[str, float]], index: KeywordIndex) -> list[tuple[str, float]]:
+    """Unknown words read as known ones: a plural the stemmer kept ("rvs" as "rv"), then, for
+    long words, the nearest known stem ("resturant" as "restaur")."""
     corrected, lookups = [], 0
-    for word in stems:
-        if len(word) >= TYPO_MIN_LENGTH and word not in index.vocabulary_set:
-            lookups += 1
-            if lookups <= MAX_TYPO_LOOKUPS:
+    for word, factor in text_tokens:
+        if word not in index.vocabulary_set:
+            if word.endswith("s") and word[:-1] in index.vocabulary_set:
+                word = word[:-1]
+            elif len(word) >= TYPO_MIN_LENGTH and lookups < MAX_TYPO_LOOKUPS:
+                lookups += 1
                 word = _nearest_stem(word)
-        corrected.append(word)
+        corrected.append((word, factor))
     return corrected
 
 

@@ -16,6 +16,9 @@ from insureops.carrier_matching.classifier_text import tokens, words
 
 INDEX_FILE = "classifier_index/keywords.toml"
 TIER_WEIGHTS = {"strong": 3.0, "weak": 1.0}
+_RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[-&/][A-Za-z0-9]+)*")
+# Title words that name no trade: "Holding Companies", "Theater Companies".
+TITLE_STOP_STEMS = frozenset(["compani"])
 _EXCEPT_CLAUSE = re.compile(r"\((?:except|including)[^)]*\)", re.IGNORECASE)
 
 
@@ -63,6 +66,10 @@ def build_index(document: Mapping[str, object]) -> KeywordIndex:
                 key = tuple(tokens(str(entry)))
                 if not key:
                     raise KeywordIndexError(f"codes.{code}: {entry!r} has no words left to match")
+                if len(key) == 1 and len(_RAW_WORD.findall(str(entry))) > 1:
+                    # "all you can eat" would read as "eat": a phrase must stay a phrase.
+                    raise KeywordIndexError(
+                        f"codes.{code}: {entry!r} reads as the one word {key[0]!r}")
                 weight = TIER_WEIGHTS[tier]
                 phrases[key][code] = max(weight, phrases[key].get(code, 0.0))
                 if len(key) == 1 and tier == "strong":
@@ -88,7 +95,7 @@ def build_index(document: Mapping[str, object]) -> KeywordIndex:
 def title_stems(code: str) -> list[str]:
     """The distinct stems of a code's title, its "(except ...)" clauses left out."""
     title = _EXCEPT_CLAUSE.sub(" ", naics_reference.title(code) or "")
-    return list(dict.fromkeys(tokens(title)))
+    return [stem for stem in dict.fromkeys(tokens(title)) if stem not in TITLE_STOP_STEMS]
 
 
 def _title_index() -> tuple[dict[str, tuple[str, ...]], dict[str, float], dict[str, float]]:
