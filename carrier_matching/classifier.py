@@ -24,6 +24,9 @@ WEBSITE_WEIGHT = 0.5
 # Title matching backs the index up: it finds the codes whose NAICS title shares rare words with
 # the description, scaled so that an index phrase ("strong", 3.0) outweighs a partial title match.
 TITLE_WEIGHT = 2.5
+# A two-word phrase found in the other order or with a word between counts a little less.
+PAIR_WINDOW = 3
+PAIR_FACTOR = 0.8
 MIN_SCORE = 0.8  # below this a candidate is noise (a shared common word), not a classification
 # Typo tolerance: a word the index does not know is read as the nearest known stem at this rapidfuzz
 # ratio or above; short words are left alone (too many near neighbours).
@@ -61,8 +64,14 @@ def classify(description: str, name: str | None = None, website: str | None = No
     for text_tokens, weight in [(weighted_tokens(description or ""), DESCRIPTION_WEIGHT),
                                 (_plain(tokens(name or "")), NAME_WEIGHT),
                                 (_plain(_website_stems(website or "", index)), WEBSITE_WEIGHT)]:
-        text_tokens = _correct(text_tokens, index)
-        unclaimed = _score_phrases(text_tokens, weight, index, scores)
+        text_tokens = [(index.synonyms.get(word, word), factor)
+                       for word, factor in _correct(text_tokens, index)]
+        # Phrases of two words or more claim their words first, then two-word phrases in the
+        # other order, then single words: "we repair old appliances" is appliance repair before
+        # it is "repair" alone.
+        unclaimed = _score_phrases(text_tokens, weight, index, scores, shortest=2)
+        unclaimed = _score_pairs(unclaimed, weight, index, scores)
+        unclaimed = _score_phrases(unclaimed, weight, index, scores, shortest=1)
         _score_titles(unclaimed, weight, index, scores)
         described.extend(text_tokens)
     _apply_contexts([word for word, factor in described if factor == 1.0], index, scores)
@@ -75,7 +84,7 @@ def _plain(stems: list[str]) -> list[tuple[str, float]]:
 
 
 def _score_phrases(text_tokens: list[tuple[str, float]], weight: float, index: KeywordIndex,
-                   scores: dict[str, float]) -> list[tuple[str, float]]:
+                   scores: dict[str, float], shortest: int) -> list[tuple[str, float]]:
     """Longest phrase first, left to right: a phrase's words are not read again on their own
     ("food truck" is a food truck, not a truck); each distinct phrase counts once, at the
     largest weight of its words. Returns the words no phrase claimed."""
@@ -84,7 +93,7 @@ def _score_phrases(text_tokens: list[tuple[str, float]], weight: float, index: K
     stems = [word for word, _ in text_tokens]
     position = 0
     while position < len(stems):
-        for length in range(min(index.longest_phrase, len(stems) - position), 0, -1):
+        for length in range(min(index.longest_phrase, len(stems) - position), shortest - 1, -1):
             key = tuple(stems[position:position + length])
             if key in index.phrases:
                 if key not in seen:
@@ -98,6 +107,27 @@ def _score_phrases(text_tokens: list[tuple[str, float]], weight: float, index: K
             unclaimed.append(text_tokens[position])
             position += 1
     return unclaimed
+
+
+def _score_pairs(text_tokens: list[tuple[str, float]], weight: float, index: KeywordIndex,
+                 scores: dict[str, float]) -> list[tuple[str, float]]:
+    """Two-word phrases in the other order or a word apart, among the words left: owners say
+    "we clean offices" for "office cleaning", "repair old appliances" for "appliance repair".
+    Returns the words still unclaimed."""
+    taken: set[int] = set()
+    for first in range(len(text_tokens)):
+        for second in range(first + 1, min(len(text_tokens), first + 1 + PAIR_WINDOW)):
+            if first in taken or second in taken:
+                continue
+            a, b = text_tokens[first][0], text_tokens[second][0]
+            key = (b, a) if (b, a) in index.phrases else (a, b) if (a, b) in index.phrases else None
+            if key is None:
+                continue
+            factor = max(text_tokens[first][1], text_tokens[second][1]) * PAIR_FACTOR
+            for code, phrase_weight in index.phrases[key]:
+                scores[code] += phrase_weight * weight * factor
+            taken.update((first, second))
+    return [token for position, token in enumerate(text_tokens) if position not in taken]
 
 
 def _score_titles(text_tokens: list[tuple[str, float]], weight: float, index: KeywordIndex,

@@ -33,6 +33,7 @@ class KeywordIndex:
     """Lookups the classifier runs against; every key is a tuple of stems."""
 
     phrases: Mapping[tuple[str, ...], tuple[tuple[str, float], ...]]
+    synonyms: Mapping[str, str]  # stem -> the stem it is read as ("fix" -> "repair")
     longest_phrase: int
     contexts: Mapping[str, tuple[tuple[str, float], ...]]  # stem -> (code prefix, weight)
     title_postings: Mapping[str, tuple[str, ...]]  # stem -> codes whose title holds it
@@ -56,6 +57,7 @@ def build_index(document: Mapping[str, object]) -> KeywordIndex:
     """Build the index from a parsed phrase file (see classifier_index/keywords.toml)."""
     phrases: dict[tuple[str, ...], dict[str, float]] = defaultdict(dict)
     surfaces: dict[str, str] = {}
+    synonyms = _synonyms(_mapping(document.get("synonyms", {}), "synonyms"))
     for code, tiers in _mapping(document.get("codes", {}), "codes").items():
         if not naics_reference.is_national_industry(code):
             raise KeywordIndexError(f"codes.{code}: not a 6-digit NAICS {naics_reference.NAICS_VERSION} code")
@@ -63,7 +65,7 @@ def build_index(document: Mapping[str, object]) -> KeywordIndex:
             if tier not in TIER_WEIGHTS or not isinstance(entries, list):
                 raise KeywordIndexError(f"codes.{code}.{tier}: expected strong = [...] or weak = [...]")
             for entry in entries:
-                key = tuple(tokens(str(entry)))
+                key = tuple(synonyms.get(stem, stem) for stem in tokens(str(entry)))
                 if not key:
                     raise KeywordIndexError(f"codes.{code}: {entry!r} has no words left to match")
                 if len(key) == 1 and len(_RAW_WORD.findall(str(entry))) > 1:
@@ -75,11 +77,13 @@ def build_index(document: Mapping[str, object]) -> KeywordIndex:
                 if len(key) == 1 and tier == "strong":
                     for word in words(str(entry)):
                         surfaces.setdefault(word, key[0])
-    contexts = _contexts(_mapping(document.get("context", {}), "context"))
-    postings, idf, mass = _title_index()
-    vocabulary = {stem for key in phrases for stem in key} | set(postings) | set(contexts)
+    contexts = _contexts(_mapping(document.get("context", {}), "context"), synonyms)
+    postings, idf, mass = _title_index(synonyms)
+    vocabulary = ({stem for key in phrases for stem in key} | set(postings) | set(contexts)
+                  | set(synonyms))
     return KeywordIndex(
         phrases={key: tuple(sorted(codes.items())) for key, codes in phrases.items()},
+        synonyms=synonyms,
         longest_phrase=max((len(key) for key in phrases), default=1),
         contexts=contexts,
         title_postings=postings,
@@ -92,31 +96,46 @@ def build_index(document: Mapping[str, object]) -> KeywordIndex:
     )
 
 
-def title_stems(code: str) -> list[str]:
+def title_stems(code: str, synonyms: Mapping[str, str]) -> list[str]:
     """The distinct stems of a code's title, its "(except ...)" clauses left out."""
     title = _EXCEPT_CLAUSE.sub(" ", naics_reference.title(code) or "")
-    return [stem for stem in dict.fromkeys(tokens(title)) if stem not in TITLE_STOP_STEMS]
+    stems = (synonyms.get(stem, stem) for stem in tokens(title))
+    return [stem for stem in dict.fromkeys(stems) if stem not in TITLE_STOP_STEMS]
 
 
-def _title_index() -> tuple[dict[str, tuple[str, ...]], dict[str, float], dict[str, float]]:
+def _title_index(synonyms: Mapping[str, str]
+                 ) -> tuple[dict[str, tuple[str, ...]], dict[str, float], dict[str, float]]:
     codes = naics_reference.national_industries()
+    stems_of = {code: title_stems(code, synonyms) for code in codes}
     postings: dict[str, list[str]] = defaultdict(list)
     for code in codes:
-        for stem in title_stems(code):
+        for stem in stems_of[code]:
             postings[stem].append(code)
     idf = {stem: math.log(len(codes) / len(holders)) for stem, holders in postings.items()}
-    mass = {code: sum(idf[stem] for stem in title_stems(code)) for code in codes}
+    mass = {code: sum(idf[stem] for stem in stems_of[code]) for code in codes}
     return {stem: tuple(holders) for stem, holders in postings.items()}, idf, mass
 
 
-def _contexts(section: Mapping[str, object]) -> dict[str, tuple[tuple[str, float], ...]]:
+def _synonyms(section: Mapping[str, object]) -> dict[str, str]:
+    synonyms: dict[str, str] = {}
+    for word, meaning in section.items():
+        source, target = tokens(word), tokens(str(meaning))
+        if len(source) != 1 or len(target) != 1:
+            raise KeywordIndexError(f"synonyms.{word}: expected one word = \"one word\"")
+        if source[0] != target[0]:
+            synonyms[source[0]] = target[0]
+    return synonyms
+
+
+def _contexts(section: Mapping[str, object],
+              synonyms: Mapping[str, str]) -> dict[str, tuple[tuple[str, float], ...]]:
     contexts: dict[str, list[tuple[str, float]]] = defaultdict(list)
     for word, targets in section.items():
         stems = tokens(word)
         if len(stems) != 1 or not isinstance(targets, Mapping):
             raise KeywordIndexError(f"context.{word}: expected one word = {{ prefix = weight }}")
         for prefix, weight in targets.items():
-            contexts[stems[0]].append((str(prefix), float(weight)))
+            contexts[synonyms.get(stems[0], stems[0])].append((str(prefix), float(weight)))
     return {stem: tuple(sorted(targets)) for stem, targets in contexts.items()}
 
 
