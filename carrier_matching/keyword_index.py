@@ -17,8 +17,8 @@ from insureops.carrier_matching.classifier_text import tokens, words
 INDEX_FILE = "classifier_index/keywords.toml"
 TIER_WEIGHTS = {"strong": 3.0, "weak": 1.0}
 _RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[-&/][A-Za-z0-9]+)*")
-# Title words that name no trade: "Holding Companies", "Theater Companies".
-TITLE_STOP_STEMS = frozenset(["compani"])
+# Title words that name no trade: "Holding Companies", "Sales Financing" (every seller says "sell").
+TITLE_STOP_STEMS = frozenset(["compani", "sell"])
 _EXCEPT_CLAUSE = re.compile(r"\((?:except|including)[^)]*\)", re.IGNORECASE)
 
 
