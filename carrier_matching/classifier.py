@@ -115,6 +115,7 @@ def _score_pairs(text_tokens: list[tuple[str, float]], weight: float, index: Key
     "we clean offices" for "office cleaning", "repair old appliances" for "appliance repair".
     Returns the words still unclaimed."""
     taken: set[int] = set()
+    seen: set[tuple[str, str]] = set()
     for first in range(len(text_tokens)):
         for second in range(first + 1, min(len(text_tokens), first + 1 + PAIR_WINDOW)):
             if first in taken or second in taken:
@@ -123,10 +124,13 @@ def _score_pairs(text_tokens: list[tuple[str, float]], weight: float, index: Key
             key = (b, a) if (b, a) in index.phrases else (a, b) if (a, b) in index.phrases else None
             if key is None:
                 continue
+            taken.update((first, second))
+            if key in seen:
+                continue
+            seen.add(key)
             factor = max(text_tokens[first][1], text_tokens[second][1]) * PAIR_FACTOR
             for code, phrase_weight in index.phrases[key]:
                 scores[code] += phrase_weight * weight * factor
-            taken.update((first, second))
     return [token for position, token in enumerate(text_tokens) if position not in taken]
 
 

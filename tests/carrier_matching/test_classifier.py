@@ -134,8 +134,21 @@ def test_wholesale_favours_the_wholesaler_when_the_trade_word_is_also_a_contract
     assert classify("plumber")[0].naics == "238220"
 
 
+def test_customers_count_less_when_named_after_for_or_to():
+    assert classify("structural engineering for homebuilders")[0].naics == "541330"
+    assert classify("we import wine and sell it to restaurants")[0].naics == "424820"
+
+
+def test_owner_verbs_match_the_index_nouns_when_the_words_are_in_the_other_order():
+    assert classify("we repair old appliances")[0].naics == "811412"  # appliance repair
+    assert classify("we clean offices at night")[0].naics == "561720"  # office cleaning
+    assert classify("we fix cars")[0].naics == "811111"  # fix reads as repair, auto as car
+
+
 def test_index_is_refused_when_it_names_a_code_outside_naics_2022():
     with pytest.raises(KeywordIndexError, match="454110"):
         build_index({"codes": {"454110": {"strong": ["online store"]}}})
     with pytest.raises(KeywordIndexError, match="no words left"):
         build_index({"codes": {"238220": {"strong": ["the and"]}}})
+    with pytest.raises(KeywordIndexError, match="reads as the one word"):
+        build_index({"codes": {"722514": {"strong": ["all you can eat"]}}})
