@@ -1,7 +1,8 @@
 """The session authenticator: cookie `sessionid` -> Principal, with the sliding cookie refresh.
 
 Registered by create_app for AuthKind.SESSION, so every Session route of every area uses it.
-The session itself (table, lifetime, rotation) belongs to the accounts area's service.
+It lives with the session it reads (table, lifetime, rotation: the accounts area's service);
+only the composition root registers it for the other areas.
 """
 
 from __future__ import annotations
