@@ -31,11 +31,9 @@ from insureops.platform.accounts.session_auth import (
 from insureops.platform.auth import Auth
 from insureops.platform.email import TemplateRenderer
 from insureops.platform.identity import Passwords
-from insureops.platform.keys import CLOCK, EMAIL_BACKEND, SECRET_KEYS
+from insureops.platform.keys import CLOCK, EMAIL_BACKEND, PASSWORDS, SECRET_KEYS, TEMPLATES
 from insureops.platform.routing import Call, RouteTable
 
-PASSWORDS: web.AppKey[Passwords] = web.AppKey("accounts_passwords")
-TEMPLATES: web.AppKey[TemplateRenderer] = web.AppKey("accounts_templates")
 SUCCESSOR_LINK = '</api/auth/signup/>; rel="successor-version"'
 
 routes = RouteTable(
