@@ -81,8 +81,9 @@ RESOURCES = (
     Resource(service.CLIENT, "client", "clients", ClientCreate, ClientUpdate, ClientRecord,
              ClientListQuery, ClientPage),
     Resource(service.POLICY, "policy", "policies", PolicyCreate, PolicyUpdate, PolicyRecord,
-             PolicyListQuery, PolicyPage, update_description="A `status` change must follow the policy state "
-             "machine (409 invalid_transition otherwise)."),
+             PolicyListQuery, PolicyPage,
+             update_description="A `status` change must follow the policy state machine "
+             "(409 invalid_transition otherwise)."),
 )
 
 

@@ -20,8 +20,8 @@ from insureops.platform.config import Settings
 from insureops.platform.identity import Workspace, new_tenant_id
 from insureops.platform.keys import DATABASE, SECRET_KEYS
 from insureops.platform.tenant_databases import TenantDatabase, encrypt_url
-from insureops.schema.sql.apply import apply_data_model
-from insureops.schema.sql.engine import create_tenant_engine
+from insureops.platform.tenant_engine import create_tenant_engine
+from insureops.platform.tenant_schema import apply_data_model
 
 NOW = datetime.datetime(2026, 11, 22, 3, 0, tzinfo=datetime.UTC)
 POSTGRES_URL_VARIABLE = "INSUREOPS_TEST_POSTGRES_URL"
