@@ -1,11 +1,9 @@
 """Evaluations per second of the compiled appetite example vs the same logic in plain Python.
 
-    /work/.venv/bin/python bench/bench_evaluate.py [--cases 100000] [--rounds 5]
+    python bench/bench_evaluate.py [--cases 100000] [--rounds 5]
 
-Prints the compile time, the median rate of each variant over `--rounds` rounds and the ratio
-(target: the compiled ruleset, untraced, within 3x of the plain function). Inputs are parsed
-once up front with the engine's JSON reader, as `rules simulate` would, so the timed loop is
-evaluation only.
+Prints the compile time, each variant's median rate and their ratio; inputs are parsed up front,
+so the timed loop is evaluation only. Method and target: docs/performance.md.
 """
 
 from __future__ import annotations

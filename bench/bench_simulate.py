@@ -1,15 +1,11 @@
 """`insureops rules simulate` throughput, JSON in and out included.
 
-    /work/.venv/bin/python bench/bench_simulate.py [--cases 100000] [--rounds 5] [--profile]
+    python bench/bench_simulate.py [--cases 100000] [--rounds 5] [--profile]
         [--instructions] [--baseline-python PYTHON]
 
-Writes a seeded cases file for the appetite example, runs the real CLI in a subprocess
-`--rounds` times (`--out` to a file) and prints the median cases per second (target >= 20,000
-on one core). `--profile` also runs the same command in-process under cProfile on a fifth of the
-cases and prints where the time goes. `--baseline-python` (another checkout's interpreter, its
-`insureops` script beside it) runs the baseline's CLI in rounds alternating with ours and prints
-the ratio. `--instructions` counts the instructions per case with callgrind (deterministic,
-unlike time on a shared machine), also for the baseline when given.
+Runs the real CLI on a seeded cases file and prints the median cases per second; `--profile`
+adds cProfile, `--baseline-python` alternates rounds with another checkout's CLI, and
+`--instructions` counts instructions per case with callgrind. Method: docs/performance.md.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from aiohttp import web
 
 from insureops.platform import meta
 from insureops.platform.accounts import routes as accounts
+from insureops.platform.accounts.session_auth import authenticate_session, refresh_session_cookie
 from insureops.platform.api_keys import authenticate_api_key
 from insureops.platform.auth import Authenticator, Authenticators, AuthKind
 from insureops.platform.carrier_finder import routes as carrier_finder
@@ -41,7 +42,6 @@ from insureops.platform.ratelimit import RateLimiter
 from insureops.platform.routing import Mount, add_rate_limit_headers
 from insureops.platform.rules_studio import routes as rules_studio
 from insureops.platform.secret_keys import load_secret_keys
-from insureops.platform.session_auth import authenticate_session, refresh_session_cookie
 from insureops.platform.settings import routes as settings_area
 from insureops.platform.team import routes as team
 

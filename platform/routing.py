@@ -1,21 +1,8 @@
 """Route declarations: one typed decorator builds both the aiohttp route and its OpenAPI operation.
 
-An area declares its routes on a RouteTable and turns it into its sub-application::
-
-    routes = RouteTable("accounts", "Sign-up, login, sessions and the profile.")
-
-    @routes.post("/signup/", body=SignupRequest, response=SignupResponse, status=201,
-                 auth=Auth.NONE, rate_limit=RateLimit("signup", 5, 3600), summary="Register")
-    async def signup(call: Call[SignupRequest, None]) -> SignupResponse:
-        ...
-
-    def create_app() -> web.Application:
-        return routes.build_app()
-
-Every request then runs the same pipeline: authenticate (AuthRequirement) -> parse path, query
-and body into their models -> count the rate limit -> the handler -> serialise its response
-model. The table is filled once at import (like aiohttp's RouteTableDef) and holds no runtime
-state.
+Every request runs the same pipeline: authenticate -> parse path, query and body into their
+models -> count the rate limit -> the handler -> serialise its response model. The table is
+filled once at import and holds no runtime state (docs/architecture.md, "Declaring a route").
 """
 
 from __future__ import annotations

@@ -16,15 +16,11 @@ from sqlalchemy.exc import IntegrityError
 
 from insureops.platform.accounts import repository as repo
 from insureops.platform.accounts.credentials import (
-    Passwords,
-    check_password_policy,
     codes_match,
     hash_code,
     hash_session_id,
     new_code,
     new_session_id,
-    new_tenant_id,
-    normalise_email,
 )
 from insureops.platform.accounts.errors import (
     CodeAttemptsExhaustedError,
@@ -34,10 +30,18 @@ from insureops.platform.accounts.errors import (
     InvalidCredentialsError,
     WeakPasswordError,
 )
-from insureops.platform.accounts.models import Session, User, VerificationCode, Workspace
+from insureops.platform.accounts.models import Session, VerificationCode
 from insureops.platform.auth import AuthKind, Membership, Principal, Role, UserIdentity
 from insureops.platform.db import UnitOfWork
 from insureops.platform.email import EmailBackend, EmailMessage, TemplateRenderer
+from insureops.platform.identity import (
+    Passwords,
+    User,
+    Workspace,
+    check_password_policy,
+    new_tenant_id,
+    normalise_email,
+)
 
 logger = logging.getLogger("insureops.platform.accounts")
 

@@ -7,9 +7,9 @@ import datetime
 import pytest
 
 from insureops.platform.accounts import service
-from insureops.platform.accounts.credentials import Passwords, hash_session_id
+from insureops.platform.accounts.credentials import hash_session_id
 from insureops.platform.accounts.errors import EmailNotVerifiedError, WeakPasswordError
-from insureops.platform.accounts.models import Membership, Session, User, Workspace
+from insureops.platform.accounts.models import Session
 from insureops.platform.db import Database
 from insureops.platform.email import (
     DeliveryResult,
@@ -17,6 +17,7 @@ from insureops.platform.email import (
     EmailMessage,
     TemplateRenderer,
 )
+from insureops.platform.identity import Membership, Passwords, User, Workspace
 from insureops.platform.migrations import upgrade
 from tests.platform.accounts.conftest import CHEAP_PASSWORDS, PASSWORD, START, FakeClock
 

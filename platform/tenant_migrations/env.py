@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from alembic import context
 
-from insureops.schema.sql.apply import ALEMBIC_VERSION_TABLE
+from insureops.platform.tenant_schema import ALEMBIC_VERSION_TABLE
 from insureops.schema.sql.tables import build_metadata
 
 
 def run_migrations() -> None:
     connection = context.config.attributes.get("connection")
     if connection is None:
-        raise RuntimeError("the tenant migrations run through insureops.schema.sql.apply, which "
-                           "hands alembic an open connection")
+        raise RuntimeError("the tenant migrations run through insureops.platform.tenant_schema, "
+                           "which hands alembic an open connection")
     context.configure(
         connection=connection,
         target_metadata=build_metadata(),

@@ -1,4 +1,6 @@
-"""`apply`: prepare a tenant database at data model 2.2.0, idempotently, refusing unknown versions.
+"""Preparing tenant databases (`insureops schema apply`): alembic runs on the core's data model.
+
+`apply_data_model` brings a database to a data-model version, idempotently:
 
 - empty database: create everything, record the version, stamp alembic at head (one transaction);
 - at this version: nothing to do;
@@ -22,7 +24,7 @@ from insureops.schema.model import DATA_MODEL_VERSION
 from insureops.schema.sql.creation import create_data_model, existing_data_model_tables
 from insureops.schema.sql.tables import VERSION_TABLE
 
-MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+MIGRATIONS = Path(__file__).resolve().parent / "tenant_migrations"
 ALEMBIC_VERSION_TABLE = "insureops_tenant_alembic_version"
 
 

@@ -1,4 +1,4 @@
-"""The engine factory for tenant databases: URL normalisation and per-connection SQLite settings.
+"""The sync engine factory of tenant databases: URL normalisation, per-connection SQLite settings.
 
 SQLite needs `PRAGMA foreign_keys=ON` on every connection (otherwise CASCADE, SET NULL and
 RESTRICT are silently ignored), and real transactions around DDL: the factory sets the driver to

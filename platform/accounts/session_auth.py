@@ -1,7 +1,8 @@
 """The session authenticator: cookie `sessionid` -> Principal, with the sliding cookie refresh.
 
 Registered by create_app for AuthKind.SESSION, so every Session route of every area uses it.
-The session itself (table, lifetime, rotation) belongs to the accounts area's service.
+It lives with the session it reads (table, lifetime, rotation: the accounts area's service);
+only the composition root registers it for the other areas.
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ from aiohttp import hdrs, web
 from insureops.platform.accounts import service
 from insureops.platform.auth import Principal
 from insureops.platform.errors import ApiError
-from insureops.platform.keys import CLOCK, DATABASE, SETTINGS
+from insureops.platform.keys import CLOCK, DATABASE, REFRESH_SESSION_COOKIE, SETTINGS
 
 COOKIE_NAME = "sessionid"
-_REFRESH_COOKIE: web.RequestKey[str] = web.RequestKey("refresh_session_cookie")
 
 
 def _not_authenticated() -> ApiError:
@@ -34,7 +34,7 @@ async def authenticate_session(request: web.Request) -> Principal:
     if found is None:
         raise _not_authenticated()
     if found.refreshed:
-        request[_REFRESH_COOKIE] = session_id
+        request[REFRESH_SESSION_COOKIE] = session_id
     return found.principal
 
 
@@ -58,7 +58,7 @@ async def refresh_session_cookie(request: web.Request, response: web.StreamRespo
     aiohttp has already turned `response.cookies` into headers when this signal runs, so the
     refreshed cookie is added as a header of its own (unless the handler set the cookie).
     """
-    session_id = request.get(_REFRESH_COOKIE)
+    session_id = request.get(REFRESH_SESSION_COOKIE)
     if session_id is None:
         return
     if any(value.startswith(f"{COOKIE_NAME}=")

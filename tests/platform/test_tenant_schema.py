@@ -10,16 +10,16 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from insureops.schema.catalog import TABLES
-from insureops.schema.errors import DataModelVersionError
-from insureops.schema.sql.apply import (
+from insureops.platform.tenant_engine import create_tenant_engine
+from insureops.platform.tenant_schema import (
     ALEMBIC_VERSION_TABLE,
     MIGRATIONS,
     apply_data_model,
     recorded_version,
 )
+from insureops.schema.catalog import TABLES
+from insureops.schema.errors import DataModelVersionError
 from insureops.schema.sql.ddl import ddl_statements
-from insureops.schema.sql.engine import create_tenant_engine
 from insureops.schema.sql.tables import VERSION_TABLE, build_metadata
 
 REVISION_2_3_0 = '''"""Data model 2.3.0 (test only): clients gain a nickname."""
