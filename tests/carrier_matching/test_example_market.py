@@ -35,8 +35,8 @@ def decide(appetite: str, business: dict) -> tuple[str | None, list[str]]:
 
 def test_example_market_is_large_enough_when_loaded():
     loaded = market()
-    assert len(loaded.carriers) >= 10
-    assert len(loaded.products) >= 40
+    assert len(loaded.carriers) >= 40
+    assert len(loaded.products) >= 150
     assert len({product.appetite for product in loaded.products}) == len(loaded.appetites)
 
 
