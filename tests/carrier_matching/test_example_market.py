@@ -93,3 +93,21 @@ def test_software_firm_with_crypto_operations_is_declined_by_the_tech_writer():
     assert decide("byteshield/tech_eo.rules", firm) == ("decline", ["prohibited_operation"])
     clean = dict(firm, description="Custom software development for retailers.")
     assert decide("byteshield/tech_eo.rules", clean) == ("accept", [])
+
+
+def test_regional_mutual_declines_outside_its_six_states_and_accepts_inside():
+    hardware = dict(ROOFER, naics="444140", state="IA", annual_revenue=900_000,
+                    description="Hardware store with key cutting.", years_in_business=22)
+    assert decide("prairie-mutual/main_street.rules", hardware) == ("accept", [])
+    assert decide("prairie-mutual/main_street.rules", dict(hardware, state="WI")) == (
+        "decline", ["state"])
+
+
+def test_hazmat_hauler_is_declined_and_a_large_loss_refers_for_the_trucking_specialist():
+    fleet = dict(ROOFER, naics="484121", state="MO", employee_count=20, years_in_business=8,
+                 description="Dry van truckload freight.")
+    assert decide("long-haul/motor_carrier.rules", fleet) == ("accept", [])
+    hazmat = dict(fleet, description="Tanker loads of hazmat for refineries.")
+    assert decide("long-haul/motor_carrier.rules", hazmat) == ("decline", ["prohibited_operation"])
+    loss = dict(fleet, prior_claims=[{"amount": 90_000, "date": "2025-04-02", "type": "auto"}])
+    assert decide("long-haul/motor_carrier.rules", loss) == ("refer", ["large_loss"])
