@@ -17,7 +17,10 @@ from insureops.carrier_matching.market import (
     Product,
 )
 from insureops.dsl.api import check_source, compile_ruleset
+from insureops.dsl.diagnostics import Diagnostic
 from insureops.dsl.errors import RulesetInvalidError
+from insureops.engine import ir
+from insureops.engine.result import TestOutcome
 
 APPETITE_SUFFIX = ".rules"
 APPETITE_PREFIX = "appetite."
@@ -90,25 +93,12 @@ def _check_appetites(sources: dict[str, str], as_of: date | None, run_tests: boo
     for path, source in sources.items():
         report = check_source(source, filename=path)
         problems.extend(_diagnostic(path, d) for d in report.diagnostics)
-        ruleset = report.ruleset
-        if report.diagnostics or ruleset is None:
+        if report.diagnostics or report.ruleset is None:
             continue
-        found = len(problems)
-        where = (ruleset.span.line, ruleset.span.column) if ruleset.span else (None, None)
-        if [(i.name, i.type_name) for i in ruleset.inputs] != [BUSINESS_INPUT]:
-            problems.append(Problem(path, *where, "appetite_input",
-                                    "an appetite declares exactly `input business: Business`"))
-        if not ruleset.name.startswith(APPETITE_PREFIX):
-            problems.append(Problem(path, *where, "appetite_name", f"ruleset `{ruleset.name}`: "
-                                    f"an appetite's name starts with `{APPETITE_PREFIX}`"))
-        elif ruleset.name in names:
-            problems.append(Problem(path, *where, "duplicate_id", f"ruleset `{ruleset.name}` "
-                                    f"is also the name of {names[ruleset.name]}"))
-        names.setdefault(ruleset.name, path)
-        if not ruleset.tests:
-            problems.append(Problem(path, *where, "appetite_untested",
-                                    "an appetite needs `test` blocks showing its decisions"))
-        if len(problems) > found:
+        found = _header_problems(path, report.ruleset, names)
+        names.setdefault(report.ruleset.name, path)
+        problems.extend(found)
+        if found:
             continue
         try:
             compiled = compile_ruleset(source, filename=path)
@@ -116,16 +106,37 @@ def _check_appetites(sources: dict[str, str], as_of: date | None, run_tests: boo
             problems.extend(_diagnostic(path, d) for d in exc.diagnostics)
             continue
         if run_tests:
-            for outcome in compiled.run_tests(as_of=as_of):
-                tests_run += 1
-                if not outcome.passed:
-                    span = outcome.span
-                    problems.append(Problem(path, span.line if span else None,
-                                            span.column if span else None, "appetite_test_failed",
-                                            f"test \"{outcome.description}\" failed: "
-                                            f"{outcome.message}"))
-        appetites[path] = Appetite(ruleset.name, path, source, compiled)
+            outcomes = compiled.run_tests(as_of=as_of)
+            tests_run += len(outcomes)
+            problems.extend(_test_failure(path, o) for o in outcomes if not o.passed)
+        appetites[path] = Appetite(report.ruleset.name, path, source, compiled)
     return appetites, tests_run
+
+
+def _header_problems(path: str, ruleset: ir.Ruleset, names: dict[str, str]) -> list[Problem]:
+    """What is wrong with an appetite's header: its input, its name, its tests."""
+    where = (ruleset.span.line, ruleset.span.column) if ruleset.span else (None, None)
+    found = []
+    if [(i.name, i.type_name) for i in ruleset.inputs] != [BUSINESS_INPUT]:
+        found.append(Problem(path, *where, "appetite_input",
+                             "an appetite declares exactly `input business: Business`"))
+    if not ruleset.name.startswith(APPETITE_PREFIX):
+        found.append(Problem(path, *where, "appetite_name", f"ruleset `{ruleset.name}`: an "
+                             f"appetite's name starts with `{APPETITE_PREFIX}`"))
+    elif ruleset.name in names:
+        found.append(Problem(path, *where, "duplicate_id", f"ruleset `{ruleset.name}` is also "
+                             f"the name of {names[ruleset.name]}"))
+    if not ruleset.tests:
+        found.append(Problem(path, *where, "appetite_untested",
+                             "an appetite needs `test` blocks showing its decisions"))
+    return found
+
+
+def _test_failure(path: str, outcome: TestOutcome) -> Problem:
+    span = outcome.span
+    return Problem(path, span.line if span else None, span.column if span else None,
+                   "appetite_test_failed",
+                   f"test \"{outcome.description}\" failed: {outcome.message}")
 
 
 def _check_references(manifests: dict[str, ManifestResult], sources: dict[str, str],
@@ -171,7 +182,7 @@ def _check_references(manifests: dict[str, ManifestResult], sources: dict[str, s
     return carriers, products
 
 
-def _diagnostic(path: str, diagnostic) -> Problem:
+def _diagnostic(path: str, diagnostic: Diagnostic) -> Problem:
     span = diagnostic.span
     message = diagnostic.message + (f" ({diagnostic.hint})" if diagnostic.hint else "")
     return Problem(path, span.line if span else None, span.column if span else None,
