@@ -32,11 +32,11 @@ class FastContextualLexer(ContextualLexer):
     every terminal; when the token it gives is one the parser's state accepts, the state's own
     lexer would have given the same one (its terminals are a subset in the same order, and
     keywords are typed the same way), so it is taken. Otherwise the state's lexer decides, as in
-    lark. lark compiles a regex per state (about 40 for a typical ruleset: 25 ms, most of the
-    parse in a fresh process such as `insureops rules check`); this way only the few states that
-    disagree with the root (a duration unit after a number, a `|` inside a table line) compile
-    theirs. After that, each state's own regex is used: with fewer alternatives it matches about
-    10% faster, which a long-running process (the service) earns back.
+    lark. lark compiles a regex per state (about 40 for a typical ruleset, most of the parse in a
+    fresh process such as `insureops rules check`); this way only the few states that disagree
+    with the root (a duration unit after a number, a `|` inside a table line) compile theirs.
+    After that, each state's own regex is used: with fewer alternatives it matches faster, which
+    a long-running process (the service) earns back (docs/performance.md, "Compile and start-up").
     """
 
     ROOT_FIRST_TOKENS = 10_000
