@@ -74,21 +74,23 @@ class _Query:
     naics: str | None
     words: str | None  # processed description
     state: str | None
-    revenue: float | None
-    employees: float | None
+    log_size: tuple[float | None, float | None]  # log10(1 + revenue), log10(1 + employees)
 
 
 @dataclass(frozen=True, slots=True)
 class ReferenceSet:
-    """Reference businesses with their descriptions processed once."""
+    """Reference businesses with their descriptions processed and sizes logged once."""
 
     businesses: tuple[ReferenceBusiness, ...]
     words: tuple[str, ...]
+    log_sizes: tuple[tuple[float, float], ...]  # log10(1 + revenue), log10(1 + employees)
 
     @classmethod
     def of(cls, businesses: Iterable[ReferenceBusiness]) -> ReferenceSet:
         kept = tuple(businesses)
-        return cls(kept, tuple(_words(b.description) for b in kept))
+        return cls(kept, tuple(_words(b.description) for b in kept),
+                   tuple((math.log10(1 + b.annual_revenue), math.log10(1 + b.employee_count))
+                         for b in kept))
 
     def __len__(self) -> int:
         return len(self.businesses)
@@ -125,8 +127,9 @@ def _query(query: Mapping[str, Any]) -> _Query:
     if not naics and not words:
         raise SimilarityQueryError("give a NAICS code or a description to compare")
     state = query.get("state")
+    sizes = (_number(query.get("annual_revenue")), _number(query.get("employee_count")))
     return _Query(naics or None, words or None, state.upper() if isinstance(state, str) else None,
-                  _number(query.get("annual_revenue")), _number(query.get("employee_count")))
+                  tuple(None if size is None else math.log10(1 + size) for size in sizes))
 
 
 def class_depth(query: str, other: str) -> int:
@@ -153,30 +156,23 @@ def _class_part(query: str, other: str) -> tuple[float, str | None]:
 
 
 def _log_closeness(a: float, b: float) -> float:
-    return max(0.0, 1.0 - abs(math.log10(1 + a) - math.log10(1 + b)) / SIZE_ORDERS)
-
-
-def _size_part(query: _Query, other: ReferenceBusiness) -> float | None:
-    parts = [_log_closeness(mine, theirs) for mine, theirs in
-             ((query.revenue, other.annual_revenue), (query.employees, other.employee_count))
-             if mine is not None]
-    return sum(parts) / len(parts) if parts else None
+    """Closeness of two sizes already on a log10(1 + x) scale."""
+    return max(0.0, 1.0 - abs(a - b) / SIZE_ORDERS)
 
 
 def _parts(query: _Query, other: ReferenceBusiness, ratio: float | None,
-           class_parts: dict[str, float]) -> dict[str, float]:
+           log_size: tuple[float, float], class_part: float) -> dict[str, float]:
     parts: dict[str, float] = {}
     if query.naics:
-        if other.naics not in class_parts:
-            class_parts[other.naics] = _class_part(query.naics, other.naics)[0]
-        parts["class"] = class_parts[other.naics]
+        parts["class"] = class_part
     if ratio is not None:
         parts["description"] = ratio / 100
     if query.state:
         parts["location"] = 1.0 if query.state == other.state else 0.0
-    size = _size_part(query, other)
-    if size is not None:
-        parts["size"] = size
+    sizes = [_log_closeness(mine, theirs) for mine, theirs in zip(query.log_size, log_size,
+                                                                   strict=True) if mine is not None]
+    if sizes:
+        parts["size"] = sum(sizes) / len(sizes)
     return parts
 
 
@@ -219,8 +215,11 @@ def similar_businesses(query: Mapping[str, Any], reference: ReferenceSet | Seque
             ratios[position] = ratio
     class_parts: dict[str, float] = {}
     scored = []
-    for business, ratio in zip(reference.businesses, ratios, strict=True):
-        parts = _parts(parsed, business, ratio, class_parts)
+    for business, ratio, log_size in zip(reference.businesses, ratios, reference.log_sizes,
+                                         strict=True):
+        if parsed.naics and business.naics not in class_parts:
+            class_parts[business.naics] = _class_part(parsed.naics, business.naics)[0]
+        parts = _parts(parsed, business, ratio, log_size, class_parts.get(business.naics, 0.0))
         scored.append((-_score(parts), business.id, business, parts))
     scored.sort(key=lambda row: (row[0], row[1]))
     return [SimilarBusiness(business, -negative, {k: round(v, 4) for k, v in parts.items()},
