@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from insureops.carrier_matching import STATE_CODES, naics_reference
 from insureops.carrier_matching.similarity import (
+    CLASS_DEPTH_SCORES,
     ReferenceBusiness,
     SimilarityQueryError,
     class_depth,
@@ -138,3 +141,28 @@ def test_known_queries_find_their_own_industry_first_when_run():
             assert all(s.business.naics == query["naics"] for s in top)
     software = similar_businesses(KNOWN_QUERIES["software"], load_reference(), limit=3)
     assert all(s.business.naics.startswith("5415") for s in software)
+
+
+@settings(max_examples=60, deadline=None)
+@given(naics=st.one_of(st.none(), st.sampled_from(sorted({b.naics for b in load_reference().businesses}))
+                       .flatmap(lambda code: st.sampled_from([code[:n] for n in range(2, 7)]))),
+       words=st.lists(st.sampled_from(["plumbing", "restaurant", "software", "trucking", "salon",
+                                       "repair", "wine", "clinic", "farm", "roofing"]),
+                      max_size=4),
+       state=st.one_of(st.none(), st.sampled_from(sorted(STATE_CODES))),
+       revenue=st.one_of(st.none(), st.integers(0, 10**9)))
+def test_ranking_is_ordered_and_bounded_when_queries_vary(naics, words, state, revenue):
+    query = {"naics": naics, "description": " ".join(words), "state": state,
+             "annual_revenue": revenue}
+    if not naics and not words:
+        return
+    ranked = similar_businesses(query, load_reference(), limit=50)
+    keys = [(-s.score, s.business.id) for s in ranked]
+    assert keys == sorted(keys)
+    assert all(0.0 <= s.score <= 1.0 and all(0.0 <= v <= 1.0 for v in s.parts.values())
+               for s in ranked)
+    if naics:  # every business inside the query's class scores at least that level's part
+        inside = [s for s in ranked if s.business.naics.startswith(naics)]
+        assert all(s.parts["class"] >= CLASS_DEPTH_SCORES[len(naics)] for s in inside)
+        outside = [s for s in ranked if not s.business.naics.startswith(naics)]
+        assert all(s.parts["class"] < CLASS_DEPTH_SCORES[len(naics)] for s in outside)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 from pathlib import Path
 
 from aiohttp import web
@@ -51,6 +52,13 @@ async def declared_oversized(request: web.Request) -> web.Response:
     return web.Response(body=b"<p>x</p>" * (OVERSIZED_BYTES // 8), content_type="text/html")
 
 
+async def compressed_oversized(request: web.Request) -> web.Response:
+    """A small gzip body that inflates past the scan limit (the limit counts inflated bytes)."""
+    body = gzip.compress(b"<p>" + b"a" * OVERSIZED_BYTES + b"</p>")
+    return web.Response(body=body, headers={"Content-Type": "text/html",
+                                            "Content-Encoding": "gzip"})
+
+
 async def slow(request: web.Request) -> web.Response:
     await asyncio.sleep(float(request.query.get("seconds", "5")))
     return web.Response(text="<title>late</title>", content_type="text/html")
@@ -71,6 +79,7 @@ def build_site() -> web.Application:
     app.router.add_get("/chain/{left}", chain)
     app.router.add_get("/oversized", oversized)
     app.router.add_get("/declared-oversized", declared_oversized)
+    app.router.add_get("/compressed-oversized", compressed_oversized)
     app.router.add_get("/slow", slow)
     app.router.add_get("/data.json", json_page)
     app.router.add_get("/missing", missing)

@@ -83,6 +83,11 @@ async def test_page_is_refused_when_it_declares_a_length_past_the_limit(site):
         await fetch(at(site, "/declared-oversized"))
 
 
+async def test_page_is_refused_when_it_inflates_past_the_limit(site):
+    with pytest.raises(ScanTooLargeError):
+        await fetch(at(site, "/compressed-oversized"))
+
+
 async def test_scan_times_out_when_the_site_is_slow(site):
     settings = Settings(scan_allowed_networks=("127.0.0.1/32",), scan_timeout_seconds=0.3)
     with pytest.raises(ScanTimeoutError):
