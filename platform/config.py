@@ -67,6 +67,12 @@ class Settings(BaseSettings):
         "tenant database may be on; by default such addresses are refused.")
     tenant_database_timeout_seconds: float = Field(
         5.0, gt=0, description="Timeout of a tenant database connection test.")
+    scan_allowed_networks: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), description="Private, loopback or link-local networks (CIDR, comma-separated) a "
+        "website scan may fetch from; by default such addresses are refused.")
+    scan_timeout_seconds: float = Field(10.0, gt=0, description="Total time a website scan "
+                                        "may take, redirects included.")
+    scan_max_bytes: int = Field(2 * MIB, gt=0, description="Largest page a website scan reads.")
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings,
@@ -91,14 +97,14 @@ class Settings(BaseSettings):
         return url
 
     @field_validator("allowed_origins", "fernet_keys", "tenant_database_allowed_networks",
-                     mode="before")
+                     "scan_allowed_networks", mode="before")
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
 
-    @field_validator("tenant_database_allowed_networks")
+    @field_validator("tenant_database_allowed_networks", "scan_allowed_networks")
     @classmethod
     def _check_networks(cls, networks: tuple[str, ...]) -> tuple[str, ...]:
         for network in networks:
