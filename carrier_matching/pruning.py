@@ -104,6 +104,19 @@ class CandidateIndex:
     def pruned(self, business: Mapping) -> frozenset[str]:
         return self.names - self.candidates(business)
 
+    def for_criteria(self, naics: str | None = None, state: str | None = None) -> frozenset[str]:
+        """Names of the appetites that may accept or refer some business with a NAICS code
+        starting with `naics` (a code or a prefix) in `state`, either left open: the narrowing
+        for search and jurisdiction lists, where the rest of the business is unknown."""
+        pattern = (True, True)
+        found = self._open[pattern]
+        if state is not None:
+            found = found & self._state[pattern].members(state)
+        if naics is not None:
+            found = frozenset(name for name in found
+                              if self._boxes[name][pattern].naics.intersects_prefix(naics))
+        return found
+
     def constraints(self, name: str) -> AppetiteConstraints:
         """The NAICS codes and states appetite `name` may accept or refer (KeyError if unknown)."""
         box = self._boxes[name][(True, True)]

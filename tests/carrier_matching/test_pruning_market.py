@@ -167,3 +167,14 @@ def test_constraints_give_prefixes_and_states_when_an_appetite_is_regional():
         {"AZ", "CA", "CO", "ID", "NM", "NV", "OR", "TX", "UT", "WA"})
     assert set(constraints.naics_prefixes) == {"236118", "2382", "2383"}
     assert constraints.admits_naics_prefix("23") and not constraints.admits_naics_prefix("2381")
+
+
+def test_for_criteria_narrows_by_prefix_and_state_when_the_rest_is_unknown():
+    contractors = index().for_criteria(naics="238", state="AZ")
+    assert "appetite.granite_trades.trades_liability" in contractors
+    assert "appetite.prairie_mutual.local_contractors" not in contractors  # not filed in AZ
+    assert "appetite.beacon_education.schools_childcare" not in contractors
+    assert index().for_criteria(naics="2381", state="AZ") < contractors
+    assert index().for_criteria() == frozenset(rulesets())
+    for name in index().for_criteria(state="WY"):
+        assert index().constraints(name).admits_state("WY")
