@@ -178,6 +178,7 @@ class Analyzer:
                 for name in item.outputs:
                     self.tables_by_output.setdefault(name, []).append(position)
         self.position = 0  # the item being read, for outputs of the tables before it
+        self.outcomes: dict[str, list[tuple[object, Box]] | None] = {}
 
     # --- values -----------------------------------------------------------------------------
 
@@ -233,8 +234,8 @@ class Analyzer:
             return Tri(*((test.true & a) | (test.not_true & b) for a, b in (
                 (then.true, else_.true), (then.false, else_.false), (then.null, else_.null))))
         value = self.value(expr, scope)
-        if isinstance(value, Const) and value.value in (True, False, None) \
-                and not isinstance(value.value, Decimal):
+        if isinstance(value, Const) and (value.value is True or value.value is False
+                                         or value.value is None):
             return _CONSTANT[value.value]
         return UNKNOWN
 
@@ -294,7 +295,11 @@ class Analyzer:
             return None
         if not tables or tables[0] > self.position:
             return [(None, FULL)]  # nothing has set it yet
-        table = self.items[tables[0]]
+        if name not in self.outcomes:
+            self.outcomes[name] = self.table_outcomes(self.items[tables[0]], name)
+        return self.outcomes[name]
+
+    def table_outcomes(self, table: ir.Table, name: str) -> list[tuple[object, Box]] | None:
         if table.hit == "collect":
             return None
         column = table.outputs.index(name)

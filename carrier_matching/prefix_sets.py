@@ -33,6 +33,12 @@ def _node(here: bool, kids: dict[str, Tree], other: bool) -> Tree:
 def _combine(a: Tree, b: Tree, op: Callable[[bool, bool], bool]) -> Tree:
     if isinstance(a, bool) and isinstance(b, bool):
         return op(a, b)
+    if op is _and or op is _or:  # a constant side decides or hands over to the other side
+        if a is b:
+            return a
+        for constant, rest in ((a, b), (b, a)):
+            if isinstance(constant, bool):
+                return constant if constant is (op is _or) else rest
     na = a if isinstance(a, Node) else Node(a, {}, a)
     nb = b if isinstance(b, Node) else Node(b, {}, b)
     kids = {char: _combine(na.kids.get(char, na.other), nb.kids.get(char, nb.other), op)
@@ -47,11 +53,22 @@ def _negate(tree: Tree) -> Tree:
                 not tree.other)
 
 
-def _chain(text: str, end: Tree) -> Tree:
-    tree = end
-    for char in reversed(text):
-        tree = Node(False, {char: tree}, False)
-    return tree
+def _build(values: Iterable[str], whole: bool) -> Tree:
+    """The tree of exact `values` (whole=False) or of the prefixes `values` (whole=True)."""
+    trie: dict = {}
+    for value in values:
+        level = trie
+        for char in value:
+            level = level.setdefault(char, {})
+        level[""] = True  # the end marker: "" is no character
+    return _from_trie(trie, whole)
+
+
+def _from_trie(level: dict, whole: bool) -> Tree:
+    if "" in level and whole:
+        return True
+    kids = {char: _from_trie(sub, whole) for char, sub in level.items() if char != ""}
+    return _node("" in level, kids, False)
 
 
 class StringSet:
@@ -64,17 +81,11 @@ class StringSet:
 
     @classmethod
     def exact(cls, values: Iterable[str]) -> StringSet:
-        tree: Tree = False
-        for value in values:
-            tree = _combine(tree, _chain(value, Node(True, {}, False)), _or)
-        return cls(tree)
+        return cls(_build(values, whole=False))
 
     @classmethod
     def prefixes(cls, prefixes: Iterable[str]) -> StringSet:
-        tree: Tree = False
-        for prefix in prefixes:
-            tree = _combine(tree, _chain(prefix, True), _or)
-        return cls(tree)
+        return cls(_build(prefixes, whole=True))
 
     def __or__(self, other: StringSet) -> StringSet:
         if self.tree is False or other.tree is True:
