@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from datetime import date
 
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
 from insureops.carrier_matching.prefix_sets import ALL, MergedTree, StringSet
 from insureops.carrier_matching.pruning import build_candidate_index
-from insureops.dsl import compile_ruleset
+from insureops.dsl import EvaluationError, RulesetInvalidError, compile_ruleset
 
 AS_OF = date(2026, 3, 1)
 CODES = ["238210", "238290", "238160", "2381", "238", "23", "236118", "561720", "722511"]
@@ -187,3 +190,68 @@ def test_string_sets_combine_exactly_when_prefixes_and_exclusions_mix():
     assert (~written | written).is_all and (written & ~written).is_empty
     merged = MergedTree({"w": written, "all": ALL, "none": ~ALL})
     assert merged.members("238190") == {"w", "all"} and merged.members("99") == {"all"}
+
+
+# --- random appetites ------------------------------------------------------------------------
+
+ATOMS = [
+    'business.naics starts_with "23"', 'business.naics starts_with "2381"',
+    'business.naics == "238210"', 'business.naics != "561720"',
+    'business.naics in {"238210", "561720"}', 'not (business.naics in GROUPS)',
+    'business.state in STATES', 'business.state != "AZ"', 'business.state == "TX"',
+    'business.naics is null', 'business.state is not null',
+    'lower(business.description) contains "roof"',
+    'any(p in GROUPS where business.naics starts_with p)',
+    'all(p in GROUPS where not (business.naics starts_with p))',
+    'outputs.fit == "core"', 'outputs.fit is null', 'outputs.fit != "none"',
+    'if business.state == "TX" then business.naics starts_with "72" else business.naics == "238210"',
+    'true',
+]
+conditions = st.recursive(
+    st.sampled_from(ATOMS),
+    lambda inner: st.one_of(st.tuples(inner, st.sampled_from(["and", "or"]), inner)
+                            .map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+                            inner.map(lambda c: f"not ({c})")),
+    max_leaves=4)
+rules = st.tuples(st.integers(0, 5), conditions,
+                  st.sampled_from(["accept", "refer", "decline", None]), st.booleans(),
+                  st.booleans())
+CELLS = ['"238210"', 'starts_with "23"', 'starts_with "2381"', "-", "is null", '"561720"']
+table_rows = st.lists(st.tuples(st.sampled_from(CELLS), st.sampled_from(["core", "none"])),
+                      max_size=4)
+
+
+def random_source(items, rows, hit, default) -> str:
+    lines = ['const STATES = {"AZ", "CA"}', 'const GROUPS = ["2381", "5617"]']
+    if rows:
+        lines.append(f"table class_fit hit {hit} priority 3\n    | business.naics | => fit |")
+        lines += [f'    | {cell} | "{value}" |' for cell, value in rows]
+        lines.append("end")
+    for number, (priority, condition, decision, stop, sets) in enumerate(items):
+        actions = [f'{decision} "d"'] if decision else []
+        actions += ['set fit = "core"'] if sets else []
+        actions += ["stop"] if stop else []
+        actions = actions or ["score += 1"]
+        lines.append(f"rule r{number} priority {priority}\nwhen {condition}\nthen\n    "
+                     + "\n    ".join(actions) + "\nend")
+    return "\n".join(lines)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(rules, min_size=1, max_size=5), table_rows, st.sampled_from(["first", "unique"]),
+       st.sampled_from(["decline", "refer", "accept"]))
+def test_random_appetites_decline_every_pruned_business_when_evaluated(items, rows, hit, default):
+    try:
+        ruleset = appetite(random_source(items, rows, hit, default), default)
+    except RulesetInvalidError:
+        assume(False)
+    index = build_candidate_index({"a": ruleset})
+    for business in grid():
+        for description in ("plain work", "roof work"):
+            business["description"] = description
+            if "a" not in index.candidates(business):
+                try:
+                    decision = ruleset.evaluate({"business": business}, as_of=AS_OF).decision
+                except EvaluationError:
+                    continue
+                assert decision in ("decline", None), (business, decision)
