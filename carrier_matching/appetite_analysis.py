@@ -123,9 +123,6 @@ def _field_atom(dimension: int, op: str, value: object, present: bool) -> Tri:
     return Tri(_field_box(dimension, members), _field_box(dimension, ~members), EMPTY)
 
 
-_FLIPPED = {"==": "==", "!=": "!="}
-
-
 def concrete(op: str, left: object, right: object) -> object:
     """`left op right` on constants as the engine computes it, or UNKNOWN_VALUE."""
     if op in ("is null", "is not null"):
@@ -255,7 +252,7 @@ class Analyzer:
     def comparison(self, op: str, left: object, right: object) -> Tri:
         if op in ("contains",) and isinstance(right, Field):  # `C contains field`
             op, left, right = "in", right, left
-        elif op in _FLIPPED and isinstance(right, Field):
+        elif op in ("==", "!=") and isinstance(right, Field):  # `"TX" == business.state`
             left, right = right, left
         if isinstance(left, Field) and isinstance(right, Const):
             if op in ("is null", "is not null"):
