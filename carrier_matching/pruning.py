@@ -58,6 +58,14 @@ class AppetiteConstraints:
             return None
         return frozenset(text for kind, text, included in terms if included)
 
+    @property
+    def excluded_states(self) -> frozenset[str]:
+        """The states ruled out when the appetite writes every other one (`state_codes` None)."""
+        if self.state_codes is not None:
+            return frozenset()
+        return frozenset(text for kind, text, included in self.states.terms()
+                         if kind == "exact" and not included)
+
     def admits_naics(self, code: str) -> bool:
         return code in self.naics
 

@@ -178,3 +178,10 @@ def test_for_criteria_narrows_by_prefix_and_state_when_the_rest_is_unknown():
     assert index().for_criteria() == frozenset(rulesets())
     for name in index().for_criteria(state="WY"):
         assert index().constraints(name).admits_state("WY")
+
+
+def test_constraints_list_excluded_states_when_an_appetite_writes_every_other_state():
+    constraints = index().constraints("appetite.caduceus.clinic_pl")
+    assert constraints.state_codes is None
+    assert constraints.excluded_states == {"IL", "NY", "PA"}
+    assert not constraints.admits_state("NY") and constraints.admits_state("OH")
