@@ -12,7 +12,7 @@ An area declares its routes on a RouteTable and turns it into its sub-applicatio
     def create_app() -> web.Application:
         return routes.build_app()
 
-Every request then runs the same pipeline: authenticate (AuthRequirement) -> parse path, query
+Every request then runs the same pipeline: the Origin check (origins.py) -> authenticate (AuthRequirement) -> parse path, query
 and body into their models -> count the rate limit -> the handler -> serialise its response
 model. The table is filled once at import (like aiohttp's RouteTableDef) and holds no runtime
 state.
@@ -42,6 +42,7 @@ from insureops.platform.keys import (
     ROUTE_TABLE,
     SETTINGS,
 )
+from insureops.platform.origins import check_origin
 from insureops.platform.ratelimit import RateKey, RateLimit, RateLimitState, client_address
 
 BodyT = TypeVar("BodyT")
@@ -191,6 +192,7 @@ def _pipeline(route: Route) -> Callable[[web.Request], Awaitable[web.StreamRespo
     async def handle(request: web.Request) -> web.StreamResponse:
         config = request.config_dict
         settings = config[SETTINGS]
+        check_origin(request, route.auth)
         principal = await config[AUTHENTICATORS].authenticate(request, route.auth)
         path = parse_path(request, route.path_model) if route.path_model else request.match_info
         query = parse_query(request, route.query) if route.query else None
