@@ -10,9 +10,14 @@ from typing import Any, TypeVar
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
+from insureops.engine import jsonio
 from insureops.platform.errors import ApiError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+# The engine's reader and its bounds: nesting depth (64) and number literals (100 characters).
+# Python's own reader answered a 200,000-deep body with RecursionError and a 5,000-digit
+# integer with ValueError: both were 500s (issue 17).
+BODY_LIMITS = jsonio.ReadLimits()
 
 
 def _is_json(content_type: str) -> bool:
@@ -37,12 +42,14 @@ async def read_json(request: web.Request, max_bytes: int) -> Any:
     if not raw.strip():
         raise ApiError(400, "invalid_json", "The request body is empty; send a JSON object.")
     try:
-        return json.loads(raw.decode(request.charset or "utf-8"))
+        return jsonio.read(raw.decode(request.charset or "utf-8"), BODY_LIMITS, exact=False)
     except UnicodeDecodeError:
         raise ApiError(400, "invalid_json", "The request body is not valid UTF-8.") from None
     except json.JSONDecodeError as exc:
         raise ApiError(400, "invalid_json", f"Malformed JSON at line {exc.lineno} column "
                        f"{exc.colno}: {exc.msg}.") from None
+    except ValueError as exc:  # JsonLimitError, NaN / Infinity
+        raise ApiError(400, "invalid_json", f"The JSON body is refused: {exc}.") from None
     except LookupError:
         raise ApiError(415, "unsupported_media_type",
                        f"Unknown charset {request.charset}.") from None
