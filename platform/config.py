@@ -39,6 +39,10 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(MIB, gt=0, description="Largest JSON request body.")
     simulation_max_body_bytes: int = Field(10 * MIB, gt=0,
                                            description="Largest body of simulation routes.")
+    max_body_values: int = Field(10_000, gt=0, description="Most values (objects, arrays, "
+                                 "scalars) in a decoded JSON request body.")
+    simulation_max_body_values: int = Field(1_000_000, gt=0, description="Most values in the "
+                                            "body of a simulation route.")
     secret_key: SecretStr | None = Field(None, description="Key for hashing tokens (HMAC).")
     fernet_keys: Annotated[tuple[SecretStr, ...], NoDecode] = Field(
         (), description="Fernet keys for secrets at rest, comma-separated, newest first.")

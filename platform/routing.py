@@ -30,7 +30,7 @@ from aiohttp import web
 from pydantic import BaseModel
 
 from insureops.platform.auth import Auth, AuthKind, AuthRequirement, Principal
-from insureops.platform.bodies import parse_body, parse_path, parse_query
+from insureops.platform.bodies import BodyBounds, parse_body, parse_path, parse_query
 from insureops.platform.config import Settings
 from insureops.platform.db import UnitOfWork
 from insureops.platform.errors import ApiError, ErrorTable
@@ -52,8 +52,8 @@ _PATH_PARAMETER = re.compile(r"\{(\w+)(?::[^}]*)?\}")
 
 
 class BodyLimit(StrEnum):
-    DEFAULT = "default"  # Settings.max_body_bytes
-    SIMULATION = "simulation"  # Settings.simulation_max_body_bytes
+    DEFAULT = "default"  # Settings.max_body_bytes, max_body_values
+    SIMULATION = "simulation"  # Settings.simulation_max_body_bytes, simulation_max_body_values
 
 
 @dataclass
@@ -198,9 +198,7 @@ def _pipeline(route: Route) -> Callable[[web.Request], Awaitable[web.StreamRespo
         query = parse_query(request, route.query) if route.query else None
         body = None
         if route.body is not None:
-            limit = (settings.simulation_max_body_bytes if route.body_limit is BodyLimit.SIMULATION
-                     else settings.max_body_bytes)
-            body = await parse_body(request, route.body, limit)
+            body = await parse_body(request, route.body, _bounds(route, settings))
         state = await _count(request, route, settings, principal, body)
         result = await route.handler(Call(request, body, query, path, principal, state))
         return _respond(route, result)
@@ -208,6 +206,12 @@ def _pipeline(route: Route) -> Callable[[web.Request], Awaitable[web.StreamRespo
     handle.__name__ = route.name
     handle.__doc__ = route.summary
     return handle
+
+
+def _bounds(route: Route, settings: Settings) -> BodyBounds:
+    if route.body_limit is BodyLimit.SIMULATION:
+        return BodyBounds(settings.simulation_max_body_bytes, settings.simulation_max_body_values)
+    return BodyBounds(settings.max_body_bytes, settings.max_body_values)
 
 
 async def _count(request: web.Request, route: Route, settings: Settings,
