@@ -77,6 +77,7 @@ class ErrorMapping:
     code: str
     message: str | None = None  # None: the exception's own text, which must then be client-safe
     details: Callable[[Exception], list[dict[str, str]] | None] | None = None
+    headers: tuple[tuple[str, str], ...] = ()  # e.g. Retry-After on a 503
 
 
 class ErrorTable:
@@ -88,22 +89,24 @@ class ErrorTable:
     def register(self, error: type[Exception], status: int, code: str, *,
                  message: str | None = None,
                  details: Callable[[Exception], list[dict[str, str]] | None] | None = None,
-                 ) -> None:
+                 headers: dict[str, str] | None = None) -> None:
         if error in self._mappings and self._mappings[error].code != code:
             raise ValueError(f"{error.__name__} is already mapped to {self._mappings[error].code}")
-        self._mappings[error] = ErrorMapping(status, code, message, details)
+        self._mappings[error] = ErrorMapping(status, code, message, details,
+                                             tuple((headers or {}).items()))
 
     def merge(self, other: ErrorTable) -> None:
         for error, mapping in other._mappings.items():
             self.register(error, mapping.status, mapping.code, message=mapping.message,
-                          details=mapping.details)
+                          details=mapping.details, headers=dict(mapping.headers))
 
     def lookup(self, exc: BaseException) -> ApiError | None:
         for klass in type(exc).__mro__:
             mapping = self._mappings.get(klass)
             if mapping is not None:
                 details = mapping.details(exc) if mapping.details else None
-                return ApiError(mapping.status, mapping.code, mapping.message or str(exc), details)
+                return ApiError(mapping.status, mapping.code, mapping.message or str(exc), details,
+                                headers=dict(mapping.headers))
         return None
 
     def codes(self) -> list[tuple[int, str]]:
@@ -123,6 +126,9 @@ _HTTP_CODES = {
     429: ("rate_limited", "Too many requests."),
     503: ("service_unavailable", "The service is temporarily unavailable."),
 }
+
+# What a 503 tells a client to wait before retrying (the platform or a tenant database down).
+RETRY_AFTER_SECONDS = "5"
 
 # SQLSTATE classes of an unreachable or overloaded PostgreSQL: connection exception,
 # insufficient resources, operator intervention (shutdown).
@@ -194,7 +200,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
                              extra={"request_id": request_id})
             return ApiError(503, "service_unavailable",
                             "The service is temporarily unavailable; retry shortly.",
-                            headers={"Retry-After": "5"}).to_response()
+                            headers={"Retry-After": RETRY_AFTER_SECONDS}).to_response()
         logger.exception("unhandled error on %s %s", request.method, request.path,
                          extra={"request_id": request_id})
         return ApiError(500, "internal_error",
