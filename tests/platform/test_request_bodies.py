@@ -81,7 +81,8 @@ async def test_body_of_105000_unknown_keys_is_refused_small_and_cheap_when_poste
     assert spent < 1.0, f"{spent:.2f} s of CPU for one refused body"
 
 
-@pytest.mark.parametrize("path", ["/api/v2/mcp/clients/", "/api/v2/mcp/usage/"])
+@pytest.mark.parametrize("path", ["/api/v2/mcp/clients/", "/api/v2/mcp/usage/",
+                                  "/api/auth/login/"])
 async def test_validation_details_are_capped_at_20_with_the_total_when_a_body_has_9000_errors(
         client, key_headers, path):
     response = await client.post(path, data=unknown_keys_body(9_000), headers={
