@@ -41,21 +41,28 @@ class BodyBounds:
 
     max_bytes: int
     max_values: int
+    timeout: float  # seconds to receive the whole body
 
 
-async def read_raw(request: web.Request, max_bytes: int) -> bytes:
-    """The body's bytes; 415 when not JSON, 413 past `max_bytes`, 400 when empty."""
+async def read_raw(request: web.Request, max_bytes: int, timeout: float) -> bytes:
+    """The body's bytes; 415 when not JSON, 413 past `max_bytes`, 400 when empty, 408 when it
+    takes longer than `timeout` seconds (a client trickling a body holds no slot forever)."""
     if not _is_json(request.content_type):
         raise ApiError(415, "unsupported_media_type",
                        f"Send the body as application/json, not {request.content_type}.")
     if request.content_length is not None and request.content_length > max_bytes:
         raise _too_large(max_bytes)
     chunks, size = [], 0
-    async for chunk in request.content.iter_any():
-        size += len(chunk)
-        if size > max_bytes:
-            raise _too_large(max_bytes)
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(timeout):
+            async for chunk in request.content.iter_any():
+                size += len(chunk)
+                if size > max_bytes:
+                    raise _too_large(max_bytes)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise ApiError(408, "request_timeout", f"The request body did not arrive within "
+                       f"{timeout:g} s.") from None
     raw = b"".join(chunks)
     if not raw.strip():
         raise ApiError(400, "invalid_json", "The request body is empty; send a JSON object.")
@@ -135,7 +142,7 @@ async def parse_body(request: web.Request, model: type[ModelT], bounds: BodyBoun
     A body over OFF_LOOP_BYTES is decoded and validated in a worker thread, so one large body
     does not hold the event loop (the value bound keeps the work itself bounded).
     """
-    raw = await read_raw(request, bounds.max_bytes)
+    raw = await read_raw(request, bounds.max_bytes, bounds.timeout)
     work = partial(_decode_and_validate, model, raw, request.charset, bounds.max_values)
     return await asyncio.to_thread(work) if len(raw) > OFF_LOOP_BYTES else work()
 

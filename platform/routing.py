@@ -210,8 +210,10 @@ def _pipeline(route: Route) -> Callable[[web.Request], Awaitable[web.StreamRespo
 
 def _bounds(route: Route, settings: Settings) -> BodyBounds:
     if route.body_limit is BodyLimit.SIMULATION:
-        return BodyBounds(settings.simulation_max_body_bytes, settings.simulation_max_body_values)
-    return BodyBounds(settings.max_body_bytes, settings.max_body_values)
+        return BodyBounds(settings.simulation_max_body_bytes, settings.simulation_max_body_values,
+                          settings.body_timeout_seconds)
+    return BodyBounds(settings.max_body_bytes, settings.max_body_values,
+                      settings.body_timeout_seconds)
 
 
 async def _count(request: web.Request, route: Route, settings: Settings,

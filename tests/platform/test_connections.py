@@ -1,0 +1,145 @@
+"""What reaches `insureops serve` as raw bytes over a socket (issue 17): half-open connections. The server is the one `insureops serve` runs
+(platform/server.py), started in the test's loop; aiohttp's TestServer would differ (it cancels
+handlers when the client disconnects)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+from aiohttp import web
+
+from insureops.platform.app import create_app
+from insureops.platform.config import Settings
+from insureops.platform.server import ServiceRunner
+
+
+@dataclass
+class Served:
+    host: str
+    port: int
+
+    async def send(self, data: bytes, *, read: bool = True, hold: float = 0.0,
+                   timeout: float = 10.0) -> bytes:
+        """Send `data` on a new connection and read until the server closes it (or, when
+        not `read`, close after `hold` seconds)."""
+        reader, writer = await asyncio.open_connection(self.host, self.port)
+        writer.write(data)
+        await writer.drain()
+        answer = await asyncio.wait_for(reader.read(), timeout) if read else b""
+        await asyncio.sleep(hold)  # meanwhile the server waits for the rest
+        writer.close()
+        await writer.wait_closed()
+        return answer
+
+
+async def serve(settings: Settings) -> AsyncIterator[Served]:
+    runner = ServiceRunner(create_app(settings), settings)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    try:
+        yield Served(host, port)
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def served(settings) -> AsyncIterator[Served]:
+    """The service as `insureops serve` runs it, with short timeouts and a small cap."""
+    quick = settings.model_copy(update={"header_timeout_seconds": 0.5,
+                                        "body_timeout_seconds": 0.5, "max_connections": 20})
+    async for running in serve(quick):
+        yield running
+
+
+def split_answer(answer: bytes) -> tuple[int, dict[str, str], bytes]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return int(lines[0].split()[1]), headers, body
+
+
+def login_head(length: int, extra: str = "") -> bytes:
+    return (f"POST /api/auth/login/ HTTP/1.1\r\nHost: localhost\r\n{extra}"
+            f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n").encode()
+
+
+LOGIN_BODY = b'{"email": "ann@example.com", "password": "correct horse battery"}'
+
+
+async def test_service_answers_health_when_served_over_a_raw_socket(served):
+    answer = await served.send(b"GET /api/health/ HTTP/1.1\r\nHost: localhost\r\n"
+                               b"Connection: close\r\n\r\n")
+
+    status, headers, _ = split_answer(answer)
+    assert status == 200 and headers["x-request-id"]
+
+
+async def test_connection_sending_partial_headers_is_closed_when_the_header_timeout_passes(
+        served):
+    """Issue 17: connections that sent partial headers were still open after 65 s."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+
+    answer = await served.send(b"GET /api/health/ HTTP/1.1\r\nHost: localhost\r\nX-Slow: 1",
+                               timeout=5)
+
+    assert answer == b""  # closed by the server, no answer
+    assert 0.4 <= loop.time() - started < 4
+
+
+async def test_connection_is_closed_when_its_next_request_stalls_mid_headers(served):
+    reader, writer = await asyncio.open_connection(served.host, served.port)
+    writer.write(b"GET /api/health/ HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    await writer.drain()
+    first = await asyncio.wait_for(reader.readuntil(b'"status"'), 5)
+    writer.write(b"GET /api/health/ HTTP/1.1\r\nHost: loc")  # a second request, never finished
+    await writer.drain()
+
+    rest = await asyncio.wait_for(reader.read(), 5)  # returns once the server closes
+
+    assert b"200 OK" in first and b"HTTP/1.1" not in rest.partition(b"\r\n\r\n")[2]
+    writer.close()
+
+
+async def test_body_arriving_too_slowly_is_408_when_the_body_timeout_passes(served):
+    answer = await served.send(login_head(len(LOGIN_BODY)) + LOGIN_BODY[:20], timeout=5)
+
+    status, headers, body = split_answer(answer)
+    assert status == 408
+    assert json.loads(body)["error"]["code"] == "request_timeout"
+    assert headers["x-request-id"]
+
+
+@pytest.fixture
+async def capped(settings) -> AsyncIterator[Served]:
+    """The service with room for three connections."""
+    small = settings.model_copy(update={"max_connections": 3})
+    async for running in serve(small):
+        yield running
+
+
+async def test_connection_over_the_cap_is_503_and_closed_when_the_cap_is_reached(capped):
+    held = [await asyncio.open_connection(capped.host, capped.port) for _ in range(3)]
+    await asyncio.sleep(0.1)  # the server has accepted them
+
+    answer = await capped.send(b"GET /api/health/ HTTP/1.1\r\nHost: localhost\r\n\r\n")
+
+    status, headers, body = split_answer(answer)
+    assert status == 503 and headers["retry-after"] == "5"
+    assert json.loads(body)["error"]["code"] == "service_unavailable"
+    for _, writer in held:
+        writer.close()
+    await asyncio.sleep(0.1)
+    again = await capped.send(b"GET /api/health/ HTTP/1.1\r\nHost: localhost\r\n"
+                              b"Connection: close\r\n\r\n")
+    assert split_answer(again)[0] == 200  # closed connections free their slots
+
