@@ -14,7 +14,7 @@ from aiohttp import web
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from insureops.engine import jsonio
-from insureops.platform.errors import ApiError
+from insureops.platform.errors import ApiError, ClientDisconnectedError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 # The API's one policy for fields it does not know, in bodies and query strings alike: 400
@@ -60,6 +60,9 @@ async def read_raw(request: web.Request, max_bytes: int, timeout: float) -> byte
                 if size > max_bytes:
                     raise _too_large(max_bytes)
                 chunks.append(chunk)
+    except ConnectionError:  # aiohttp sets ConnectionResetError on the payload when the peer
+        # closes: it was logged as "database unavailable" and answered 503 (issue 17)
+        raise ClientDisconnectedError from None
     except TimeoutError:
         raise ApiError(408, "request_timeout", f"The request body did not arrive within "
                        f"{timeout:g} s.") from None

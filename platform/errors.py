@@ -69,6 +69,11 @@ class ApiError(Exception):
         return web.json_response({"error": error}, status=self.status, headers=self.headers)
 
 
+class ClientDisconnectedError(Exception):
+    """The client closed the connection before the request was read whole: not a failure of
+    the service (no ERROR log, never a 503), answered in the log only as 499."""
+
+
 @dataclass(frozen=True)
 class ErrorMapping:
     """How one domain error class becomes an ApiError."""
@@ -126,6 +131,9 @@ _HTTP_CODES = {
     429: ("rate_limited", "Too many requests."),
     503: ("service_unavailable", "The service is temporarily unavailable."),
 }
+
+# The status logged for a request whose client went away mid-body (nginx's convention).
+CLIENT_CLOSED_REQUEST = 499
 
 # What a 503 tells a client to wait before retrying (the platform or a tenant database down).
 RETRY_AFTER_SECONDS = "5"
@@ -186,23 +194,44 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return await handler(request)
     except ApiError as exc:
         return exc.to_response()
+    except ClientDisconnectedError:
+        return _client_disconnected(request)
     except web.HTTPException as exc:
         return await _from_http_exception(request, exc)
     except asyncio.CancelledError:
         raise
-    except Exception as exc:  # the one place that answers for everything
-        mapped = request.config_dict[ERROR_TABLE].lookup(exc)
-        if mapped is not None:
-            return mapped.to_response()
-        request_id = request.get(REQUEST_ID, "-")
-        if is_database_unavailable(exc):
-            logger.exception("database unavailable: %s", type(exc).__name__,
-                             extra={"request_id": request_id})
-            return ApiError(503, "service_unavailable",
-                            "The service is temporarily unavailable; retry shortly.",
-                            headers={"Retry-After": RETRY_AFTER_SECONDS}).to_response()
-        logger.exception("unhandled error on %s %s", request.method, request.path,
+    except Exception as exc:  # noqa: BLE001 - the one place that answers for everything
+        if isinstance(exc, ConnectionError) and _client_gone(request):
+            return _client_disconnected(request)
+        return _unexpected(request, exc)
+
+
+def _client_gone(request: web.Request) -> bool:
+    transport = request.transport
+    return transport is None or transport.is_closing()
+
+
+def _client_disconnected(request: web.Request) -> web.StreamResponse:
+    logger.info("client disconnected before the request was read",
+                extra={"request_id": request.get(REQUEST_ID, "-")})
+    return web.Response(status=CLIENT_CLOSED_REQUEST)  # for the access log: nobody reads it
+
+
+def _unexpected(request: web.Request, exc: Exception) -> web.StreamResponse:
+    """Mapped domain errors, 503 for an unavailable database, else a logged 500 (called
+    inside the except block, so the log carries the traceback)."""
+    mapped = request.config_dict[ERROR_TABLE].lookup(exc)
+    if mapped is not None:
+        return mapped.to_response()
+    request_id = request.get(REQUEST_ID, "-")
+    if is_database_unavailable(exc):
+        logger.exception("database unavailable: %s", type(exc).__name__,
                          extra={"request_id": request_id})
-        return ApiError(500, "internal_error",
-                        f"Internal error; quote request id {request_id} when reporting it."
-                        ).to_response()
+        return ApiError(503, "service_unavailable",
+                        "The service is temporarily unavailable; retry shortly.",
+                        headers={"Retry-After": RETRY_AFTER_SECONDS}).to_response()
+    logger.exception("unhandled error on %s %s", request.method, request.path,
+                     extra={"request_id": request_id})
+    return ApiError(500, "internal_error",
+                    f"Internal error; quote request id {request_id} when reporting it."
+                    ).to_response()

@@ -1,4 +1,5 @@
-"""What reaches `insureops serve` as raw bytes over a socket (issue 17): half-open connections. The server is the one `insureops serve` runs
+"""What reaches `insureops serve` as raw bytes over a socket (issue 17): half-open connections,
+clients that go away. The server is the one `insureops serve` runs
 (platform/server.py), started in the test's loop; aiohttp's TestServer would differ (it cancels
 handlers when the client disconnects)."""
 
@@ -6,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -67,12 +69,38 @@ def split_answer(answer: bytes) -> tuple[int, dict[str, str], bytes]:
     return int(lines[0].split()[1]), headers, body
 
 
+async def records_until(caplog, predicate, timeout: float = 5.0) -> list[logging.LogRecord]:
+    """The log records once one satisfies `predicate`, or all of them at the timeout."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline and not any(predicate(r) for r in caplog.records):
+        await asyncio.sleep(0.02)
+    return list(caplog.records)
+
+
 def login_head(length: int, extra: str = "") -> bytes:
     return (f"POST /api/auth/login/ HTTP/1.1\r\nHost: localhost\r\n{extra}"
             f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n").encode()
 
 
 LOGIN_BODY = b'{"email": "ann@example.com", "password": "correct horse battery"}'
+
+
+async def test_client_disconnect_mid_body_is_no_error_and_no_503_when_it_sends_half_a_body(
+        served, caplog):
+    """Issue 17: a client that disconnected mid-body was logged as ERROR "database
+    unavailable" and counted as a 503."""
+    caplog.set_level(logging.INFO)
+
+    await served.send(login_head(len(LOGIN_BODY)) + LOGIN_BODY[:30], read=False, hold=0.2)
+
+    records = await records_until(caplog, lambda r: "disconnected" in r.getMessage()
+                                  or r.levelno >= logging.ERROR)
+    assert not [r for r in records if r.levelno >= logging.ERROR], [
+        r.getMessage() for r in records]
+    assert not any("database unavailable" in r.getMessage() or " 503" in r.getMessage()
+                   for r in records)
+    assert any("client disconnected" in r.getMessage() for r in records)
 
 
 async def test_service_answers_health_when_served_over_a_raw_socket(served):
