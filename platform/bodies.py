@@ -11,6 +11,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestPayloadError
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from insureops.engine import jsonio
@@ -66,6 +67,9 @@ async def read_raw(request: web.Request, max_bytes: int, timeout: float) -> byte
     except TimeoutError:
         raise ApiError(408, "request_timeout", f"The request body did not arrive within "
                        f"{timeout:g} s.") from None
+    except RequestPayloadError:  # bad chunking, or a body shorter than its Content-Length
+        raise ApiError(400, "bad_request", "The request body's framing is invalid (chunked "
+                       "encoding or Content-Length).") from None
     raw = b"".join(chunks)
     if not raw.strip():
         raise ApiError(400, "invalid_json", "The request body is empty; send a JSON object.")

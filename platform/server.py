@@ -1,8 +1,12 @@
-"""The HTTP server around the app: connection cap and header read timeout.
+"""The HTTP server around the app: connection cap, header read timeout, parser errors in our shape.
 
-aiohttp keeps a connection that sent part of its headers open until the keep-alive timeout, and
-accepts connections until file descriptors run out. `GuardedRequestHandler` closes a connection
-whose headers do not arrive within `header_timeout` and refuses connections over
+aiohttp answers requests its parser refuses (a header over 8,190 bytes, a bad method, bad
+chunking, Content-Length with Transfer-Encoding, ...) itself, in `RequestHandler.handle_error`,
+before any middleware runs: text/plain, no `X-Request-ID`, and a logged traceback whose exception
+text quotes the request's first bytes (possibly a key). It also keeps a connection that sent
+part of its headers open until the keep-alive timeout. `GuardedRequestHandler` answers those
+errors in the error shape with a request id and logs them without the request's bytes, closes a
+connection whose headers do not arrive within `header_timeout`, and refuses connections over
 `max_connections`; `ServiceRunner` is the AppRunner that serves with it (`insureops serve`, and
 the tests that talk to the service over raw sockets).
 """
@@ -17,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import web
+from aiohttp import http_exceptions, web
 from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_runner import GracefulExit
 
@@ -25,6 +29,15 @@ from insureops.platform.config import Settings
 
 logger = logging.getLogger("insureops.platform.server")
 
+# Parser refusals -> a message that describes the problem without quoting the request.
+_PARSE_PROBLEMS: tuple[tuple[type[Exception], str], ...] = (
+    (http_exceptions.LineTooLong, "The request line or a header is too long."),
+    (http_exceptions.BadHttpMethod, "The request method is not valid."),
+    (http_exceptions.InvalidURLError, "The request target is not a valid URL."),
+    (http_exceptions.InvalidHeader, "A request header is not valid."),
+    (http_exceptions.PayloadEncodingError,
+     "The request body's framing is invalid (chunked encoding or Content-Length)."),
+)
 _REFUSED_CONNECTION_BODY = json.dumps({"error": {
     "code": "service_unavailable",
     "message": "The service has too many open connections; retry shortly."}}).encode()
@@ -40,6 +53,23 @@ class ConnectionLimits:
     @classmethod
     def from_settings(cls, settings: Settings) -> ConnectionLimits:
         return cls(settings.header_timeout_seconds, settings.max_connections)
+
+
+def parse_problem(exc: BaseException | None) -> str:
+    """A client-safe description of a parser refusal (never the exception's own text)."""
+    for kind, message in _PARSE_PROBLEMS:
+        if isinstance(exc, kind):
+            return message
+    return "The request is not valid HTTP/1.1."
+
+
+def error_response(status: int, code: str, message: str, request_id: str,
+                   headers: dict[str, str] | None = None) -> web.Response:
+    """An error in the service's shape, outside the app (no middleware runs here)."""
+    response = web.json_response({"error": {"code": code, "message": message}}, status=status,
+                                 headers={"X-Request-ID": request_id, **(headers or {})})
+    response.force_close()
+    return response
 
 
 class GuardedRequestHandler(RequestHandler):
@@ -89,6 +119,24 @@ class GuardedRequestHandler(RequestHandler):
         logger.info("closed a connection whose request headers did not arrive within %s s",
                     self._limits.header_timeout)
         self.force_close()
+
+    def handle_error(self, request: web.BaseRequest, status: int = 500,
+                     exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        """A parser refusal (or a failure outside the app) in the error shape, logged without
+        the request's bytes: the exception's text may quote them, so only its class is logged."""
+        request_id = uuid.uuid4().hex
+        if request.writer.output_size > 0:
+            raise ConnectionError("a response was already sent: the connection is broken")
+        if status >= 500:
+            logger.error("error outside the application: %s", type(exc).__name__,
+                         extra={"request_id": request_id})
+            return error_response(status, "internal_error", "Internal error; quote request id "
+                                  f"{request_id} when reporting it.", request_id)
+        logger.info("refused a malformed request (%s, %d)", type(exc).__name__, status,
+                    extra={"request_id": request_id})
+        return error_response(status, "bad_request", parse_problem(exc), request_id)
+
 
 def _refusal() -> bytes:
     head = ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"

@@ -1,5 +1,5 @@
-"""What reaches `insureops serve` as raw bytes over a socket (issue 17): half-open connections,
-clients that go away. The server is the one `insureops serve` runs
+"""What reaches `insureops serve` as raw bytes over a socket (issue 17): malformed requests,
+half-open connections, clients that go away. The server is the one `insureops serve` runs
 (platform/server.py), started in the test's loop; aiohttp's TestServer would differ (it cancels
 handlers when the client disconnects)."""
 
@@ -17,6 +17,8 @@ from aiohttp import web
 from insureops.platform.app import create_app
 from insureops.platform.config import Settings
 from insureops.platform.server import ServiceRunner
+
+SECRET = "iops_SecretMarker0123456789"  # must never come back in an answer or a log line
 
 
 @dataclass
@@ -171,3 +173,40 @@ async def test_connection_over_the_cap_is_503_and_closed_when_the_cap_is_reached
                               b"Connection: close\r\n\r\n")
     assert split_answer(again)[0] == 200  # closed connections free their slots
 
+
+MALFORMED = {
+    "header over 8190 bytes": (b"GET /api/health/ HTTP/1.1\r\nHost: localhost\r\nX-Key: "
+                               + SECRET.encode() + b"x" * 9000 + b"\r\n\r\n"),
+    "bad method": b"G(T /api/health/ HTTP/1.1\r\nHost: localhost\r\nX-Key: " + SECRET.encode()
+                  + b"\r\n\r\n",
+    "bad chunking": (b"POST /api/auth/login/ HTTP/1.1\r\nHost: localhost\r\n"
+                     b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     b"zz\r\n" + SECRET.encode() + b"\r\n0\r\n\r\n"),
+    "content-length with transfer-encoding": (
+        b"POST /api/auth/login/ HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n"
+        b"Transfer-Encoding: chunked\r\nX-Key: " + SECRET.encode() + b"\r\n\r\n0\r\n\r\n"),
+    "request line not http": SECRET.encode() + b"\r\n\r\n",
+}
+
+
+@pytest.mark.parametrize("raw", MALFORMED.values(), ids=MALFORMED.keys())
+async def test_parser_error_answers_in_the_error_shape_and_logs_no_request_bytes_when_malformed(
+        served, caplog, raw):
+    """Issue 17: parser-level errors answered text/plain echoing the request, without
+    X-Request-ID, and logged a traceback holding the first bytes of the header."""
+    caplog.set_level(logging.DEBUG)
+
+    answer = await served.send(raw)
+
+    status, headers, body = split_answer(answer)
+    assert status == 400
+    assert headers["content-type"].startswith("application/json")
+    assert headers["x-request-id"]
+    error = json.loads(body)["error"]
+    assert error["code"] == "bad_request" and error["message"]
+    assert SECRET.encode() not in answer
+    records = await records_until(caplog, lambda r: "malformed" in r.getMessage())
+    for record in records:
+        assert SECRET not in record.getMessage()
+        assert record.exc_info is None or SECRET not in str(record.exc_info[1])
+    assert any(getattr(r, "request_id", None) == headers["x-request-id"] for r in records)
