@@ -123,14 +123,15 @@ class GuardedRequestHandler(RequestHandler):
     def handle_error(self, request: web.BaseRequest, status: int = 500,
                      exc: BaseException | None = None,
                      message: str | None = None) -> web.StreamResponse:
-        """A parser refusal (or a failure outside the app) in the error shape, logged without
-        the request's bytes: the exception's text may quote them, so only its class is logged."""
+        """A parser refusal (or a failure outside the app) in the error shape. A parser
+        refusal's text may quote the request's bytes, so only its class is logged; a 500 (a
+        handler or aiohttp failing, the request parsed) keeps its traceback."""
         request_id = uuid.uuid4().hex
         if request.writer.output_size > 0:
             raise ConnectionError("a response was already sent: the connection is broken")
         if status >= 500:
             logger.error("error outside the application: %s", type(exc).__name__,
-                         extra={"request_id": request_id})
+                         exc_info=exc, extra={"request_id": request_id})
             return error_response(status, "internal_error", "Internal error; quote request id "
                                   f"{request_id} when reporting it.", request_id)
         logger.info("refused a malformed request (%s, %d)", type(exc).__name__, status,
@@ -149,6 +150,8 @@ class GuardedServer(web.Server):
     """aiohttp's low-level server making GuardedRequestHandler connections."""
 
     def __init__(self, plain: web.Server, limits: ConnectionLimits) -> None:
+        # The server AppRunner made, rebuilt with its own settings (aiohttp offers no public
+        # hook for the protocol class; these attributes are stable across 3.9 to 3.14).
         super().__init__(plain.request_handler, request_factory=plain.request_factory,
                          handler_cancellation=plain.handler_cancellation, loop=plain._loop,
                          **plain._kwargs)
