@@ -36,7 +36,6 @@ from insureops.platform.keys import (
 from insureops.platform.log import add_request_id_header, request_id_middleware
 from insureops.platform.mcp import routes as mcp
 from insureops.platform.openapi import build_openapi
-from insureops.platform.origins import origin_middleware
 from insureops.platform.prospects import routes as prospects
 from insureops.platform.ratelimit import RateLimiter
 from insureops.platform.routing import Mount, add_rate_limit_headers
@@ -84,7 +83,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     `clock` (Unix seconds) drives the rate-limit windows and every expiry (codes, sessions).
     """
     app = web.Application(
-        middlewares=[request_id_middleware, error_middleware, origin_middleware],
+        middlewares=[request_id_middleware, error_middleware],
         client_max_size=max(settings.max_body_bytes, settings.simulation_max_body_bytes),
     )
     app[SETTINGS] = settings

@@ -39,6 +39,20 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(MIB, gt=0, description="Largest JSON request body.")
     simulation_max_body_bytes: int = Field(10 * MIB, gt=0,
                                            description="Largest body of simulation routes.")
+    max_body_values: int = Field(10_000, gt=0, description="Most values (objects, arrays, "
+                                 "scalars) in a decoded JSON request body.")
+    simulation_max_body_values: int = Field(1_000_000, gt=0, description="Most values in the "
+                                            "body of a simulation route.")
+    header_timeout_seconds: float = Field(
+        10.0, gt=0, description="`insureops serve` closes a connection whose request line and "
+        "headers have not all arrived this long after it opened (or after its previous request).")
+    body_timeout_seconds: float = Field(
+        60.0, gt=0, description="Longest time to receive a JSON request body; then 408.")
+    keepalive_timeout_seconds: float = Field(
+        75.0, gt=0, description="An idle kept-alive connection is closed after this long.")
+    max_connections: int = Field(
+        1000, gt=0, description="Open connections one `insureops serve` process accepts; "
+        "further ones get 503 and are closed.")
     secret_key: SecretStr | None = Field(None, description="Key for hashing tokens (HMAC).")
     fernet_keys: Annotated[tuple[SecretStr, ...], NoDecode] = Field(
         (), description="Fernet keys for secrets at rest, comma-separated, newest first.")

@@ -6,8 +6,6 @@ from aiohttp import web
 
 from insureops.platform.accounts import service, throttle
 from insureops.platform.accounts.errors import (
-    CodeAttemptsExhaustedError,
-    CodeExpiredError,
     EmailNotVerifiedError,
     InvalidCodeError,
     InvalidCredentialsError,
@@ -43,8 +41,6 @@ routes = RouteTable(
 routes.map_error(WeakPasswordError, 400, "validation_error", message="The request body is invalid.",
                  details=lambda e: [{"field": "password", "message": e.message}])
 routes.map_error(InvalidCodeError, 400, "invalid_code")
-routes.map_error(CodeExpiredError, 400, "code_expired")
-routes.map_error(CodeAttemptsExhaustedError, 400, "code_attempts_exhausted")
 routes.map_error(InvalidCredentialsError, 401, "invalid_credentials")
 routes.map_error(EmailNotVerifiedError, 403, "email_not_verified")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import secrets
+import unicodedata
 from dataclasses import dataclass
 
 from argon2 import PasswordHasher
@@ -22,9 +23,18 @@ class PasswordProblem:
     message: str
 
 
+def _invisible(character: str) -> bool:
+    """Whitespace, control and format characters (zero-width space, BOM, ...)."""
+    return character.isspace() or unicodedata.category(character) in ("Cc", "Cf")
+
+
 def check_password_policy(password: str, email: str) -> PasswordProblem | None:
-    """None when `password` is acceptable: at least 10 characters and not the e-mail address."""
-    if len(password) < MIN_PASSWORD_LENGTH:
+    """None when `password` is acceptable: at least 10 characters besides leading and trailing
+    whitespace, some of them visible, and not the e-mail address."""
+    if all(_invisible(character) for character in password):
+        return PasswordProblem("password_blank",
+                               "The password must not be only spaces or invisible characters.")
+    if len(password.strip()) < MIN_PASSWORD_LENGTH:
         return PasswordProblem("password_too_short",
                                f"Use at least {MIN_PASSWORD_LENGTH} characters.")
     if len(password) > MAX_PASSWORD_LENGTH:

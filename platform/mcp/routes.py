@@ -15,6 +15,7 @@ from aiohttp import web
 from pydantic import BaseModel
 
 from insureops.platform.auth import Auth, Scope
+from insureops.platform.errors import RETRY_AFTER_SECONDS
 from insureops.platform.keys import CLOCK, SECRET_KEYS, TENANT_POOLS
 from insureops.platform.mcp import service as mcp_service
 from insureops.platform.mcp.payloads import (
@@ -56,7 +57,8 @@ routes.map_error(PayloadInvalidError, 400, "validation_error", details=lambda e:
 routes.map_error(RecordMissingError, 404, "not_found")
 routes.map_error(StateConflictError, 409, "conflict", details=lambda e: e.details)
 routes.map_error(TransitionRefusedError, 409, "invalid_transition")
-routes.map_error(TenantDatabaseUnavailableError, 503, "tenant_database_unavailable")
+routes.map_error(TenantDatabaseUnavailableError, 503, "tenant_database_unavailable",
+                 headers={"Retry-After": RETRY_AFTER_SECONDS})
 
 READ = Auth.api_key(Scope.READ)
 WRITE = Auth.api_key(Scope.WRITE)
