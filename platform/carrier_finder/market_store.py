@@ -28,7 +28,12 @@ class MarketStore:
     def __init__(self) -> None:
         self._compiled: dict[str, CompiledRuleset] = {}
         self._snapshots: dict[str | None, tuple[tuple, Market]] = {}
+        self._versions: dict[str, int] = {}  # content hash -> stored version
         self._lock = asyncio.Lock()
+
+    def version(self, content_hash: str) -> int:
+        """The stored version of the appetite with this content (read with the market)."""
+        return self._versions.get(content_hash, 1)
 
     def compiled(self, content_hash: str, source: str, path: str) -> CompiledRuleset:
         found = self._compiled.get(content_hash)
@@ -62,6 +67,7 @@ class MarketStore:
         missing = [row for row in appetite_rows if row.content_hash not in self._compiled]
         if missing:
             await asyncio.get_running_loop().run_in_executor(None, self._compile_all, missing)
+        self._versions.update((row.content_hash, row.version) for row in appetite_rows)
         appetites = {row.id: Appetite(row.name, row.path, row.source,
                                       self._compiled[row.content_hash]) for row in appetite_rows}
         carriers = {row.id: Carrier(row.slug, row.name, row.naic_code, row.rating, row.market,
