@@ -6,9 +6,10 @@ import datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
 from insureops.carrier_matching.lines import LINES
+from insureops.platform.timestamps import IsoDate
 
 LineCode = StrEnum("LineCode", {line.code: line.code for line in LINES})
 NAICS_PATTERN = r"^[0-9]{2,6}$"
@@ -21,8 +22,8 @@ class _Strict(BaseModel):
 
 
 class PriorClaim(_Strict):
-    amount: float | None = Field(None, allow_inf_nan=False)
-    date: datetime.date | None = None
+    amount: StrictFloat | None = Field(None, allow_inf_nan=False)
+    date: IsoDate | None = None
     type: str | None = None
     description: str | None = None
 
@@ -38,13 +39,13 @@ class Business(_Strict):
     state: str | None = Field(None, min_length=2, max_length=2)
     postal_code: str | None = Field(None, max_length=20)
     country: str | None = Field(None, max_length=100)
-    annual_revenue: float | None = Field(None, ge=0, allow_inf_nan=False)
-    payroll: float | None = Field(None, ge=0, allow_inf_nan=False)
-    employee_count: int | None = Field(None, ge=0)
-    years_in_business: float | None = Field(None, ge=0, allow_inf_nan=False)
-    founded_on: datetime.date | None = None
+    annual_revenue: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
+    payroll: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
+    employee_count: StrictInt | None = Field(None, ge=0)
+    years_in_business: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
+    founded_on: IsoDate | None = None
     lines_of_business: list[str] | None = None
-    requested_limit: float | None = Field(None, ge=0, allow_inf_nan=False)
+    requested_limit: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
     prior_claims: list[PriorClaim] | None = None
 
 
@@ -52,8 +53,8 @@ class MatchRequest(_Strict):
     business: Business
     lines: list[LineCode] | None = Field(  # type: ignore[valid-type]
         None, description="Line codes to match; default the business's lines_of_business, else all.")
-    explain: bool = Field(False, description="Add the engine's trace to each result.")
-    limit: int | None = Field(None, ge=1, le=1000, description="Return only the best N results.")
+    explain: StrictBool = Field(False, description="Add the engine's trace to each result.")
+    limit: StrictInt | None = Field(None, ge=1, le=1000, description="Return only the best N results.")
 
 
 class CarrierRef(BaseModel):
