@@ -1,5 +1,4 @@
-"""Matching a business against a market: each candidate product's appetite evaluated by the engine,
-ranked accept before refer before decline, then by score, then by name."""
+"""Matching a business against a market: every candidate appetite evaluated by the engine, ranked."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The stored market as a carrier_matching Market: read from the database, appetites compiled once per
-content hash, and the whole snapshot reused until the stored market changes."""
+"""The stored market as a carrier_matching Market, appetites compiled once per content hash."""
 
 from __future__ import annotations
 

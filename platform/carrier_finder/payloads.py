@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 from enum import StrEnum
 from typing import Any, Literal
 

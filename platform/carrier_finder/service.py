@@ -1,5 +1,4 @@
-"""What the carrier finder's routes do, over the stored market: listings with filters and keyset
-pages, search, matching off the event loop, jurisdictions and lines with candidate counts."""
+"""What the carrier finder's routes do over the stored market: listings, pages, matching, counts."""
 
 from __future__ import annotations
 

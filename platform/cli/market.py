@@ -1,5 +1,4 @@
-"""`insureops market check DIR` checks a market folder; `market load DIR` (the carrier finder's
-command, named here by module path) stores it."""
+"""`insureops market check DIR` checks a market folder; `market load DIR` (carrier finder) stores it."""
 
 from __future__ import annotations
 

@@ -63,8 +63,8 @@ def test_readme_match_commands_show_a_ranked_match_when_run_against_a_fresh_serv
     before, after = CODE_LINE.split(block)
     try:
         wait_until_serving(process, f"http://{base}", time.monotonic() + 120)
-        signup = subprocess.run(["bash", "-ec", before], cwd=tmp_path, capture_output=True,
-                                text=True, timeout=30)
+        signup = subprocess.run(["bash", "-ec", before], check=False, cwd=tmp_path,
+                                capture_output=True, text=True, timeout=30)
         assert signup.returncode == 0, signup.stderr
         code = None
         deadline = time.monotonic() + 10
@@ -73,8 +73,8 @@ def test_readme_match_commands_show_a_ranked_match_when_run_against_a_fresh_serv
             code = found[-1] if found else None
             time.sleep(0.1)
         assert code, "the service printed no verification code"
-        run = subprocess.run(["bash", "-ec", f"CODE={code}\n{after}"], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=60)
+        run = subprocess.run(["bash", "-ec", f"CODE={code}\n{after}"], check=False,
+                             cwd=tmp_path, capture_output=True, text=True, timeout=60)
         assert run.returncode == 0, run.stderr
     finally:
         process.send_signal(signal.SIGINT)
