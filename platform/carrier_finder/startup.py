@@ -37,27 +37,33 @@ async def load_folder(database: Database, folder: Path, *, now: datetime.datetim
     return summary
 
 
-async def load_example_market(app: web.Application) -> None:
-    """On an embedded (SQLite) database without a market, load examples/market once."""
-    settings, database = app[SETTINGS], app[DATABASE]
-    if not settings.is_sqlite or not settings.load_example_market:
-        return
+async def load_first_market(database: Database, folder: Path, *,
+                            now: datetime.datetime) -> LoadSummary | None:
+    """Store the market in `folder` when no carrier is stored yet; None when there was a market
+    already, or no folder (logged), or a broken one (logged: the service starts without it)."""
     async with database.unit_of_work() as uow:
         if not await market_is_empty(uow.session):
-            return
-    folder = example_market_folder()
+            return None
     if not folder.is_dir():
         log.warning("no example market at %s: starting without a carrier market", folder)
-        return
+        return None
     started = time.perf_counter()
-    now = datetime.datetime.fromtimestamp(app[CLOCK](), datetime.UTC)
     try:
         summary = await load_folder(database, folder, now=now)
     except (MarketInvalidError, OSError, UnicodeDecodeError) as exc:
         log.error("the example market did not load, starting without it: %s", exc)
-        return
+        return None
     log.info("example market loaded in %.2fs: %s", time.perf_counter() - started,
              summary.render())
+    return summary
+
+
+async def load_example_market(app: web.Application) -> None:
+    """On an embedded (SQLite) database without a market, load examples/market once."""
+    settings = app[SETTINGS]
+    if settings.is_sqlite and settings.load_example_market:
+        now = datetime.datetime.fromtimestamp(app[CLOCK](), datetime.UTC)
+        await load_first_market(app[DATABASE], example_market_folder(), now=now)
 
 
 async def load_classifier(app: web.Application) -> None:

@@ -11,9 +11,11 @@ from sqlalchemy import func, select
 
 from insureops.platform.carrier_finder.market_store import MarketStore
 from insureops.platform.carrier_finder.models import MarketAppetite, MarketCarrier, MarketProduct
+from insureops.platform.carrier_finder.startup import load_first_market
 from insureops.platform.cli import main
 from insureops.platform.db import Database
 from tests.carrier_matching.market_texts import APPETITE, MANIFEST, market_texts
+from tests.platform.carrier_finder.conftest import NOW
 from tests.platform.cli.test_market import write_market
 
 
@@ -132,3 +134,28 @@ async def test_service_loads_the_example_market_when_the_embedded_database_start
 def _database_key():
     from insureops.platform.keys import DATABASE
     return DATABASE
+
+
+async def test_first_start_goes_on_without_a_market_when_the_example_folder_is_absent(
+        platform_database_urls, tmp_path, caplog):
+    database = Database.connect(platform_database_urls.async_)
+    try:
+        loaded = await load_first_market(database, tmp_path / "no-market", now=NOW)
+        async with database.unit_of_work() as uow:
+            market = await MarketStore().market(uow.session)
+    finally:
+        await database.engine.dispose()
+    assert loaded is None and market.products == ()
+    assert "no example market at" in caplog.text and "starting without" in caplog.text
+
+
+async def test_first_start_loads_nothing_more_when_a_market_is_stored(platform_database_urls,
+                                                                     tmp_path):
+    folder = write_market(tmp_path, market_texts())
+    database = Database.connect(platform_database_urls.async_)
+    try:
+        first = await load_first_market(database, folder, now=NOW)
+        second = await load_first_market(database, folder, now=NOW)
+    finally:
+        await database.engine.dispose()
+    assert first.created["products"] == 2 and second is None
