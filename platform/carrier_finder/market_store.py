@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from decimal import Decimal
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
+from insureops.carrier_matching.matching import CandidateIndex
 from insureops.dsl import CompiledRuleset, compile_ruleset
 from insureops.platform.carrier_finder.models import MarketAppetite, MarketCarrier, MarketProduct
 
@@ -24,11 +26,27 @@ class MarketStore:
     """Per process: compiled appetites by content hash, and the newest Market per workspace with
     the fingerprint (row counts and last changes) it was read at."""
 
-    def __init__(self) -> None:
+    def __init__(self, index_builder: Callable[[tuple[Appetite, ...]], CandidateIndex] | None
+                 = None) -> None:
+        # carrier_matching.pruning.build_candidate_index once it exists; None: no pruning
+        self._index_builder = index_builder
+        self._indexes: dict[int, tuple[Market, CandidateIndex]] = {}
         self._compiled: dict[str, CompiledRuleset] = {}
         self._snapshots: dict[str | None, tuple[tuple, Market]] = {}
         self._versions: dict[str, int] = {}  # content hash -> stored version
         self._lock = asyncio.Lock()
+
+    def index(self, market: Market) -> CandidateIndex | None:
+        """The candidate index of `market` (built once per snapshot), or None without pruning."""
+        if self._index_builder is None:
+            return None
+        found = self._indexes.get(id(market))
+        if found is None or found[0] is not market:
+            found = self._indexes[id(market)] = (market, self._index_builder(market.appetites))
+            if len(self._indexes) > 2 * max(1, len(self._snapshots)):  # drop replaced snapshots
+                live = {id(m) for _, m in self._snapshots.values()}
+                self._indexes = {k: v for k, v in self._indexes.items() if k in live}
+        return found[1]
 
     def version(self, content_hash: str) -> int:
         """The stored version of the appetite with this content (read with the market)."""

@@ -55,10 +55,13 @@ routes = RouteTable(
 routes.map_error(EvaluationError, 400, "business_invalid")
 
 
+def _store(call: Call) -> MarketStore:
+    return call.request.config_dict[MARKET_STORE]
+
+
 async def _market(call: Call) -> Market:
-    store: MarketStore = call.request.config_dict[MARKET_STORE]
     async with call.unit_of_work() as uow:
-        return await store.market(uow.session, call.principal.active_workspace_id)
+        return await _store(call).market(uow.session, call.principal.active_workspace_id)
 
 
 def _filters(query: ListQuery) -> service.Filters:
@@ -123,7 +126,7 @@ async def list_products(call: Call[None, ListQuery]) -> ProductPage:
             description="Each appetite's metadata and source, with the products naming it.")
 async def list_appetites(call: Call[None, ListQuery]) -> AppetitePage:
     market, filters = await _market(call), _filters(call.query)
-    store: MarketStore = call.request.config_dict[MARKET_STORE]
+    store = _store(call)
     found, cursor = service.page(service.appetites(market, filters), lambda row: row[0].name,
                                  filters)
     items = [AppetiteInfo(name=a.name, title=a.title, path=a.path,
@@ -146,10 +149,13 @@ def _refs(carrier: Carrier, product: Product) -> dict:
 async def search(call: Call[SearchRequest, None]) -> SearchResponse:
     body = call.body
     wanted = service.criteria(body.naics, body.state, body.lines, body.q)
-    found = market_search.search(await _market(call), wanted)
+    market = await _market(call)
+    index = _store(call).index(market)
+    found = market_search.search(market, wanted, index)
     return SearchResponse(results=[SearchItem(**_refs(c.carrier, c.product),
                                               appetite=c.appetite.name, reasons=list(c.reasons))
-                                   for c in found], index="named_classes")
+                                   for c in found],
+                          index="named_classes" if index is None else "pruning")
 
 
 def _today(call: Call) -> datetime.date:
@@ -168,7 +174,8 @@ async def match_detailed(call: Call[MatchRequest, None]) -> MatchResponse:
     lines = [str(line) for line in body.lines] if body.lines else None
     report, elapsed = await service.match_business(market, business, lines=lines,
                                                    explain=body.explain, limit=body.limit,
-                                                   as_of=_today(call))
+                                                   as_of=_today(call),
+                                                   index=_store(call).index(market))
     items = [MatchItem(**_refs(r.carrier, r.product), decision=r.decision, score=float(r.score),
                        reasons=list(r.reasons), tags=list(r.tags), outputs=service.plain(r.outputs),
                        evaluated=r.evaluated,
@@ -220,9 +227,10 @@ async def classify_business(call: Call[ClassifyRequest, None]) -> ClassifyRespon
                                      for r in found], method=METHOD)
 
 
-def create_app() -> web.Application:
-    """The area's sub-application, mounted by insureops.platform.app.create_app."""
+def create_app(index_builder=None) -> web.Application:
+    """The area's sub-application, mounted by insureops.platform.app.create_app; `index_builder`
+    (appetites -> candidate index, carrier_matching.pruning) turns pruning on."""
     app = routes.build_app()
-    app[MARKET_STORE] = MarketStore()
+    app[MARKET_STORE] = MarketStore(index_builder)
     app[AREA_STARTUP] = STARTUP_HOOKS
     return app

@@ -15,7 +15,7 @@ from typing import Any
 from insureops.carrier_matching import search as market_search
 from insureops.carrier_matching.lines import LINES, line_by_code
 from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
-from insureops.carrier_matching.matching import MatchReport, match
+from insureops.carrier_matching.matching import CandidateIndex, MatchReport, match
 from insureops.platform.errors import ApiError
 
 _CURSOR_VERSION = 1
@@ -121,12 +121,13 @@ def criteria(naics: str | None, state: str | None, lines: list | None,
 
 
 async def match_business(market: Market, business: dict, *, lines: list[str] | None,
-                         explain: bool, limit: int | None,
-                         as_of: datetime.date) -> tuple[MatchReport, float]:
+                         explain: bool, limit: int | None, as_of: datetime.date,
+                         index: CandidateIndex | None = None) -> tuple[MatchReport, float]:
     """Match off the event loop (the engine's work is CPU-bound); the report and its time in ms."""
     def run() -> tuple[MatchReport, float]:
         started = time.perf_counter()
-        report = match(business, market, as_of=as_of, lines=lines, explain=explain, limit=limit)
+        report = match(business, market, as_of=as_of, lines=lines, explain=explain, limit=limit,
+                       index=index)
         return report, (time.perf_counter() - started) * 1000
     return await asyncio.get_running_loop().run_in_executor(None, run)
 

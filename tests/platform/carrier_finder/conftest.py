@@ -7,7 +7,9 @@ import datetime
 from dataclasses import dataclass
 
 import pytest
+from aiohttp import DummyCookieJar
 
+from insureops.platform.app import create_app
 from insureops.platform.carrier_finder.loading import store_market
 from tests.carrier_matching.example_market import AS_OF, example_market
 from tests.platform.accounts.conftest import FakeClock
@@ -34,8 +36,14 @@ class Finder:
                                       **options)
 
 
-async def start_finder(aiohttp_client, settings, *, market: bool = True) -> Finder:
-    tenancy = await start_tenancy(aiohttp_client, settings, FakeClock(NOW.timestamp()))
+async def start_finder(aiohttp_client, settings, *, market: bool = True,
+                       areas: tuple | None = None) -> Finder:
+    clock = FakeClock(NOW.timestamp())
+    if areas is None:
+        tenancy = await start_tenancy(aiohttp_client, settings, clock)
+    else:
+        tenancy = Tenancy(await aiohttp_client(create_app(settings, clock=clock, areas=areas),
+                                               cookie_jar=DummyCookieJar()), clock)
     if market:
         async with tenancy.database.unit_of_work() as uow:
             await store_market(uow.session, example_market(), now=NOW)

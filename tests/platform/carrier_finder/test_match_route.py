@@ -65,3 +65,37 @@ async def test_match_route_answers_401_when_there_is_no_session(finder):
     response = await finder.client.post("/api/v1/carrier_finder/match-carriers-detailed/",
                                         json={"business": ELECTRICIAN})
     assert response.status == 401
+
+
+class OnlyGranite:
+    """A candidate index keeping Granite Trades' liability appetite: the pruning seam."""
+
+    def __init__(self, appetites) -> None:
+        self.names = {a.name for a in appetites}
+
+    def candidates(self, business) -> frozenset[str]:
+        return frozenset({"appetite.granite_trades.trades_liability"}) & self.names
+
+    def why_pruned(self, name: str, business) -> str:
+        return f"{name} writes no NAICS {business.get('naics')}"
+
+
+async def test_match_route_prunes_with_the_index_when_the_area_is_given_an_index_builder(
+        aiohttp_client, settings):
+    from insureops.platform.app import Area
+    from insureops.platform.carrier_finder import routes as finder_routes
+    from tests.platform.carrier_finder.conftest import Finder, start_finder
+    from tests.platform.workspaces import cheap_areas
+
+    areas = tuple(Area(a.prefix, lambda: finder_routes.create_app(OnlyGranite))
+                  if a.prefix == "/api/v1/carrier_finder" else a for a in cheap_areas())
+    finder: Finder = await start_finder(aiohttp_client, settings, areas=areas)
+    body = await (await finder.post("/match-carriers-detailed/", {"business": ELECTRICIAN})).json()
+    assert body["considered"] == 155 and body["pruned"] > 0
+    evaluated = {r["product"]["id"] for r in body["results"] if r["evaluated"]}
+    assert "granite-trades/trades-gl" in evaluated and "granite-trades/trades-wc" not in evaluated
+    pruned = next(r for r in body["results"] if "pruned" in r["tags"])
+    assert pruned["decision"] == "decline" and pruned["reasons"][0].endswith("NAICS 238210")
+    search = await (await finder.post("/search/", {"naics": "238210"})).json()
+    assert search["index"] == "pruning"
+    assert {r["appetite"] for r in search["results"]} == {"appetite.granite_trades.trades_liability"}
