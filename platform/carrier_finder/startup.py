@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from aiohttp import web
+from sqlalchemy.exc import SQLAlchemyError
 
 from insureops.carrier_matching import MarketInvalidError, load_market
 from insureops.platform.carrier_finder.loading import LoadSummary, store_market
@@ -41,16 +42,21 @@ async def load_first_market(database: Database, folder: Path, *,
                             now: datetime.datetime) -> LoadSummary | None:
     """Store the market in `folder` when no carrier is stored yet; None when there was a market
     already, or no folder (logged), or a broken one (logged: the service starts without it)."""
-    async with database.unit_of_work() as uow:
-        if not await market_is_empty(uow.session):
-            return None
+    try:
+        async with database.unit_of_work() as uow:
+            if not await market_is_empty(uow.session):
+                return None
+    except SQLAlchemyError as exc:  # not migrated, or unreachable: requests will say so
+        log.warning("cannot read the carrier market, starting without loading one: %s",
+                    type(exc).__name__)
+        return None
     if not folder.is_dir():
         log.warning("no example market at %s: starting without a carrier market", folder)
         return None
     started = time.perf_counter()
     try:
         summary = await load_folder(database, folder, now=now)
-    except (MarketInvalidError, OSError, UnicodeDecodeError) as exc:
+    except (MarketInvalidError, OSError, UnicodeDecodeError, SQLAlchemyError) as exc:
         log.error("the example market did not load, starting without it: %s", exc)
         return None
     log.info("example market loaded in %.2fs: %s", time.perf_counter() - started,
@@ -59,9 +65,10 @@ async def load_first_market(database: Database, folder: Path, *,
 
 
 async def load_example_market(app: web.Application) -> None:
-    """On an embedded (SQLite) database without a market, load examples/market once."""
+    """On an embedded (SQLite) database the service migrates and that has no market yet, load
+    examples/market once."""
     settings = app[SETTINGS]
-    if settings.is_sqlite and settings.load_example_market:
+    if settings.is_sqlite and settings.load_example_market and settings.migrate_on_start:
         now = datetime.datetime.fromtimestamp(app[CLOCK](), datetime.UTC)
         await load_first_market(app[DATABASE], example_market_folder(), now=now)
 

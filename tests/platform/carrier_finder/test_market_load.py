@@ -159,3 +159,13 @@ async def test_first_start_loads_nothing_more_when_a_market_is_stored(platform_d
     finally:
         await database.engine.dispose()
     assert first.created["products"] == 2 and second is None
+
+
+async def test_first_start_goes_on_without_a_market_when_the_database_is_not_migrated(
+        database_urls, caplog):
+    database = Database.connect(database_urls.async_)
+    try:
+        loaded = await load_first_market(database, Path("examples/market"), now=NOW)
+    finally:
+        await database.engine.dispose()
+    assert loaded is None and "cannot read the carrier market" in caplog.text
