@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import cast
 
 from aiohttp import web
 
@@ -41,8 +42,8 @@ from insureops.platform.carrier_finder.payloads import (
     SearchRequest,
     SearchResponse,
 )
-from insureops.platform.carrier_finder.startup import MARKET_STORE, STARTUP_HOOKS
-from insureops.platform.keys import AREA_STARTUP, CLOCK
+from insureops.platform.carrier_finder.startup import STARTUP_HOOKS
+from insureops.platform.keys import AREA_STARTUP, CLOCK, MARKET_STORE
 from insureops.platform.ratelimit import RateKey, RateLimit
 from insureops.platform.routing import Call, RouteTable
 
@@ -56,7 +57,7 @@ routes.map_error(EvaluationError, 400, "business_invalid")
 
 
 def _store(call: Call) -> MarketStore:
-    return call.request.config_dict[MARKET_STORE]
+    return cast(MarketStore, call.request.config_dict[MARKET_STORE])
 
 
 async def _market(call: Call) -> Market:

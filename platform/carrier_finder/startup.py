@@ -13,13 +13,12 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from insureops.carrier_matching import MarketInvalidError, load_market
 from insureops.platform.carrier_finder.loading import LoadSummary, store_market
-from insureops.platform.carrier_finder.market_store import MarketStore, market_is_empty
+from insureops.platform.carrier_finder.market_store import market_is_empty
 from insureops.platform.cli.market import read_market_folder
 from insureops.platform.db import Database
 from insureops.platform.keys import CLOCK, DATABASE, SETTINGS
 
 log = logging.getLogger("insureops.carrier_finder")
-MARKET_STORE = web.AppKey("carrier_finder_market_store", MarketStore)
 
 
 def example_market_folder() -> Path:
