@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     tenant_database_allowed_networks: Annotated[tuple[str, ...], NoDecode] = Field(
         (), description="Private, loopback or link-local networks (CIDR, comma-separated) a "
         "tenant database may be on; by default such addresses are refused.")
+    load_example_market: bool = Field(
+        True, description="On an embedded (SQLite) platform database without a carrier market, "
+        "load examples/market on start.")
     tenant_database_timeout_seconds: float = Field(
         5.0, gt=0, description="Timeout of a tenant database connection test.")
     scan_allowed_networks: Annotated[tuple[str, ...], NoDecode] = Field(
