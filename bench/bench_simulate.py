@@ -101,7 +101,7 @@ def stage_costs(cases: Path) -> list[tuple[str, float]]:
         CaseReader(io.BytesIO(raw), default_as_of=date(2026, 3, 1))))
     evaluator = CaseEvaluator(compiled, filename=str(APPETITE))
     results = timed("evaluate (conversion included)", lambda: [
-        evaluator.evaluate(case) for case in parsed])
+        outcome for _, outcome in evaluator.outcomes(parsed)])
     limits = Limits()
     convert = getattr(compiled, "_bind_measured", None)  # a private engine step: measured
     if convert is not None:                               # while it exists
