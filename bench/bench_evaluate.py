@@ -1,6 +1,7 @@
 """Evaluations per second of compiled rulesets vs the same logic in plain Python, same input.
 
     /work/.venv/bin/python bench/bench_evaluate.py [--cases 100000] [--rounds 5] [--instructions]
+        [--baseline DIR]
 
 Two comparisons, each on the SAME JSON dicts (as the json module reads them: ints, strings,
 lists; nothing converted in advance), plain and compiled rounds interleaved in one process,
@@ -16,6 +17,11 @@ Both sides must agree on every record checked (the script counts mismatches). `-
 adds callgrind's instructions per evaluation of each of the four (deterministic, unlike time on
 a shared machine): a child process evaluating the first 1,000 and the first 3,000 records, the
 difference divided by 2,000, so start-up, compile and code generation cancel out.
+
+`--baseline DIR` compares with another checkout of the engine, unpacked as `DIR/insureops`
+(`git archive COMMIT | tar -x -C DIR/insureops`) and put first on the child's PYTHONPATH: the
+same script and records run in child processes, rounds alternating between this checkout and
+the baseline, and `--instructions` counts the baseline's compiled variants too.
 """
 
 from __future__ import annotations
@@ -105,9 +111,16 @@ def mismatches(items: list[dict]) -> tuple[int, int]:
     return single_bad, appetite_bad
 
 
-def instructions(variant: str) -> float:
-    """Instructions per evaluation of `variant` under callgrind (see the module docstring)."""
+def _env(baseline: str | None) -> dict:
     env = {**os.environ, "PYTHONHASHSEED": "0"}  # set and dict orders, hence counts, repeatable
+    if baseline:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [baseline, env.get("PYTHONPATH")]))
+    return env
+
+
+def instructions(variant: str, baseline: str | None = None) -> float:
+    """Instructions per evaluation of `variant` under callgrind (see the module docstring)."""
+    env = _env(baseline)
     collected = []
     for count in COUNTS:
         command = [sys.executable, __file__, "--child", variant, "--cases", str(count)]
@@ -118,6 +131,27 @@ def instructions(variant: str) -> float:
             raise SystemExit(f"callgrind gave no count:\n{run.stderr[-2000:]}")
         collected.append(int(found.group(1)))
     return (collected[1] - collected[0]) / (COUNTS[1] - COUNTS[0])
+
+
+def rates_child(count: int) -> None:
+    """One round of every variant on `count` records, printed as JSON (for `--baseline`)."""
+    items = records(count)
+    runs = {variant: runners(variant) for variant in VARIANTS}
+    for run in runs.values():
+        run(items[:1000])
+    print(json.dumps({variant: _cpu_rate(run, items) for variant, run in runs.items()}))
+
+
+def versus_baseline(baseline: str, count: int, rounds: int) -> dict[str, list[dict]]:
+    """Rounds of `rates_child` alternating between this checkout and the baseline."""
+    found: dict[str, list[dict]] = {"this checkout": [], "baseline": []}
+    for _ in range(rounds):
+        for label, where in (("this checkout", None), ("baseline", baseline)):
+            run = subprocess.run([sys.executable, __file__, "--rates-child", "--cases",
+                                  str(count)], capture_output=True, text=True, check=True,
+                                 env=_env(where))
+            found[label].append(json.loads(run.stdout))
+    return found
 
 
 def child(variant: str, count: int) -> None:
@@ -132,10 +166,15 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--baseline", metavar="DIR")
     parser.add_argument("--child", choices=VARIANTS, help=argparse.SUPPRESS)
+    parser.add_argument("--rates-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child, args.cases)
+        return
+    if args.rates_child:
+        rates_child(args.cases)
         return
 
     items = records(args.cases)
@@ -162,12 +201,28 @@ def main() -> None:
     print(f"  single rule: compiled / lambda      {single_ratio:6.2f}x  (target <= 4x)")
     print(f"  appetite: compiled / plain function {appetite_ratio:6.2f}x  (target <= 2x)")
     print(f"  mismatches on the first 5,000: single rule {single_bad}, appetite {appetite_bad}")
+    if args.baseline:
+        found = versus_baseline(args.baseline, args.cases, args.rounds)
+        print(f"  child processes, {args.rounds} alternating rounds each, medians "
+              f"(load average {os.getloadavg()[0]:.1f}):")
+        for label, runs in found.items():
+            us = {v: statistics.median(1e6 / run[v] for run in runs) for v in VARIANTS}
+            single = statistics.median(run["lambda"] / run["single"] for run in runs)
+            appetite = statistics.median(run["plain"] / run["appetite"] for run in runs)
+            print(f"    {label:14s} single rule {us['single']:6.2f} us ({single:5.2f}x the "
+                  f"lambda), appetite {us['appetite']:6.2f} us ({appetite:5.2f}x the function)")
     if args.instructions:
         counts = {variant: instructions(variant) for variant in VARIANTS}
         for variant in VARIANTS:
             print(f"  instructions per evaluation, {labels[variant]:28s} {counts[variant]:9,.0f}")
         print(f"  instruction ratios: single rule {counts['single'] / counts['lambda']:.2f}x, "
               f"appetite {counts['appetite'] / counts['plain']:.2f}x")
+        if args.baseline:
+            base = {variant: instructions(variant, args.baseline)
+                    for variant in ("single", "appetite")}
+            print(f"  baseline: single rule {base['single']:,.0f} "
+                  f"({base['single'] / counts['lambda']:.2f}x), appetite "
+                  f"{base['appetite']:,.0f} ({base['appetite'] / counts['plain']:.2f}x)")
 
 
 if __name__ == "__main__":
