@@ -98,15 +98,11 @@ def _walk(value: object, depth: int, budget: _Budget) -> None:
 
 
 def _rest(value: dict, read: frozenset, depth: int, budget: _Budget) -> None:
-    """Count the values of the keys no rule reads (the read ones are counted as converted):
-    a scalar was counted with its object, so only containers are walked."""
-    for key, item in value.items():
-        kind = type(item)
-        if kind is dict or kind is list:
-            if key not in read:
-                _walk(item, depth, budget)
-        elif kind not in _SCALARS and key not in read:
-            raise _Exotic
+    """Count the values of the keys no rule reads (the read ones are counted as converted)."""
+    for key in value.keys() - read:
+        item = value[key]
+        if type(item) is not str:
+            _walk(item, depth, budget)
 
 
 def measure(value: object, limits: Limits, name: str) -> bool:
