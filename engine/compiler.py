@@ -226,6 +226,8 @@ class CompiledRuleset:
         one with code `internal_error`), and the batch goes on."""
         limits = limits or self._default_limits
         regexes, evaluate = self._regexes, self.evaluate
+        bind, bind_measured = self._bind, self._bind_measured
+        one = None  # (name, converter of measured data) of a one-input ruleset, once generated
         for item in items:
             if type(item) is BatchItem:
                 inputs, when, measured = item
@@ -239,8 +241,13 @@ class CompiledRuleset:
                     outcome = evaluate(inputs, as_of=when, explain=explain, limits=limits,
                                        measured=measured)
                 else:  # evaluate's fast path, with the set-up above done once
-                    env = self._bind_measured(inputs, limits) if measured else \
-                        self._bind(inputs, limits)
+                    if one is None:  # `_measured` is complete once the fast path exists
+                        one = self._measured[0] if len(self._measured) == 1 else ()
+                    if measured and one and len(inputs) == 1 and one[0] in inputs:
+                        env = {one[0]: one[1](inputs[one[0]], one[0], limits)}  # _bind_measured
+                    else:
+                        env = bind_measured(inputs, limits) if measured else \
+                            bind(inputs, limits)
                     env[EVAL] = ev = Evaluation(when, limits, regexes)
                     try:
                         outcome = fast(env, ev)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -206,24 +205,25 @@ class CaseEvaluator:
     def outcomes(self, cases: Iterable[Case]) -> Iterator[tuple[Case, Any]]:
         """(case, `evaluate(case)`) for every case, in order, through the engine's batch entry
         point (`evaluate_many`): one case read, evaluated and handed back at a time."""
-        pending: deque[tuple[Case, CaseError | None]] = deque()
+        refused: list[tuple[Case, CaseError]] = []  # read since the last evaluated case
+        current: list[Case] = []  # the case evaluate_many is evaluating
+        required = self._required
 
         def items() -> Iterator[BatchItem]:
             for case in cases:
-                refused = self._refused(case)
-                pending.append((case, refused))
-                if refused is None:
-                    yield BatchItem(case.inputs, case.as_of, case.measured)
+                if case.error is None and case.inputs.keys() >= required:
+                    current[:] = (case,)
+                    yield _new_tuple(BatchItem, (case.inputs, case.as_of, case.measured))
+                else:
+                    refused.append((case, self._refused(case)))
 
-        popleft = pending.popleft
         for outcome in self.compiled.evaluate_many(items(), explain=self.explain):
-            case, refused = popleft()
-            while refused is not None:  # the cases refused before this one
-                yield case, refused
-                case, refused = popleft()
-            yield case, self._error(outcome, case) if type(outcome) is not Result else outcome
-        while pending:  # the cases refused after the last evaluated one
-            yield popleft()
+            if refused:  # evaluate_many reads one item per outcome: these came before it
+                yield from refused
+                refused.clear()
+            case = current[0]
+            yield case, outcome if type(outcome) is Result else self._error(outcome, case)
+        yield from refused  # the cases refused after the last evaluated one
 
     def _refused(self, case: Case) -> CaseError | None:
         """The error of a case that cannot be evaluated at all (unreadable, inputs missing)."""
