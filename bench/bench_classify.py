@@ -1,14 +1,12 @@
 """Accuracy and speed of the offline NAICS classifier on the project's labelled evaluation set.
 
-    /work/.venv/bin/python bench/bench_classify.py [--rounds 3] [--misses]
+    python bench/bench_classify.py [--rounds 3] [--misses]
 
 Prints top-1 and top-3 accuracy for the tuning and the held-out parts of
-tests/carrier_matching/classifier_eval.jsonl (a line counts as a hit when any of its accepted
-codes is there), and apart for the lines marked "written": "after-index" (written once the
-index existed, in wording it had not seen: the nearest this set comes to unseen input), how well the top result's confidence tracks its accuracy, the first call's time
-(index build included) and the median and p99 time per description after it, in CPU and wall
-time (target: under 10 ms). `--misses` lists the tuning lines missed in the top 3; the held-out misses are never
-listed, so that the held-out third cannot be tuned against line by line.
+tests/carrier_matching/classifier_eval.jsonl (a hit: any accepted code is there), apart for the
+lines written after the index existed (the nearest this set comes to unseen wording), how well
+the top result's confidence tracks its accuracy, and the first and later calls' CPU and wall
+time per description. `--misses` lists tuning lines missed in the top 3, never held-out ones.
 """
 
 from __future__ import annotations

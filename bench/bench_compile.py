@@ -1,21 +1,10 @@
 """Compile time of a generated 50-rule ruleset, and the start-up time of the CLI.
 
-    /work/.venv/bin/python bench/bench_compile.py [--rules 50] [--rounds 9]
-                                                  [--baseline OTHER_PYTHON]
+    python bench/bench_compile.py [--rules 50] [--rounds 9] [--baseline OTHER_PYTHON]
 
-Every figure is measured in child processes, so that a baseline can be measured the same way in
-the same run: `--baseline` names the Python of another checkout (for example a `git worktree`
-of an older commit installed into its own venv with `pip install -e`), and its rounds are
-interleaved with ours, so noise from the neighbours hits both sides of a ratio.
-
-- cold: the first compile in a fresh interpreter (imports and parser tables included);
-- warm: compiles in a warm interpreter under new file names, so the source-hash cache misses,
-  with the garbage collector as it is (it runs during the compile), and the same compile split
-  into its phases (parse, build the IR, check, compile the IR);
-- start-up: `import insureops.platform.cli` and `insureops rules --help`.
-
-Targets: compile < 50 ms; CLI import and `--help` < 150 ms. Figures are CPU time (process time
-of the child), the median over rounds.
+Cold and warm compiles (split into phases) and CLI start-up, as CPU time in child processes, with
+another checkout's Python (`--baseline`) interleaved round by round. Method and targets:
+docs/performance.md.
 """
 
 from __future__ import annotations

@@ -1,27 +1,12 @@
 """Evaluations per second of compiled rulesets vs the same logic in plain Python, same input.
 
-    /work/.venv/bin/python bench/bench_evaluate.py [--cases 100000] [--rounds 5] [--instructions]
+    python bench/bench_evaluate.py [--cases 100000] [--rounds 5] [--instructions]
         [--baseline DIR]
 
-Two comparisons, each on the SAME JSON dicts (as the json module reads them: ints, strings,
-lists; nothing converted in advance), plain and compiled rounds interleaved in one process,
-medians of CPU-time rates and of per-round ratios:
-
-- issue 12's single appetite rule (`workload.SINGLE_RULE`: six conditions on one record) with
-  `compile_ruleset(src).evaluate({"r": record})` beside `workload.single_rule_lambda`
-  (target: within 4x);
-- the appetite example (`examples/appetite_acme_contractors.rules`) beside its hand-written
-  function `workload.plain_appetite`, which also takes the raw dict (target: within 2x).
-
-Both sides must agree on every record checked (the script counts mismatches). `--instructions`
-adds callgrind's instructions per evaluation of each of the four (deterministic, unlike time on
-a shared machine): a child process evaluating the first 1,000 and the first 3,000 records, the
-difference divided by 2,000, so start-up, compile and code generation cancel out.
-
-`--baseline DIR` compares with another checkout of the engine, unpacked as `DIR/insureops`
-(`git archive COMMIT | tar -x -C DIR/insureops`) and put first on the child's PYTHONPATH: the
-same script and records run in child processes, rounds alternating between this checkout and
-the baseline, and `--instructions` counts the baseline's compiled variants too.
+Issue 12's single appetite rule beside a plain lambda, and the appetite example beside its
+hand-written function, both sides given the same raw JSON dicts, rounds interleaved; prints both
+ratios, `--instructions` adds callgrind counts per evaluation and `--baseline DIR` runs another
+checkout unpacked as `DIR/insureops` in alternating child rounds. Method: docs/performance.md.
 """
 
 from __future__ import annotations

@@ -1,20 +1,14 @@
 """`insureops rules simulate` throughput, JSON in and out included.
 
-    /work/.venv/bin/python bench/bench_simulate.py [--cases 100000] [--rounds 5] [--profile]
+    python bench/bench_simulate.py [--cases 100000] [--rounds 5] [--profile]
         [--instructions] [--baseline-python PYTHON]
 
-Writes a seeded cases file for the appetite example, runs the real CLI in a subprocess
-`--rounds` times (`--out` to a file) and prints the median cases per second (target >= 20,000
-on one core). `--profile` also runs the same command in-process under cProfile on a fifth of the
-cases and prints where the time goes. `--baseline-python` (another checkout's interpreter, its
-`insureops` script beside it) runs the baseline's CLI in rounds alternating with ours and prints
-the ratio. `--instructions` counts the instructions per case with callgrind (deterministic,
-unlike time on a shared machine), also for the baseline when given.
-
-It also runs issue 12's workload (`bench/three_rules.rules`: a class/state/revenue accept, a
-size score, a count of large losses that refers) through the CLI in rounds alternating with
-`bench/plain_simulate.py`, the same job as a plain script with the json module, checks that
-both wrote the same results, and prints the ratio of their CPU times (target: at most 1x).
+Runs the real CLI on a seeded cases file and prints the median cases per second; `--profile`
+adds cProfile, `--baseline-python` alternates rounds with another checkout's CLI, and
+`--instructions` counts instructions per case with callgrind. It also runs issue 12's
+three-rule workload (`bench/three_rules.rules`) in rounds alternating with the same job done by
+a json-module script (`bench/plain_simulate.py`) and prints their CPU ratio. Method:
+docs/performance.md.
 """
 
 from __future__ import annotations

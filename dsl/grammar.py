@@ -1,12 +1,9 @@
 """The Lark parser of rules.lark: loaded from the prebuilt LALR tables, or built from the grammar.
 
-The parser runs with the faster lexer and LALR loop of `larkplugins.py` (lark's plugin hook).
-Building the LALR tables costs ~0.4 s of CPU, paid by every `insureops rules ...` run; loading
-the tables prebuilt from the same grammar costs ~20 ms. `rules.lalr` holds a fingerprint line
-(sha256 of rules.lark, the parser options and lark's version) and lark's own serialization of the
-parser. When the fingerprint differs (the grammar or lark changed) the tables are ignored and
-the parser is built from rules.lark; tests/dsl/test_grammar.py fails until `UPDATE_GOLDENS=1`
-regenerates the file.
+Building the tables would be paid by every `insureops rules ...` run, so `rules.lalr` holds them
+with a fingerprint (sha256 of rules.lark, the parser options and lark's version); on a mismatch
+they are ignored and rebuilt, and tests/dsl/test_grammar.py fails until `UPDATE_GOLDENS=1`
+regenerates the file. The parser runs with `larkplugins.py`'s lexer and LALR loop.
 """
 
 from __future__ import annotations

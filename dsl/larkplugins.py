@@ -1,25 +1,10 @@
 """Faster stand-ins for lark's contextual lexer and LALR loop, installed through lark's plugins.
 
-lark lets a caller replace its `ContextualLexer` and `LALR_Parser` classes (`_plugins`, the hook
-lark-cython uses). Parsing is about half of a ruleset's compile time, and most of that is
-per-token bookkeeping in lark's general loops, not the grammar. These subclasses keep lark's
-tables, terminals, callbacks, trees and exceptions and only tighten the loops:
-
-- the lexer skips ignored text (spaces, comments) with one regular expression before each token
-  (lark matches it as a token of its own and throws it away), tries the root lexer's one regex
-  before the state's own (see FastContextualLexer), reads positions from its own counters, and
-  hands any failure to lark's own lexer, which raises lark's usual error at the same place;
-- the parser resolves each table entry once (a shift, a reduction with its size, callback and
-  goto symbol), so a reduction no longer hashes lark's `Rule` objects (a Python-level `__hash__`
-  and `__eq__` on every reduction); and a reduction of one child by a `?rule` that passes its
-  child through (`ExpandSingleChild`, the precedence chain `?sum: product`) just changes state,
-  as the callback would hand back the same value. An operand of an expression goes through ten
-  such levels.
-
-Equivalence is tested token by token and tree by tree against plain lark (tests/dsl/
-test_larkplugins.py), on the examples and on random text. The classes lean on lark internals, so
-they are used only with the lark versions they were tested with (`PLUGINS` is empty otherwise,
-and the test that the service parser runs with them fails, asking for a new check).
+They keep lark's tables, terminals, callbacks, trees and exceptions and only tighten the
+per-token loops, where most of a parse goes (docs/performance.md, "Compile and start-up").
+Equivalence with plain lark is tested token by token and tree by tree (tests/dsl/
+test_larkplugins.py); as they lean on lark internals, `PLUGINS` is empty for lark versions they
+were not tested with.
 """
 
 from __future__ import annotations
@@ -47,11 +32,11 @@ class FastContextualLexer(ContextualLexer):
     every terminal; when the token it gives is one the parser's state accepts, the state's own
     lexer would have given the same one (its terminals are a subset in the same order, and
     keywords are typed the same way), so it is taken. Otherwise the state's lexer decides, as in
-    lark. lark compiles a regex per state (about 40 for a typical ruleset: 25 ms, most of the
-    parse in a fresh process such as `insureops rules check`); this way only the few states that
-    disagree with the root (a duration unit after a number, a `|` inside a table line) compile
-    theirs. After that, each state's own regex is used: with fewer alternatives it matches about
-    10% faster, which a long-running process (the service) earns back.
+    lark. lark compiles a regex per state (about 40 for a typical ruleset, most of the parse in a
+    fresh process such as `insureops rules check`); this way only the few states that disagree
+    with the root (a duration unit after a number, a `|` inside a table line) compile theirs.
+    After that, each state's own regex is used: with fewer alternatives it matches faster, which
+    a long-running process (the service) earns back (docs/performance.md, "Compile and start-up").
     """
 
     ROOT_FIRST_TOKENS = 10_000

@@ -1,21 +1,10 @@
-"""The fast path: the untraced rule loop of a ruleset generated as one Python function.
+"""The fast path: a ruleset's untraced rule loop generated as one Python function.
 
-Each rule becomes a block of straight-line Python: its `when` (an `and` chain of conditions)
-is checked condition by condition, and common conditions on an input field compared with a
-constant (`business.state in {...}`, `business.revenue between 1 and 5`, `x.n < 3`, `not ...`)
-are inlined with a type-checked fast path; `count`/`any`/`all` over a list become loops in the
-function (a right side that does not depend on the item computed once, on first use, and
-once per as-of date when it reads nothing else); `hit first` tables become an if-chain over
-their rows; everything else calls the closure the expression compiler made for it. Constant
-and interpolated actions (score, decision, reason, tag) are inlined too, on a score, decision
-and lists held in locals; the function returns the `Result`. It is generated once a ruleset
-has run `compiler.GENERATE_AFTER` untraced evaluations on its closures (64), so that a ruleset
-evaluated a few times never pays for it.
-
-Safety: the generated text contains no user text at all. Every literal, field name, span and
-closure is reached through a constants table (`K0`, `K1`, ...); identifiers are generated
-(`r0` for an input, `g0` for its field reader, `_a` for a temporary). Only the inputs and
-the env are ever touched. An error is reported in the rule or table that raised it (`_i`).
+Common conditions, comprehensions, `hit first` tables and constant actions are inlined; anything
+else calls the closure the expression compiler made. The text holds no user text: every literal,
+name, span and closure is reached through a constants table. It is generated only after
+`compiler.GENERATE_AFTER` untraced evaluations, so a ruleset run a few times never pays for it
+(docs/performance.md, docs/rules-language.md "Evaluation").
 """
 
 from __future__ import annotations

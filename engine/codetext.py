@@ -126,8 +126,8 @@ def as_of_only(expr: object, compiler, local: dict) -> bool:
 
 def per_as_of(closure, env: dict, ev, memo: dict) -> object:
     """`closure(env)` for an expression that reads only the as-of date (`as_of_only`),
-    remembered per as-of date and limits: `today() - 1 year` took ~4 us to compute again
-    for every case. Only plain dates are keys (equal datetimes may differ in zone) and
+    remembered per as-of date and limits, instead of computed again for every case
+    (docs/performance.md). Only plain dates are keys (equal datetimes may differ in zone) and
     only immutable values are kept; an error is raised every time, as it was."""
     as_of = ev.as_of
     if type(as_of) is date:

@@ -33,9 +33,9 @@ from insureops.engine.selftest import run_tests
 _PENDING = object()
 RESULT_NAMES = frozenset({"decision", "score", "outputs", "reasons", "tags", "fired"})
 # Untraced evaluations that run on the closures before the rule loop is generated as code
-# (`codegen.py`): generating costs about a compile (Python's own compile of the text, 45 ms for
-# 50 rules), which a ruleset evaluated a few times (embedded tests, one API call) never earns
-# back, while a bulk run pays it once, after its first cases.
+# (`codegen.py`): generating costs about a compile (Python's own compile of the text; figures
+# in docs/performance.md), which a ruleset evaluated a few times (embedded tests, one API call)
+# never earns back, while a bulk run pays it once, after its first cases.
 GENERATE_AFTER = 64
 
 

@@ -2,17 +2,9 @@
 
 Every operation on numbers that could round goes through a context of this module, passed
 explicitly (`EXACT.add(a, b)`, never `a + b`), so a host that changes its thread's decimal
-context (precision, rounding, traps) cannot change a result:
-
-- `+ - *` are exact. A result that would need more than `MAX_DIGITS` (100) significant digits
-  is the error `arithmetic_error` naming that limit, never a rounded number.
-- `/` gives `DIVISION_DIGITS` (34) significant digits, rounded half to even; an exact quotient
-  keeps its natural scale (`1 / 4 == 0.25`, `6 / 2 == 3`).
-- `%` is exact (the remainder of the whole-number quotient, with the sign of the dividend).
-- Every result's adjusted exponent stays within +-`MAX_EXPONENT` (1000), the bound input numbers
-  have: beyond it (`10^900 * 10^900`) is `arithmetic_error`, as is a zero whose exponent would
-  leave the range.
-- Negation and `abs` copy the number (exact, no context); rounding built-ins use `ROUNDING`.
+context cannot change a result. `+ - * %` are exact up to `MAX_DIGITS` significant digits, `/`
+gives `DIVISION_DIGITS` rounded half to even, every result's exponent stays within
+`MAX_EXPONENT`; beyond a bound is `arithmetic_error` (docs/rules-language.md, "Evaluation").
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """Input conversion specialised to what a ruleset reads (every evaluation path uses it).
 
-`engine/conversion.py` converts a whole input; most rulesets read a few fields of it. Given an
-input's access tree (`engine/reads.py`), `ProjectedConverter` converts only the fields read:
-an object becomes a new dict holding just those fields (converted; a field absent or null
-stays absent, which reads the same), a list read item by item gets each item projected, and a
-value used whole (or of an unexpected shape) goes through the full conversion. Unread fields
-are neither converted nor validated (an invalid date in a field no rule reads is no error), on
-every path alike: untraced, explained and the reference interpreter use this converter.
-
-The input limits still hold for the whole input, counted as the full conversion counts them
-(every container its length, and its depth): the generated converters count the objects and
-lists they convert, and walk iteratively (no conversion, no recursion) the values of keys no
-rule reads and the values converted whole. Inputs holding anything but JSON-like values
-(tuples, sets, other mappings, ...) take the full conversion. The converter of an object is
-generated Python text (one straight-line function per object shape), reached only through a
-constants table, like `codegen.py`; for data the caller has measured, a list of objects read
-field by field is converted inside its parent's function. Ints become Decimals (those of
-0..1023 made once): `rules simulate` reads JSON integers as ints.
+Given an input's access tree (`engine/reads.py`), `ProjectedConverter` converts only the fields
+read, with generated per-object functions reached through a constants table (as in `codegen.py`),
+and still counts the input limits over the whole input. Unread fields are neither converted nor
+validated, on every path alike: untraced, explained and the reference interpreter use this
+converter (docs/performance.md, "Input limits on the fast path").
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """`matches`: Python `re` search semantics, with the pattern's cost bounded before it runs.
 
-A pattern matches when it is found anywhere in the subject (`re.search`); anchor it with `^...$`
-to match the whole string. Backtracking is what makes a regular expression slow, so:
-
-- patterns that can backtrack exponentially are refused: a variable-length quantifier inside
-  another repeated part (`(a+)+`, `(a{1,2})*`, `(\\w+\\s?)*`), a repeated alternation whose
-  branches do not each start with a distinct literal character (`(a|aa)*`, `(x|y|)+`), and
-  back references;
-- polynomial backtracking is bounded by the subject's length: with k variable-length
-  quantifiers (`*`, `+`, `?`, `{m,n}`) a search can take about n^(k+1) steps on n characters
-  (n^k when the pattern starts with `^`), so the longest subject allowed is the largest n with
-  that count under `STEP_BUDGET`, and never more than `Limits.max_regex_subject_length`.
-  `^[A-Z]{2}[0-9]{4}$` (k = 0) takes any subject; `.*LLC.*` (k = 2) takes up to 271 characters.
+Patterns that can backtrack exponentially (a variable-length quantifier inside a repeated part,
+repeated alternations whose branches do not start with distinct literals, back references) are
+refused; polynomial backtracking is bounded by capping the subject's length from the pattern's
+variable-length quantifiers and `STEP_BUDGET` (docs/rules-language.md, "Limits").
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from aiohttp import web
 
 from insureops.platform import meta
 from insureops.platform.accounts import routes as accounts
+from insureops.platform.accounts.session_auth import authenticate_session, refresh_session_cookie
 from insureops.platform.api_keys import authenticate_api_key
 from insureops.platform.auth import Authenticator, Authenticators, AuthKind
 from insureops.platform.carrier_finder import routes as carrier_finder
@@ -35,13 +36,11 @@ from insureops.platform.keys import (
 from insureops.platform.log import add_request_id_header, request_id_middleware
 from insureops.platform.mcp import routes as mcp
 from insureops.platform.openapi import build_openapi
-from insureops.platform.origins import origin_middleware
 from insureops.platform.prospects import routes as prospects
 from insureops.platform.ratelimit import RateLimiter
 from insureops.platform.routing import Mount, add_rate_limit_headers
 from insureops.platform.rules_studio import routes as rules_studio
 from insureops.platform.secret_keys import load_secret_keys
-from insureops.platform.session_auth import authenticate_session, refresh_session_cookie
 from insureops.platform.settings import routes as settings_area
 from insureops.platform.team import routes as team
 
@@ -84,7 +83,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     `clock` (Unix seconds) drives the rate-limit windows and every expiry (codes, sessions).
     """
     app = web.Application(
-        middlewares=[request_id_middleware, error_middleware, origin_middleware],
+        middlewares=[request_id_middleware, error_middleware],
         client_max_size=max(settings.max_body_bytes, settings.simulation_max_body_bytes),
     )
     app[SETTINGS] = settings

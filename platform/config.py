@@ -39,6 +39,20 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(MIB, gt=0, description="Largest JSON request body.")
     simulation_max_body_bytes: int = Field(10 * MIB, gt=0,
                                            description="Largest body of simulation routes.")
+    max_body_values: int = Field(10_000, gt=0, description="Most values (objects, arrays, "
+                                 "scalars) in a decoded JSON request body.")
+    simulation_max_body_values: int = Field(1_000_000, gt=0, description="Most values in the "
+                                            "body of a simulation route.")
+    header_timeout_seconds: float = Field(
+        10.0, gt=0, description="`insureops serve` closes a connection whose request line and "
+        "headers have not all arrived this long after it opened (or after its previous request).")
+    body_timeout_seconds: float = Field(
+        60.0, gt=0, description="Longest time to receive a JSON request body; then 408.")
+    keepalive_timeout_seconds: float = Field(
+        75.0, gt=0, description="An idle kept-alive connection is closed after this long.")
+    max_connections: int = Field(
+        1000, gt=0, description="Open connections one `insureops serve` process accepts; "
+        "further ones get 503 and are closed.")
     secret_key: SecretStr | None = Field(None, description="Key for hashing tokens (HMAC).")
     fernet_keys: Annotated[tuple[SecretStr, ...], NoDecode] = Field(
         (), description="Fernet keys for secrets at rest, comma-separated, newest first.")
@@ -67,6 +81,12 @@ class Settings(BaseSettings):
         "tenant database may be on; by default such addresses are refused.")
     tenant_database_timeout_seconds: float = Field(
         5.0, gt=0, description="Timeout of a tenant database connection test.")
+    scan_allowed_networks: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), description="Private, loopback or link-local networks (CIDR, comma-separated) a "
+        "website scan may fetch from; by default such addresses are refused.")
+    scan_timeout_seconds: float = Field(10.0, gt=0, description="Total time a website scan "
+                                        "may take, redirects included.")
+    scan_max_bytes: int = Field(2 * MIB, gt=0, description="Largest page a website scan reads.")
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings,
@@ -91,14 +111,14 @@ class Settings(BaseSettings):
         return url
 
     @field_validator("allowed_origins", "fernet_keys", "tenant_database_allowed_networks",
-                     mode="before")
+                     "scan_allowed_networks", mode="before")
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
 
-    @field_validator("tenant_database_allowed_networks")
+    @field_validator("tenant_database_allowed_networks", "scan_allowed_networks")
     @classmethod
     def _check_networks(cls, networks: tuple[str, ...]) -> tuple[str, ...]:
         for network in networks:

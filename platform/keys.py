@@ -1,4 +1,4 @@
-"""Every typed `web.AppKey` of the service: the only place platform state hangs from."""
+"""Every typed `web.AppKey` and `web.RequestKey` of the service: where platform state hangs from."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ if TYPE_CHECKING:
     from insureops.platform.auth import Authenticators
     from insureops.platform.config import Settings
     from insureops.platform.db import Database
-    from insureops.platform.email import EmailBackend
+    from insureops.platform.email import EmailBackend, TemplateRenderer
     from insureops.platform.errors import ErrorTable
+    from insureops.platform.identity import Passwords
     from insureops.platform.ratelimit import RateLimiter, RateLimitState
     from insureops.platform.routing import Mount, RouteTable
     from insureops.platform.secret_keys import SecretKeys
@@ -30,7 +31,12 @@ ROUTE_TABLE: web.AppKey[RouteTable] = web.AppKey("route_table")  # on each area'
 CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("clock")  # Unix time; tests move it
 EMAIL_BACKEND: web.AppKey[EmailBackend] = web.AppKey("email_backend")
 TENANT_POOLS: web.AppKey[TenantPools] = web.AppKey("tenant_pools")  # on the mcp sub-app
+# On the accounts and team sub-apps, each with its own value (tests give cheaper hashing).
+PASSWORDS: web.AppKey[Passwords] = web.AppKey("passwords")
+TEMPLATES: web.AppKey[TemplateRenderer] = web.AppKey("templates")
 
 # Per request.
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
 RATE_LIMIT_STATE: web.RequestKey[RateLimitState] = web.RequestKey("rate_limit_state")
+# Set by the session authenticator when the session slid forward: the cookie follows.
+REFRESH_SESSION_COOKIE: web.RequestKey[str] = web.RequestKey("refresh_session_cookie")

@@ -1,21 +1,8 @@
 """Route declarations: one typed decorator builds both the aiohttp route and its OpenAPI operation.
 
-An area declares its routes on a RouteTable and turns it into its sub-application::
-
-    routes = RouteTable("accounts", "Sign-up, login, sessions and the profile.")
-
-    @routes.post("/signup/", body=SignupRequest, response=SignupResponse, status=201,
-                 auth=Auth.NONE, rate_limit=RateLimit("signup", 5, 3600), summary="Register")
-    async def signup(call: Call[SignupRequest, None]) -> SignupResponse:
-        ...
-
-    def create_app() -> web.Application:
-        return routes.build_app()
-
-Every request then runs the same pipeline: authenticate (AuthRequirement) -> parse path, query
-and body into their models -> count the rate limit -> the handler -> serialise its response
-model. The table is filled once at import (like aiohttp's RouteTableDef) and holds no runtime
-state.
+Every request runs the same pipeline: the Origin check (origins.py) -> authenticate -> parse path, query and body into their
+models -> count the rate limit -> the handler -> serialise its response model. The table is
+filled once at import and holds no runtime state (docs/architecture.md, "Declaring a route").
 """
 
 from __future__ import annotations
@@ -30,7 +17,7 @@ from aiohttp import web
 from pydantic import BaseModel
 
 from insureops.platform.auth import Auth, AuthKind, AuthRequirement, Principal
-from insureops.platform.bodies import parse_body, parse_path, parse_query
+from insureops.platform.bodies import BodyBounds, parse_body, parse_path, parse_query
 from insureops.platform.config import Settings
 from insureops.platform.db import UnitOfWork
 from insureops.platform.errors import ApiError, ErrorTable
@@ -42,6 +29,7 @@ from insureops.platform.keys import (
     ROUTE_TABLE,
     SETTINGS,
 )
+from insureops.platform.origins import check_origin
 from insureops.platform.ratelimit import RateKey, RateLimit, RateLimitState, client_address
 
 BodyT = TypeVar("BodyT")
@@ -51,8 +39,8 @@ _PATH_PARAMETER = re.compile(r"\{(\w+)(?::[^}]*)?\}")
 
 
 class BodyLimit(StrEnum):
-    DEFAULT = "default"  # Settings.max_body_bytes
-    SIMULATION = "simulation"  # Settings.simulation_max_body_bytes
+    DEFAULT = "default"  # Settings.max_body_bytes, max_body_values
+    SIMULATION = "simulation"  # Settings.simulation_max_body_bytes, simulation_max_body_values
 
 
 @dataclass
@@ -191,14 +179,13 @@ def _pipeline(route: Route) -> Callable[[web.Request], Awaitable[web.StreamRespo
     async def handle(request: web.Request) -> web.StreamResponse:
         config = request.config_dict
         settings = config[SETTINGS]
+        check_origin(request, route.auth)
         principal = await config[AUTHENTICATORS].authenticate(request, route.auth)
         path = parse_path(request, route.path_model) if route.path_model else request.match_info
         query = parse_query(request, route.query) if route.query else None
         body = None
         if route.body is not None:
-            limit = (settings.simulation_max_body_bytes if route.body_limit is BodyLimit.SIMULATION
-                     else settings.max_body_bytes)
-            body = await parse_body(request, route.body, limit)
+            body = await parse_body(request, route.body, _bounds(route, settings))
         state = await _count(request, route, settings, principal, body)
         result = await route.handler(Call(request, body, query, path, principal, state))
         return _respond(route, result)
@@ -206,6 +193,14 @@ def _pipeline(route: Route) -> Callable[[web.Request], Awaitable[web.StreamRespo
     handle.__name__ = route.name
     handle.__doc__ = route.summary
     return handle
+
+
+def _bounds(route: Route, settings: Settings) -> BodyBounds:
+    if route.body_limit is BodyLimit.SIMULATION:
+        return BodyBounds(settings.simulation_max_body_bytes, settings.simulation_max_body_values,
+                          settings.body_timeout_seconds)
+    return BodyBounds(settings.max_body_bytes, settings.max_body_values,
+                      settings.body_timeout_seconds)
 
 
 async def _count(request: web.Request, route: Route, settings: Settings,

@@ -29,9 +29,9 @@ from insureops.platform.config import Settings
 from insureops.platform.keys import TENANT_POOLS
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
 from insureops.platform.tenant_data.store import TenantStore, create_async_tenant_engine
+from insureops.platform.tenant_engine import create_tenant_engine
+from insureops.platform.tenant_schema import apply_data_model
 from insureops.platform.tenant_urls import UrlRefusal, check_addresses, parse_url
-from insureops.schema.sql.apply import apply_data_model
-from insureops.schema.sql.engine import create_tenant_engine
 
 
 @dataclass(frozen=True)

@@ -2,22 +2,21 @@
 
 PostgreSQL anywhere public; SQLite only as a file under the configured directory; hosts that
 resolve to private, loopback, link-local or otherwise non-public addresses only when a configured
-network allows them. Refusals are values (`UrlRefusal`) with a stable code, so the service never
-acts as a port scanner of its own network.
+network allows them (the address policy is platform/addresses.py). Refusals are values
+(`UrlRefusal`) with a stable code.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import socket
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
+from insureops.platform.addresses import address_allowed
 from insureops.platform.config import Settings
 
 POSTGRES_DRIVERS = {"postgresql", "postgres", "postgresql+psycopg"}
@@ -26,9 +25,6 @@ SQLITE_DRIVERS = {"sqlite", "sqlite+pysqlite"}
 # would let a URL reach somewhere else than its visible host, or read files on the server.
 ALLOWED_QUERY = {"sslmode", "application_name", "options", "connect_timeout"}
 MAX_URL_LENGTH = 2048
-
-IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-
 
 @dataclass(frozen=True)
 class UrlRefusal:
@@ -95,21 +91,6 @@ def _check_sqlite(url: URL, directory: Path | None) -> CheckedUrl | UrlRefusal:
         return UrlRefusal("database_location_refused", "SQLite tenant databases must be files "
                           "under the service's configured directory.")
     return CheckedUrl(url.set(database=str(path)), "sqlite", None, None, str(path), None)
-
-
-def _is_public(address: IpAddress) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_global and not address.is_multicast
-
-
-def address_allowed(address: str, allowed_networks: Iterable[str]) -> bool:
-    """A public address, or one inside a network the settings allow."""
-    parsed = ipaddress.ip_address(address.split("%", 1)[0])
-    if _is_public(parsed):
-        return True
-    return any(parsed in ipaddress.ip_network(network, strict=False)
-               for network in allowed_networks)
 
 
 async def check_addresses(checked: CheckedUrl, settings: Settings) -> CheckedUrl | UrlRefusal:

@@ -1,16 +1,8 @@
 """JSON Schemas (draft 2020-12) of every resource, generated from the catalog.
 
-Three shapes per resource:
-- "read": every column (a row as the service returns it; also the rules language's type, so no
-  field is required there: a rule input may leave fields out, they read as null);
-- "create": the payload a client sends: server-managed fields (id, uuid, tenant_id, created and
-  auto-updated timestamps, computed columns, reopen bookkeeping) are not accepted; required fields
-  without a default are required; a status may only be the state machine's initial state;
-- "update": a partial payload: the create fields, none required; a status may be any state (the
-  transition itself is checked by schema.state_machines).
-
-Decimals are JSON numbers (the rules language reads them as exact decimals) bounded by their
-precision; the scale is rounded half-up on storage. `x-insureops-type` records the catalog type.
+Three shapes per resource: "read" (a row as returned, and the rules language's type, so nothing
+is required), "create" (no server-managed fields; only the initial status) and "update" (partial).
+docs/data-model.md, "JSON Schemas", gives the rules.
 """
 
 from __future__ import annotations

@@ -43,9 +43,14 @@ def test_layers_import_only_downwards():
 
 
 # schema/sql/ (insureops.schema.sql and its children) renders the tenant database's DDL, which is
-# part of the data contract, with SQLAlchemy Core and alembic; it does no I/O on import.
+# part of the data contract, with SQLAlchemy Core. Creating engines, connecting and running alembic
+# are the shell's (platform/tenant_engine.py, platform/tenant_schema.py).
 SQL_ALLOWED_DIR = ROOT / "schema" / "sql"
-SQL_ALLOWED_LIBRARIES = {"sqlalchemy", "alembic"}
+SQL_ALLOWED_LIBRARIES = {"sqlalchemy"}
+# Names that open or hold a database connection source: the core only receives Connections.
+CONNECTING_NAMES = {"create_engine", "create_async_engine", "engine_from_config",
+                    "async_engine_from_config", "Engine", "AsyncEngine", "connect",
+                    "sqlalchemy.ext.asyncio"}
 
 
 def test_core_never_imports_io_libraries():
@@ -68,3 +73,38 @@ def test_nothing_imports_a_code_folder_by_its_bare_name():
             if module.split(".")[0] in {"engine", "dsl", "carrier_matching", "schema"}:
                 violations.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
     assert not violations, "\n".join(violations)
+
+
+def connecting_names(source: str) -> list[tuple[int, str]]:
+    """(line, name) of each engine-making or connecting name, attribute or import in `source`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) \
+                else [node.module or ""] + [alias.name for alias in node.names]
+            found += [(node.lineno, module) for module in modules if module in CONNECTING_NAMES]
+        elif name in CONNECTING_NAMES:
+            found.append((node.lineno, name))
+    return found
+
+
+def test_core_never_creates_engines_or_connects_when_the_source_is_walked():
+    violations = []
+    for layer in LAYERS[:-1]:
+        for path in layer_files(layer):
+            violations += [f"{path.relative_to(ROOT)}:{line} uses {name}"
+                           for line, name in connecting_names(path.read_text())]
+    assert not violations, "\n".join(violations)
+
+
+def test_engine_creation_is_found_when_core_code_makes_an_engine():
+    # The shape issue 11 found in schema/sql/engine.py and apply.py.
+    source = ("import sqlalchemy as sa\n"
+              "from sqlalchemy.ext.asyncio import create_async_engine\n"
+              "def open_it(url) -> sa.Engine:\n"
+              "    engine = sa.create_engine(url)\n"
+              "    with engine.connect() as connection:\n"
+              "        return connection\n")
+    assert [name for _, name in connecting_names(source)] == [
+        "sqlalchemy.ext.asyncio", "create_async_engine", "Engine", "create_engine", "connect"]

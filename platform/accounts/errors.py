@@ -21,21 +21,10 @@ class WeakPasswordError(AccountsError):
 
 
 class InvalidCodeError(AccountsError):
-    """The code is wrong, or there is no pending verification for this address."""
+    """The code is wrong, expired or exhausted, or the address has no pending verification
+    (deliberately one error: the answer must not reveal which)."""
 
     code = "invalid_code"
-
-
-class CodeExpiredError(AccountsError):
-    """The code is older than 15 minutes: request a new one."""
-
-    code = "code_expired"
-
-
-class CodeAttemptsExhaustedError(AccountsError):
-    """Five wrong codes were tried: only a new code can verify the address."""
-
-    code = "code_attempts_exhausted"
 
 
 class InvalidCredentialsError(AccountsError):

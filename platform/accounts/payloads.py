@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from insureops.platform.auth import Principal, Role
+from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
 
 
 class ProfileUser(BaseModel):
@@ -50,6 +51,8 @@ EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 class SignupRequest(BaseModel):
     """A new account: the password needs 10+ characters and must not be the e-mail address."""
 
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     email: str = Field(max_length=254, pattern=EMAIL_PATTERN, examples=["ann@example.com"])
     # The service checks the length itself (credentials.check_password_policy, with its own message);
     # the document states the same minimum so clients know it.
@@ -65,6 +68,8 @@ class SignupResponse(BaseModel):
 
 
 class VerifyRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     email: str = Field(max_length=254)
     code: str = Field(min_length=1, max_length=12, description="The 6-digit code from the e-mail.")
 
@@ -75,10 +80,14 @@ class VerifyResponse(BaseModel):
 
 
 class ResendCodeRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     email: str = Field(max_length=254)
 
 
 class LoginRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     email: str = Field(max_length=254)
     password: str = Field(min_length=1, max_length=256)
 

@@ -7,13 +7,8 @@ import datetime
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.platform.accounts.models import (
-    Membership,
-    Session,
-    User,
-    VerificationCode,
-    Workspace,
-)
+from insureops.platform.accounts.models import Session, VerificationCode
+from insureops.platform.identity import Membership, User, Workspace
 
 
 async def user_by_email(session: AsyncSession, email: str) -> User | None:

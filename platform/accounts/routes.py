@@ -5,10 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from insureops.platform.accounts import service, throttle
-from insureops.platform.accounts.credentials import Passwords
 from insureops.platform.accounts.errors import (
-    CodeAttemptsExhaustedError,
-    CodeExpiredError,
     EmailNotVerifiedError,
     InvalidCodeError,
     InvalidCredentialsError,
@@ -24,18 +21,17 @@ from insureops.platform.accounts.payloads import (
     VerifyRequest,
     VerifyResponse,
 )
-from insureops.platform.auth import Auth
-from insureops.platform.email import TemplateRenderer
-from insureops.platform.keys import CLOCK, EMAIL_BACKEND, SECRET_KEYS
-from insureops.platform.routing import Call, RouteTable
-from insureops.platform.session_auth import (
+from insureops.platform.accounts.session_auth import (
     COOKIE_NAME,
     clear_session_cookie,
     set_session_cookie,
 )
+from insureops.platform.auth import Auth
+from insureops.platform.email import TemplateRenderer
+from insureops.platform.identity import Passwords
+from insureops.platform.keys import CLOCK, EMAIL_BACKEND, PASSWORDS, SECRET_KEYS, TEMPLATES
+from insureops.platform.routing import Call, RouteTable
 
-PASSWORDS: web.AppKey[Passwords] = web.AppKey("accounts_passwords")
-TEMPLATES: web.AppKey[TemplateRenderer] = web.AppKey("accounts_templates")
 SUCCESSOR_LINK = '</api/auth/signup/>; rel="successor-version"'
 
 routes = RouteTable(
@@ -45,8 +41,6 @@ routes = RouteTable(
 routes.map_error(WeakPasswordError, 400, "validation_error", message="The request body is invalid.",
                  details=lambda e: [{"field": "password", "message": e.message}])
 routes.map_error(InvalidCodeError, 400, "invalid_code")
-routes.map_error(CodeExpiredError, 400, "code_expired")
-routes.map_error(CodeAttemptsExhaustedError, 400, "code_attempts_exhausted")
 routes.map_error(InvalidCredentialsError, 401, "invalid_credentials")
 routes.map_error(EmailNotVerifiedError, 403, "email_not_verified")
 

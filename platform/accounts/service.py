@@ -16,34 +16,40 @@ from sqlalchemy.exc import IntegrityError
 
 from insureops.platform.accounts import repository as repo
 from insureops.platform.accounts.credentials import (
-    Passwords,
-    check_password_policy,
     codes_match,
     hash_code,
     hash_session_id,
     new_code,
     new_session_id,
-    new_tenant_id,
-    normalise_email,
 )
 from insureops.platform.accounts.errors import (
-    CodeAttemptsExhaustedError,
-    CodeExpiredError,
     EmailNotVerifiedError,
     InvalidCodeError,
     InvalidCredentialsError,
     WeakPasswordError,
 )
-from insureops.platform.accounts.models import Session, User, VerificationCode, Workspace
+from insureops.platform.accounts.models import Session, VerificationCode
 from insureops.platform.auth import AuthKind, Membership, Principal, Role, UserIdentity
 from insureops.platform.db import UnitOfWork
 from insureops.platform.email import EmailBackend, EmailMessage, TemplateRenderer
+from insureops.platform.identity import (
+    Passwords,
+    User,
+    Workspace,
+    check_password_policy,
+    new_tenant_id,
+    normalise_email,
+)
 
 logger = logging.getLogger("insureops.platform.accounts")
 
 CODE_LIFETIME = datetime.timedelta(minutes=15)
 MAX_CODE_TRIES = 5
 SESSION_LIFETIME = datetime.timedelta(days=14)
+# The one answer to every refused code (docs/accounts.md): it must not tell a pending sign-up
+# (tries left, expired, exhausted) from an unknown or verified address.
+CODE_REFUSED = ("The code is not valid for this address. A code works for 15 minutes and for "
+                "5 tries; if yours may have run out, request a new one (resend-code).")
 # A session's expiry moves forward at most once a minute: one write per minute, not per request.
 SESSION_SLIDE_STEP = datetime.timedelta(minutes=1)
 
@@ -150,23 +156,23 @@ async def resend_code(uow: UnitOfWork, deps: AccountsDeps, email: str) -> None:
 
 
 async def verify(uow: UnitOfWork, deps: AccountsDeps, command: VerifyCommand) -> None:
-    """Mark the address verified when the code is right, in time, and within five tries."""
+    """Mark the address verified when the code is right, in time, and within five tries.
+
+    Every refusal is the same InvalidCodeError: a wrong, expired or exhausted code answers like
+    an address with no pending sign-up, so the route tells nobody which addresses signed up.
+    """
     user = await repo.user_by_email(uow.session, normalise_email(command.email))
     pending = None if user is None else await repo.code_of(uow.session, user.id)
-    if user is None or user.email_verified_at is not None or pending is None:
-        raise InvalidCodeError("The code is not valid for this address.")
-    if pending.failed_tries >= MAX_CODE_TRIES:
-        raise CodeAttemptsExhaustedError("Too many wrong codes: request a new code.")
+    if (user is None or user.email_verified_at is not None or pending is None
+            or pending.failed_tries >= MAX_CODE_TRIES):
+        raise InvalidCodeError(CODE_REFUSED)
     now = deps.now()
     if now >= pending.expires_at:
-        raise CodeExpiredError("The code has expired: request a new code.")
+        raise InvalidCodeError(CODE_REFUSED)
     if not codes_match(pending.code_hash, deps.secret_key, user.id, command.code.strip()):
         pending.failed_tries += 1
         await uow.commit()  # the failed try must count even though the use case fails
-        left = MAX_CODE_TRIES - pending.failed_tries
-        if left == 0:
-            raise CodeAttemptsExhaustedError("Too many wrong codes: request a new code.")
-        raise InvalidCodeError(f"The code is not valid for this address ({left} tries left).")
+        raise InvalidCodeError(CODE_REFUSED)
     user.email_verified_at = now
     await repo.delete_code(uow.session, user.id)
 

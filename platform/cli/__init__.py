@@ -19,6 +19,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "rotate-keys": ("insureops.platform.cli.rotation:rotate_keys",
                     "Re-encrypt secrets at rest with the newest Fernet key."),
     "mcp": ("insureops.platform.cli.mcp:mcp", "Run the local MCP server; doctor; config."),
+    "market": ("insureops.platform.cli.market:market",
+               "Check a market folder of carriers, products and appetites."),
 }
 
 

@@ -20,9 +20,9 @@ def apply(database_url: str) -> None:
     """
     import sqlalchemy as sa
 
+    from insureops.platform.tenant_engine import create_tenant_engine
+    from insureops.platform.tenant_schema import apply_data_model
     from insureops.schema.errors import DataModelVersionError
-    from insureops.schema.sql.apply import apply_data_model
-    from insureops.schema.sql.engine import create_tenant_engine
 
     try:
         engine = create_tenant_engine(database_url)

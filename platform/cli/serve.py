@@ -27,6 +27,7 @@ def serve(host: str | None, port: int | None) -> None:
     """Run the HTTP service (migrates the platform database first). Ctrl-C stops it."""
     from aiohttp import web
 
+    from insureops.platform import server
     from insureops.platform.app import create_app
     from insureops.platform.log import AccessLogger, configure_logging
     from insureops.platform.secret_keys import ConfigurationError
@@ -47,8 +48,9 @@ def serve(host: str | None, port: int | None) -> None:
         click.echo("Press Ctrl-C to stop.")
 
     app.on_startup.append(announce)
-    web.run_app(app, host=settings.host, port=settings.port, print=None,
-                access_log_class=AccessLogger)
+    # Not web.run_app: server.run adds the connection cap, the header timeout and parser
+    # errors in the service's error shape (platform/server.py).
+    server.run(app, settings, access_log_class=AccessLogger)
     click.echo("insureops stopped.")
 
 

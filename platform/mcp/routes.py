@@ -8,11 +8,14 @@ partial-update meaning.
 from __future__ import annotations
 
 import datetime
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
+from pydantic import BaseModel
 
 from insureops.platform.auth import Auth, Scope
+from insureops.platform.errors import RETRY_AFTER_SECONDS
 from insureops.platform.keys import CLOCK, SECRET_KEYS, TENANT_POOLS
 from insureops.platform.mcp import service as mcp_service
 from insureops.platform.mcp.payloads import (
@@ -23,7 +26,7 @@ from insureops.platform.mcp.payloads import (
     UsageReport,
     WorkspaceInfo,
 )
-from insureops.platform.routing import Call, RouteTable
+from insureops.platform.routing import Call, Handler, RouteTable
 from insureops.platform.tenant_data import service
 from insureops.platform.tenant_data.errors import (
     PayloadInvalidError,
@@ -38,12 +41,15 @@ from insureops.platform.tenant_data.payloads import (
     ClientPage,
     ClientRecord,
     ClientUpdate,
+    ListQuery,
     PolicyCreate,
     PolicyListQuery,
     PolicyPage,
     PolicyRecord,
     PolicyUpdate,
+    SchemaPayload,
 )
+from insureops.platform.tenant_data.store import TenantStore
 from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
 
 routes = RouteTable("mcp", "The tenant API (MCP v2): clients and policies, with an API key.")
@@ -51,20 +57,45 @@ routes.map_error(PayloadInvalidError, 400, "validation_error", details=lambda e:
 routes.map_error(RecordMissingError, 404, "not_found")
 routes.map_error(StateConflictError, 409, "conflict", details=lambda e: e.details)
 routes.map_error(TransitionRefusedError, 409, "invalid_transition")
-routes.map_error(TenantDatabaseUnavailableError, 503, "tenant_database_unavailable")
+routes.map_error(TenantDatabaseUnavailableError, 503, "tenant_database_unavailable",
+                 headers={"Retry-After": RETRY_AFTER_SECONDS})
 
 READ = Auth.api_key(Scope.READ)
 WRITE = Auth.api_key(Scope.WRITE)
 
 
-async def _run(call: Call[Any, Any], use_case: Any, *args: Any) -> Any:
-    """Run a tenant_data use case on the caller's tenant database, in one transaction."""
-    tenant_id = call.principal.active_workspace_id
+@dataclass(frozen=True)
+class Resource:
+    """A record kind the API serves, with the shapes of its five operations."""
+
+    kind: service.Kind
+    singular: str
+    plural: str  # also the path segment
+    create: type[SchemaPayload]
+    update: type[SchemaPayload]
+    record: type[SchemaPayload]
+    list_query: type[ListQuery]
+    page: type[BaseModel]
+    update_description: str = ""
+
+
+RESOURCES = (
+    Resource(service.CLIENT, "client", "clients", ClientCreate, ClientUpdate, ClientRecord,
+             ClientListQuery, ClientPage),
+    Resource(service.POLICY, "policy", "policies", PolicyCreate, PolicyUpdate, PolicyRecord,
+             PolicyListQuery, PolicyPage,
+             update_description="A `status` change must follow the policy state machine "
+             "(409 invalid_transition otherwise)."),
+)
+
+
+async def _tenant_store(call: Call[Any, Any]) -> TenantStore:
+    """The store of the caller's tenant database: the API key's workspace, never a payload's."""
     async with call.unit_of_work() as uow:
-        store = await mcp_service.tenant_store(
+        return await mcp_service.tenant_store(
             uow, call.request.config_dict[SECRET_KEYS].fernet,
-            call.request.config_dict[TENANT_POOLS], tenant_id, call.settings)
-    return await store.run(use_case, *args, tenant_id)
+            call.request.config_dict[TENANT_POOLS], call.principal.active_workspace_id,
+            call.settings)
 
 
 def _actor(call: Call[Any, Any]) -> service.Actor:
@@ -74,102 +105,63 @@ def _actor(call: Call[Any, Any]) -> service.Actor:
                          user_agent=request.headers.get("User-Agent"))
 
 
-def _create(kind: service.Kind, actor: service.Actor, payload: Any):
-    return lambda connection, tenant_id: service.create(connection, kind, tenant_id, actor,
-                                                        payload)
+def _named(handler: Handler, name: str) -> Handler:
+    """The handler under its operation's name (the OpenAPI operationId is built from it)."""
+    handler.__name__ = handler.__qualname__ = name
+    return handler
 
 
-def _update(kind: service.Kind, actor: service.Actor, call: Call[Any, Any]):
-    return lambda connection, tenant_id: service.update(
-        connection, kind, tenant_id, actor, call.path.uuid, call.body)
+def _declare(resource: Resource) -> None:
+    """Declare create, list, get and update (PATCH and PUT) of one resource."""
+    kind, record, one, many = resource.kind, resource.record, resource.singular, resource.plural
+
+    async def create(call: Call[Any, None]) -> BaseModel:
+        store = await _tenant_store(call)
+        row = await store.run(service.create, kind, call.principal.active_workspace_id,
+                              _actor(call), call.body)
+        return record.model_construct(**row)
+
+    async def list_page(call: Call[None, Any]) -> BaseModel:
+        store = await _tenant_store(call)
+        page = await store.run(service.list_page, kind, call.principal.active_workspace_id,
+                               call.query)
+        return resource.page(items=[record.model_construct(**item) for item in page.items],
+                             next_cursor=page.next_cursor)
+
+    async def get(call: Call[None, None]) -> BaseModel:
+        store = await _tenant_store(call)
+        row = await store.run(service.get, kind, call.principal.active_workspace_id,
+                              call.path.uuid)
+        return record.model_construct(**row)
+
+    async def update(call: Call[Any, None]) -> BaseModel:
+        store = await _tenant_store(call)
+        row = await store.run(service.update, kind, call.principal.active_workspace_id,
+                              _actor(call), call.path.uuid, call.body)
+        return record.model_construct(**row)
+
+    async def update_put(call: Call[Any, None]) -> BaseModel:
+        return await update(call)
+
+    routes.post(f"/{many}/", body=resource.create, response=record, status=201, auth=WRITE,
+                summary=f"Create a {one}", errors=(409,))(_named(create, f"create_{one}"))
+    routes.get(f"/{many}/list/", query=resource.list_query, response=resource.page, auth=READ,
+               summary=f"List {many}", description="Oldest first ((created, id) order); filters "
+               "combine with AND; follow `next_cursor` for the next page.",
+               )(_named(list_page, f"list_{many}"))
+    routes.get(f"/{many}/{{uuid}}/", path_model=RecordPath, response=record, auth=READ,
+               summary=f"Get a {one} by its uuid")(_named(get, f"get_{one}"))
+    routes.patch(f"/{many}/{{uuid}}/update/", path_model=RecordPath, body=resource.update,
+                 response=record, auth=WRITE, summary=f"Update a {one} (partial)",
+                 description=resource.update_description, errors=(409,),
+                 )(_named(update, f"update_{one}"))
+    routes.put(f"/{many}/{{uuid}}/update/", path_model=RecordPath, body=resource.update,
+               response=record, auth=WRITE, summary=f"Update a {one} (PUT = PATCH, partial)",
+               errors=(409,))(_named(update_put, f"update_{one}_put"))
 
 
-def _get(kind: service.Kind, call: Call[Any, Any]):
-    return lambda connection, tenant_id: service.get(connection, kind, tenant_id, call.path.uuid)
-
-
-def _list(kind: service.Kind, call: Call[Any, Any]):
-    return lambda connection, tenant_id: service.list_page(connection, kind, tenant_id,
-                                                           call.query)
-
-
-# Clients ----------------------------------------------------------------------------------------
-
-@routes.post("/clients/", body=ClientCreate, response=ClientRecord, status=201, auth=WRITE,
-             summary="Create a client", errors=(409,))
-async def create_client(call: Call[ClientCreate, None]) -> ClientRecord:
-    record = await _run(call, _create(service.CLIENT, _actor(call), call.body))
-    return ClientRecord.model_construct(**record)
-
-
-@routes.get("/clients/list/", query=ClientListQuery, response=ClientPage, auth=READ,
-            summary="List clients", description="Oldest first ((created, id) order); filters "
-            "combine with AND; follow `next_cursor` for the next page.")
-async def list_clients(call: Call[None, ClientListQuery]) -> ClientPage:
-    page = await _run(call, _list(service.CLIENT, call))
-    return ClientPage(items=[ClientRecord.model_construct(**item) for item in page.items],
-                      next_cursor=page.next_cursor)
-
-
-@routes.get("/clients/{uuid}/", path_model=RecordPath, response=ClientRecord, auth=READ,
-            summary="Get a client by its uuid")
-async def get_client(call: Call[None, None]) -> ClientRecord:
-    return ClientRecord.model_construct(**await _run(call, _get(service.CLIENT, call)))
-
-
-@routes.patch("/clients/{uuid}/update/", path_model=RecordPath, body=ClientUpdate,
-              response=ClientRecord, auth=WRITE, summary="Update a client (partial)",
-              errors=(409,))
-async def update_client(call: Call[ClientUpdate, None]) -> ClientRecord:
-    record = await _run(call, _update(service.CLIENT, _actor(call), call))
-    return ClientRecord.model_construct(**record)
-
-
-@routes.put("/clients/{uuid}/update/", path_model=RecordPath, body=ClientUpdate,
-            response=ClientRecord, auth=WRITE, summary="Update a client (PUT = PATCH, partial)",
-            errors=(409,))
-async def update_client_put(call: Call[ClientUpdate, None]) -> ClientRecord:
-    return await update_client(call)
-
-
-# Policies ---------------------------------------------------------------------------------------
-
-@routes.post("/policies/", body=PolicyCreate, response=PolicyRecord, status=201, auth=WRITE,
-             summary="Create a policy", errors=(409,))
-async def create_policy(call: Call[PolicyCreate, None]) -> PolicyRecord:
-    record = await _run(call, _create(service.POLICY, _actor(call), call.body))
-    return PolicyRecord.model_construct(**record)
-
-
-@routes.get("/policies/list/", query=PolicyListQuery, response=PolicyPage, auth=READ,
-            summary="List policies", description="Oldest first ((created, id) order); filters "
-            "combine with AND; follow `next_cursor` for the next page.")
-async def list_policies(call: Call[None, PolicyListQuery]) -> PolicyPage:
-    page = await _run(call, _list(service.POLICY, call))
-    return PolicyPage(items=[PolicyRecord.model_construct(**item) for item in page.items],
-                      next_cursor=page.next_cursor)
-
-
-@routes.get("/policies/{uuid}/", path_model=RecordPath, response=PolicyRecord, auth=READ,
-            summary="Get a policy by its uuid")
-async def get_policy(call: Call[None, None]) -> PolicyRecord:
-    return PolicyRecord.model_construct(**await _run(call, _get(service.POLICY, call)))
-
-
-@routes.patch("/policies/{uuid}/update/", path_model=RecordPath, body=PolicyUpdate,
-              response=PolicyRecord, auth=WRITE, summary="Update a policy (partial)",
-              description="A `status` change must follow the policy state machine "
-              "(409 invalid_transition otherwise).", errors=(409,))
-async def update_policy(call: Call[PolicyUpdate, None]) -> PolicyRecord:
-    record = await _run(call, _update(service.POLICY, _actor(call), call))
-    return PolicyRecord.model_construct(**record)
-
-
-@routes.put("/policies/{uuid}/update/", path_model=RecordPath, body=PolicyUpdate,
-            response=PolicyRecord, auth=WRITE, summary="Update a policy (PUT = PATCH, partial)",
-            errors=(409,))
-async def update_policy_put(call: Call[PolicyUpdate, None]) -> PolicyRecord:
-    return await update_policy(call)
+for _resource in RESOURCES:
+    _declare(_resource)
 
 
 # Utilities --------------------------------------------------------------------------------------

@@ -31,8 +31,8 @@ from insureops.platform.mcp_server.troubleshooting import (
 )
 from insureops.platform.mcp_server.usage import UsageBatcher
 from insureops.platform.tenant_data.store import TenantStore, create_async_tenant_engine
+from insureops.platform.tenant_schema import recorded_version
 from insureops.schema.model import DATA_MODEL_VERSION
-from insureops.schema.sql.apply import recorded_version
 
 VALIDATE_EVERY_SECONDS = 300.0
 FLUSH_EVERY_SECONDS = 60.0

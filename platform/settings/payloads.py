@@ -7,11 +7,14 @@ import datetime
 from pydantic import BaseModel, Field
 
 from insureops.platform.auth import Scope
+from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
 from insureops.platform.timestamps import IsoAwareDateTime
 
 
 class CreateApiKeyRequest(BaseModel):
     """A new key: scopes `["read"]` or `["read", "write"]` (write implies read; default both)."""
+
+    model_config = UNKNOWN_FIELDS_REFUSED
 
     name: str = Field(min_length=1, max_length=100, examples=["Claude desktop"])
     scopes: list[Scope] = Field(default_factory=lambda: [Scope.READ, Scope.WRITE], min_length=1,
@@ -49,11 +52,15 @@ class KeyPath(BaseModel):
 
 
 class SaveDatabaseRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     url: str = Field(min_length=1, max_length=2048,
                      examples=["postgresql://app:secret@db.example.com:5432/agency"])
 
 
 class TestDatabaseRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     url: str | None = Field(None, min_length=1, max_length=2048, description=(
         "A URL to try before saving it; none: the saved connection (its result is kept)."))
 

@@ -18,8 +18,8 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
+from insureops.platform.tenant_schema import recorded_version
 from insureops.platform.tenant_urls import CheckedUrl
-from insureops.schema.sql.apply import recorded_version
 
 logger = logging.getLogger("insureops.platform.settings")
 

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from insureops.platform.auth import Role
+from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
 
 EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 
@@ -57,10 +58,14 @@ class MemberPath(BaseModel):
 
 
 class RoleChange(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     role: Role = Field(description="owner, admin or member. Making someone owner adds an owner.")
 
 
 class InviteRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     email: str = Field(max_length=254, pattern=EMAIL_PATTERN, examples=["max@example.com"])
     role: Literal["admin", "member"] = Field(
         "member", description="Invitees join as admin or member; ownership is given by an "
@@ -96,6 +101,8 @@ class InvitationPath(BaseModel):
 
 class AcceptRequest(BaseModel):
     """The token from the e-mailed link; a new user also gives a name and a password."""
+
+    model_config = UNKNOWN_FIELDS_REFUSED
 
     token: str = Field(min_length=1, max_length=100)
     name: str | None = Field(None, max_length=200)

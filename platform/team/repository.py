@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from insureops.platform.api_keys import ApiKey
 from insureops.platform.identity import Membership, User, Workspace
@@ -34,11 +35,49 @@ async def member(session: AsyncSession, workspace_id: str,
 
 
 async def lock_owners(session: AsyncSession, workspace_id: str) -> list[str]:
-    """The owners' user ids, rows locked (PostgreSQL) so two demotions cannot both pass."""
+    """The owners' user ids, rows locked (PostgreSQL; SQLite ignores FOR UPDATE) so that
+    owner changes of one workspace wait for each other. set_role and delete_non_owner hold the
+    invariant on both engines; this lock makes their check see the other's committed change."""
     statement = (select(Membership.user_id)
                  .where(Membership.workspace_id == workspace_id, Membership.role == "owner")
                  .order_by(Membership.user_id).with_for_update())
     return list((await session.execute(statement)).scalars())
+
+
+def _owner_count(workspace_id: str):
+    owners = aliased(Membership)
+    return (select(func.count()).select_from(owners)
+            .where(owners.workspace_id == workspace_id, owners.role == "owner")
+            .scalar_subquery())
+
+
+async def set_role(session: AsyncSession, workspace_id: str, user_id: str, role: str) -> bool:
+    """Give the member `role` in one conditional UPDATE; False when no row changed (the member
+    is gone, or is an owner and no other owner remains).
+
+    The owner count is read by the UPDATE itself, so the check and the write are one statement:
+    on SQLite, which serialises writers but ignores FOR UPDATE, two owners demoting each other
+    cannot both pass; on PostgreSQL, lock_owners makes the second wait, and its UPDATE then
+    counts the first one's committed change (READ COMMITTED reads per statement).
+    """
+    statement = update(Membership).where(Membership.workspace_id == workspace_id,
+                                         Membership.user_id == user_id)
+    if role != "owner":
+        statement = statement.where(or_(Membership.role != "owner",
+                                        _owner_count(workspace_id) > 1))
+    result = await session.execute(statement.values(role=role)
+                                   .execution_options(synchronize_session=False))
+    return result.rowcount == 1
+
+
+async def delete_non_owner(session: AsyncSession, workspace_id: str, user_id: str) -> bool:
+    """Remove the membership unless it is an owner's, in one statement (the role is checked
+    as the row is deleted, not as it was read); False when nothing was deleted."""
+    result = await session.execute(
+        delete(Membership).where(Membership.workspace_id == workspace_id,
+                                 Membership.user_id == user_id, Membership.role != "owner")
+        .execution_options(synchronize_session=False))
+    return result.rowcount == 1
 
 
 async def member_by_email(session: AsyncSession, workspace_id: str, email: str) -> User | None:

@@ -12,7 +12,7 @@ from aiohttp import web
 from insureops.platform.auth import Auth, Principal, Role
 from insureops.platform.email import TemplateRenderer
 from insureops.platform.identity import Passwords, User
-from insureops.platform.keys import CLOCK, EMAIL_BACKEND
+from insureops.platform.keys import CLOCK, EMAIL_BACKEND, PASSWORDS, TEMPLATES
 from insureops.platform.ratelimit import RateKey, RateLimit
 from insureops.platform.routing import Call, RouteTable
 from insureops.platform.team import service
@@ -50,8 +50,6 @@ from insureops.platform.team.payloads import (
     WorkspaceRef,
 )
 
-PASSWORDS: web.AppKey[Passwords] = web.AppKey("team_passwords")
-TEMPLATES: web.AppKey[TemplateRenderer] = web.AppKey("team_templates")
 # Invitations and resends share one counter per workspace (resending is e-mailing too).
 INVITE_LIMIT = RateLimit("team_invite", service.INVITES_PER_HOUR, 3600, key=RateKey.WORKSPACE)
 MEMBER, ADMIN, OWNER = (Auth.session(role) for role in (Role.MEMBER, Role.ADMIN, Role.OWNER))

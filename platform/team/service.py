@@ -108,22 +108,27 @@ async def _member(uow: UnitOfWork, workspace_id: str, user_id: str) -> tuple[Use
 async def change_role(uow: UnitOfWork, workspace_id: str, user_id: str,
                       role: str) -> tuple[User, Membership]:
     """Set a member's role. Making someone owner adds an owner (ownership moves when the old
-    owner then steps down); the last owner cannot be demoted."""
-    owners = await repo.lock_owners(uow.session, workspace_id)
+    owner then steps down); the last owner cannot be demoted, even by concurrent requests
+    (issue 17: two owners demoting each other at once left a workspace without one)."""
+    await repo.lock_owners(uow.session, workspace_id)
     user, membership = await _member(uow, workspace_id, user_id)
-    if membership.role == "owner" and role != "owner" and owners == [user_id]:
+    if not await repo.set_role(uow.session, workspace_id, user_id, role):
+        if await repo.member(uow.session, workspace_id, user_id) is None:
+            raise MemberNotFoundError("No such member in this workspace.")
         raise LastOwnerError("The workspace needs an owner: make another member owner first.")
-    membership.role = role
+    await uow.session.refresh(membership)
     return user, membership
 
 
 async def remove_member(uow: UnitOfWork, workspace_id: str, user_id: str) -> None:
-    """Remove a member (admins may); owners are not removed, an owner steps down first."""
+    """Remove a member (admins may); owners are not removed, an owner steps down first. The
+    role is checked by the DELETE itself, so a member made owner meanwhile stays."""
     await repo.lock_owners(uow.session, workspace_id)
-    _, membership = await _member(uow, workspace_id, user_id)
-    if membership.role == "owner":
+    await _member(uow, workspace_id, user_id)
+    if not await repo.delete_non_owner(uow.session, workspace_id, user_id):
+        if await repo.member(uow.session, workspace_id, user_id) is None:
+            raise MemberNotFoundError("No such member in this workspace.")
         raise OwnerRemovalError("An owner cannot be removed: change their role first.")
-    await uow.session.delete(membership)
 
 
 @dataclass(frozen=True)

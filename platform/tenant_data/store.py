@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from insureops.platform.errors import is_database_unavailable
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
-from insureops.schema.sql.engine import configure_sqlite
+from insureops.platform.tenant_engine import configure_sqlite
 
 ResultT = TypeVar("ResultT")
 

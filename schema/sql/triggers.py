@@ -1,13 +1,7 @@
 """Database triggers: auto-updated timestamps, append-only tables, claim status history.
 
-They hold for every writer, plain SQL included:
-- `modified` / `updated_at` are reset to the current time on every UPDATE (PostgreSQL: BEFORE
-  UPDATE sets NEW.x; SQLite: AFTER UPDATE rewrites the row's column; recursive triggers are off).
-- audit_logs and claim_status_history refuse UPDATE and DELETE (and TRUNCATE on PostgreSQL); the
-  one DELETE allowed is the spec's CASCADE from deleting the claim itself.
-- claims: inserting a claim, or changing its status, appends a claim_status_history row unless the
-  product's code path (schema.sql.status) already appended that exact change in the same
-  transaction: the newest row of the claim then records old -> new, which can only be that change.
+Triggers hold for every writer, plain SQL included; the rules of each are in docs/data-model.md
+(generated from schema/reference.py).
 """
 
 from __future__ import annotations

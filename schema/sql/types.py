@@ -1,13 +1,8 @@
 """Column types that behave the same on PostgreSQL and SQLite, and portable SQL defaults.
 
-- Money: decimal(p, s). PostgreSQL NUMERIC(p, s). SQLite has no exact decimal: the column is
-  declared NUMERIC(p, s) (numeric affinity, so arithmetic, CHECKs and ORDER BY work) and holds an
-  IEEE double; every decimal(p <= 15) value survives that exactly because it is quantized to s
-  places on the way in (half-up, as PostgreSQL rounds) and on the way out. Values are Decimal.
-- UtcTimestamp: timestamp with time zone; naive datetimes are refused; values come back aware, UTC.
-  SQLite stores UTC text `YYYY-MM-DD HH:MM:SS.ffffff`.
-- IpAddress: INET on PostgreSQL, text of at most 45 characters on SQLite; values are str.
-- json_type / text_array_type: JSONB / ARRAY(TEXT) on PostgreSQL, JSON text on SQLite.
+Money is exact on both (SQLite holds a double quantized to the scale on the way in and out),
+timestamps are aware UTC, IP addresses INET or text, JSON and text arrays JSONB/ARRAY or JSON
+text. Each type's docstring gives its rule.
 """
 
 from __future__ import annotations
@@ -79,7 +74,13 @@ class _SqliteNumeric(UserDefinedType):
 
 
 class Money(TypeDecorator):
-    """decimal(precision, scale) kept exact on both engines (see the module docstring)."""
+    """decimal(precision, scale) kept exact on both engines; values are Decimal.
+
+    PostgreSQL: NUMERIC(p, s). SQLite has no exact decimal: the column is declared NUMERIC(p, s)
+    (numeric affinity, so arithmetic, CHECKs and ORDER BY work) and holds an IEEE double; every
+    decimal(p <= 15) value survives that exactly because it is quantized to s places on the way
+    in (half-up, as PostgreSQL rounds) and on the way out.
+    """
 
     impl = sa.Numeric
     cache_ok = True
@@ -111,7 +112,10 @@ class Money(TypeDecorator):
 
 
 class UtcTimestamp(TypeDecorator):
-    """A timestamp with time zone; aware datetimes in, aware UTC datetimes out."""
+    """A timestamp with time zone; aware datetimes in (naive ones refused), aware UTC out.
+
+    SQLite stores UTC text `YYYY-MM-DD HH:MM:SS.ffffff`.
+    """
 
     impl = sa.DateTime(timezone=True)
     cache_ok = True
@@ -134,7 +138,8 @@ class UtcTimestamp(TypeDecorator):
 
 
 class IpAddress(TypeDecorator):
-    """An IPv4 or IPv6 address (optionally with a prefix), returned as text."""
+    """An IPv4 or IPv6 address (optionally with a prefix), returned as text: INET on PostgreSQL,
+    text of at most 45 characters on SQLite."""
 
     impl = sa.String(45)
     cache_ok = True

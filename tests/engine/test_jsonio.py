@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 
+from insureops.engine import jsonio
 from insureops.engine.jsonio import dumps, loads
 from insureops.engine.values import Duration
 
@@ -46,3 +47,21 @@ def test_unwritable_values_are_refused_when_dumped():
         dumps(Decimal("NaN"))
     with pytest.raises(TypeError):
         dumps(object())
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[" * 200_000 + "]" * 200_000, "nested deeper than 64 levels"),
+    ("[" * 65 + "]" * 65, "nested deeper than 64 levels"),
+    ("9" * 5_000, "longer than 100 characters"),
+    ("[1e999]", "out of range"),
+    ("[" + ",".join(["1"] * 100_000) + "]", "more than 100000 values"),
+])
+def test_read_raises_json_limit_error_when_text_is_beyond_the_limits(text, message):
+    with pytest.raises(jsonio.JsonLimitError, match=message):
+        jsonio.read(text, exact=False)
+
+
+def test_read_gives_python_numbers_when_not_exact_and_decimals_when_exact():
+    assert jsonio.read("[1, 2.5]", exact=False) == [1, 2.5]
+    assert jsonio.read("[1, 2.5]") == [Decimal(1), Decimal("2.5")]
+    assert jsonio.read("[" * 64 + "]" * 64, exact=False) is not None

@@ -38,8 +38,8 @@ from insureops.platform.email.backends import OutboxBackend
 from insureops.platform.email.log import database_store
 from insureops.platform.keys import CLOCK, DATABASE, EMAIL_BACKEND, RATE_LIMITER
 from insureops.platform.ratelimit import RateLimiter
-from insureops.schema.sql.apply import apply_data_model
-from insureops.schema.sql.engine import create_tenant_engine
+from insureops.platform.tenant_engine import create_tenant_engine
+from insureops.platform.tenant_schema import apply_data_model
 from tests.conftest import postgres_base_url
 from tests.platform.workspaces import PASSWORD, cheap_areas
 

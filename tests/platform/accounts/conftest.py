@@ -11,9 +11,9 @@ from aiohttp.test_utils import TestClient
 from argon2 import PasswordHasher
 
 from insureops.platform.accounts import routes as accounts_routes
-from insureops.platform.accounts.credentials import Passwords
 from insureops.platform.app import AREAS, Area
 from insureops.platform.config import Settings
+from insureops.platform.identity import Passwords
 from tests.platform.email.smtp_server import SmtpTestServer
 
 START = 1_800_000_000.0  # 2027-01-15, a fixed Unix time: windows and expiries are predictable

@@ -8,13 +8,15 @@ import pytest
 from argon2 import PasswordHasher
 
 from insureops.platform.accounts.credentials import (
-    Passwords,
-    check_password_policy,
     codes_match,
     hash_code,
     hash_session_id,
     new_code,
     new_session_id,
+)
+from insureops.platform.identity import (
+    Passwords,
+    check_password_policy,
     new_tenant_id,
     normalise_email,
 )

@@ -7,9 +7,9 @@ import datetime
 import pytest
 
 from insureops.platform.accounts import service
-from insureops.platform.accounts.credentials import Passwords, hash_session_id
+from insureops.platform.accounts.credentials import hash_session_id
 from insureops.platform.accounts.errors import EmailNotVerifiedError, WeakPasswordError
-from insureops.platform.accounts.models import Membership, Session, User, Workspace
+from insureops.platform.accounts.models import Session
 from insureops.platform.db import Database
 from insureops.platform.email import (
     DeliveryResult,
@@ -17,6 +17,7 @@ from insureops.platform.email import (
     EmailMessage,
     TemplateRenderer,
 )
+from insureops.platform.identity import Membership, Passwords, User, Workspace
 from insureops.platform.migrations import upgrade
 from tests.platform.accounts.conftest import CHEAP_PASSWORDS, PASSWORD, START, FakeClock
 
@@ -137,3 +138,19 @@ async def test_resume_session_does_not_write_when_seen_within_the_minute(databas
 
     assert not soon.refreshed and later.refreshed
     assert row.expires_at == start + datetime.timedelta(seconds=60) + 14 * DAY
+
+
+@pytest.mark.parametrize(("password", "problem"), [
+    (" " * 12, "password_blank"),
+    ("\t \u200b\u00a0" * 4, "password_blank"),
+    ("  " + "a" * 9 + "     ", "password_too_short"),
+])
+async def test_signup_refuses_password_when_it_is_only_spaces_or_effectively_empty(
+        database, deps, password, problem):
+    """Issue 17: a password of only spaces was accepted."""
+    with pytest.raises(WeakPasswordError) as refused:
+        async with database.unit_of_work() as uow:
+            await service.signup(uow, deps, service.SignupCommand("a@x.test", password, "A"))
+
+    assert refused.value.problem_code == problem
+    assert deps.mailer.sent == []

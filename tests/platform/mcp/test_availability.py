@@ -159,3 +159,15 @@ async def test_tenant_engines_are_disposed_when_the_app_shuts_down(client, tenan
     assert len(pools) == 1
     await client.close()
     assert len(pools) == 0
+
+
+async def test_tenant_database_unavailable_carries_retry_after_when_the_database_is_down(
+        client, make_tenant):
+    """Issue 17: tenant_database_unavailable carried no Retry-After."""
+    down = await make_tenant(f"postgresql://app:secret@127.0.0.1:{_closed_port()}/tenant")
+    unconfigured = await make_tenant(None)
+
+    for tenant in (down, unconfigured):
+        response = await client.get("/api/v2/mcp/clients/list/", headers=tenant.headers)
+        assert response.status == 503
+        assert response.headers["Retry-After"] == "5"

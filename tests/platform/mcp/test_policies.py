@@ -41,7 +41,7 @@ async def _producer(tenant) -> str:
     """A producer row in the tenant database (the tenant API has no producer endpoint)."""
     import sqlalchemy as sa
 
-    from insureops.schema.sql.engine import create_tenant_engine
+    from insureops.platform.tenant_engine import create_tenant_engine
     from insureops.schema.sql.tables import sa_table
 
     engine = create_tenant_engine(tenant.database_url)

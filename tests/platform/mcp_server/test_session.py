@@ -14,7 +14,7 @@ from mcp.client.stdio import stdio_client
 from insureops.platform.api_keys import ApiKey
 from insureops.platform.auth import Scope
 from insureops.platform.keys import DATABASE
-from insureops.schema.sql.engine import create_tenant_engine
+from insureops.platform.tenant_engine import create_tenant_engine
 from insureops.schema.sql.tables import sa_table
 
 EXPECTED_TOOLS = {"create_client", "get_client", "list_clients", "update_client",

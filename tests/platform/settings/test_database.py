@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from insureops.platform.tenant_databases import TenantDatabase
+from insureops.platform.tenant_engine import create_tenant_engine
+from insureops.platform.tenant_schema import apply_data_model
 from insureops.schema.model import DATA_MODEL_VERSION
-from insureops.schema.sql.apply import apply_data_model
-from insureops.schema.sql.engine import create_tenant_engine
 from tests.conftest import require_postgres
 from tests.platform.workspaces import Member, Tenancy
 

@@ -1,0 +1,120 @@
+"""Request and response shapes of POST /scan/ and POST /similar-businesses/."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from insureops.carrier_matching.similarity import MAX_LIMIT
+from insureops.platform.carrier_finder.website import MAX_URL_LENGTH
+
+NAICS_PATTERN = r"^[0-9]{2,6}$"
+
+
+class ScanRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(min_length=1, max_length=MAX_URL_LENGTH,
+                     description="The business's website: http(s)://host/...; a bare host name "
+                     "is read as https.", examples=["https://riveraplumbing.example"])
+
+
+class Classification(BaseModel):
+    naics: str
+    title: str
+    confidence: float
+
+
+class RecommendedLine(BaseModel):
+    line: str = Field(description="Line of business code (BOP, CGL, WORK, ...).")
+    name: str
+    reasons: list[str]
+
+
+class ScanResponse(BaseModel):
+    url: str = Field(description="The URL asked for, as normalised.")
+    final_url: str = Field(description="Where the page was read, after redirects.")
+    title: str | None
+    description: str | None = Field(description="The page's meta description.")
+    excerpt: str = Field(description="The start of the page's visible text.")
+    naics: str | None = Field(description="The best classification, if any.")
+    classification: list[Classification] = Field(description="Best first, at most 5.")
+    method: Literal["offline"] = "offline"
+    recommendations: list[RecommendedLine] = Field(
+        description="From examples/coverage_recommendations.rules, in the ruleset's order.")
+
+
+class BusinessQuery(BaseModel):
+    """A Business (schema/business.py); similarity reads naics, description, state, annual
+    revenue and employee count."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, max_length=255)
+    description: str | None = Field(None, max_length=10_000)
+    website: str | None = Field(None, max_length=2048)
+    naics: str | None = Field(None, pattern=NAICS_PATTERN)
+    state: str | None = Field(None, min_length=2, max_length=2)
+    postal_code: str | None = Field(None, max_length=20)
+    country: str | None = Field(None, max_length=100)
+    annual_revenue: float | None = Field(None, ge=0)
+    payroll: float | None = Field(None, ge=0)
+    employee_count: int | None = Field(None, ge=0)
+    years_in_business: float | None = Field(None, ge=0)
+    founded_on: dt.date | None = None
+    lines_of_business: list[str] | None = None
+    requested_limit: float | None = Field(None, ge=0)
+    prior_claims: list[dict[str, Any]] | None = None
+
+
+class SimilarBusinessesRequest(BaseModel):
+    """Either `business`, or `naics` and/or `description`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    business: BusinessQuery | None = None
+    naics: str | None = Field(None, pattern=NAICS_PATTERN)
+    description: str | None = Field(None, max_length=10_000)
+    limit: int = Field(10, ge=1, le=MAX_LIMIT)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> SimilarBusinessesRequest:
+        if self.business is not None and (self.naics or self.description):
+            raise ValueError("give either `business` or `naics` and `description`, not both")
+        query = self.query()
+        if not query.get("naics") and not (query.get("description") or "").strip():
+            raise ValueError("give a NAICS code or a description to compare")
+        return self
+
+    def query(self) -> dict[str, Any]:
+        if self.business is not None:
+            return self.business.model_dump(exclude_none=True)
+        return {"naics": self.naics, "description": self.description}
+
+
+class ReferenceBusinessBody(BaseModel):
+    id: str
+    name: str
+    naics: str
+    naics_title: str | None
+    description: str
+    state: str
+    city: str
+    annual_revenue: int
+    employee_count: int
+    years_in_business: int
+
+
+class SimilarBusinessBody(BaseModel):
+    business: ReferenceBusinessBody
+    score: float = Field(ge=0, le=1)
+    parts: dict[str, float] = Field(description="class, description, size, location: each 0..1, "
+                                    "for the parts the query could be compared on.")
+    reasons: list[str]
+
+
+class SimilarBusinessesResponse(BaseModel):
+    results: list[SimilarBusinessBody]
+    considered: int = Field(description="How many reference businesses were compared.")

@@ -1,0 +1,79 @@
+"""Routes POST /scan/ and POST /similar-businesses/, declared on the carrier finder's route table.
+
+The area's routes.py calls `add_scan_routes(routes)` once; the handlers stay thin and the work is
+in scan_service.py (and the core below it).
+"""
+
+from __future__ import annotations
+
+from insureops.carrier_matching import naics_reference
+from insureops.carrier_matching.similarity import SimilarityQueryError
+from insureops.platform.auth import Auth
+from insureops.platform.carrier_finder import scan_service
+from insureops.platform.carrier_finder.scan_payloads import (
+    Classification,
+    RecommendedLine,
+    ReferenceBusinessBody,
+    ScanRequest,
+    ScanResponse,
+    SimilarBusinessBody,
+    SimilarBusinessesRequest,
+    SimilarBusinessesResponse,
+)
+from insureops.platform.carrier_finder.website import SCAN_ERRORS, ScanSession
+from insureops.platform.ratelimit import RateKey, RateLimit
+from insureops.platform.routing import Call, RouteTable
+
+# A scan makes the service fetch from the internet: bounded per workspace.
+SCAN_RATE_LIMIT = RateLimit("carrier_finder_scan", 30, 60, key=RateKey.WORKSPACE)
+
+
+def scan_response(result: scan_service.ScanResult) -> ScanResponse:
+    return ScanResponse(
+        url=result.url, final_url=result.final_url, title=result.title,
+        description=result.description, excerpt=result.excerpt, naics=result.naics,
+        classification=[Classification(naics=c.naics, title=c.title, confidence=c.confidence)
+                        for c in result.classification],
+        recommendations=[RecommendedLine(line=r.line, name=r.name, reasons=list(r.reasons))
+                         for r in result.recommendations])
+
+
+def similar_response(results, considered: int) -> SimilarBusinessesResponse:
+    return SimilarBusinessesResponse(considered=considered, results=[SimilarBusinessBody(
+        business=ReferenceBusinessBody(
+            id=s.business.id, name=s.business.name, naics=s.business.naics,
+            naics_title=naics_reference.title(s.business.naics),
+            description=s.business.description, state=s.business.state, city=s.business.city,
+            annual_revenue=s.business.annual_revenue, employee_count=s.business.employee_count,
+            years_in_business=s.business.years_in_business),
+        score=s.score, parts=dict(s.parts), reasons=list(s.reasons)) for s in results])
+
+
+def add_scan_routes(routes: RouteTable) -> None:
+    """Declare POST /scan/ and POST /similar-businesses/ (session auth) on `routes`."""
+    for error in SCAN_ERRORS:
+        routes.map_error(error, 400, error.code)
+    routes.map_error(SimilarityQueryError, 400, SimilarityQueryError.code)
+
+    @routes.post("/scan/", body=ScanRequest, response=ScanResponse, auth=Auth.SESSION,
+                 rate_limit=SCAN_RATE_LIMIT,
+                 summary="Scan a business's website: classify it and recommend lines",
+                 description="Fetches the page safely (public addresses only, checked on every "
+                 "redirect; size and time limits; HTML only), reads its title, meta description "
+                 "and visible text, classifies it and runs examples/coverage_recommendations.rules."
+                 " Refusals are 400 with scan_url_invalid, scan_address_refused, scan_too_large, "
+                 "scan_timeout, scan_failed or scan_not_html.")
+    async def scan(call: Call[ScanRequest, None]) -> ScanResponse:
+        async with ScanSession(call.settings) as session:
+            result = await scan_service.scan_website(call.body.url, call.settings, session)
+        return scan_response(result)
+
+    @routes.post("/similar-businesses/", body=SimilarBusinessesRequest,
+                 response=SimilarBusinessesResponse, auth=Auth.SESSION,
+                 summary="Businesses like this one, from the reference set, with reasons",
+                 description="Ranked by NAICS hierarchy distance, description similarity, size "
+                 "band and state; each result has its score (0..1), its parts and the reasons.")
+    async def similar_businesses(call: Call[SimilarBusinessesRequest, None]
+                                 ) -> SimilarBusinessesResponse:
+        results = scan_service.find_similar_businesses(call.body.query(), call.body.limit)
+        return similar_response(results, scan_service.reference_size())

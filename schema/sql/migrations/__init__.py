@@ -1,1 +1,0 @@
-"""The alembic environment of the tenant data model (separate from the platform database's)."""

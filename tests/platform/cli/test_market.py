@@ -1,0 +1,58 @@
+"""`insureops market check DIR` on good and broken market folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from insureops.platform.cli import main
+from insureops.platform.cli.market import read_market_folder
+from tests.carrier_matching.market_texts import APPETITE, market_texts
+
+
+def write_market(folder: Path, texts: dict[str, str]) -> Path:
+    for relative, text in texts.items():
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+def run_check(folder: Path):
+    return CliRunner().invoke(main, ["market", "check", str(folder), "--as-of", "2026-03-01"])
+
+
+def test_market_check_passes_when_the_folder_is_valid(tmp_path: Path):
+    result = run_check(write_market(tmp_path, market_texts()))
+    assert result.exit_code == 0, result.output
+    assert "ok: 1 carrier(s), 2 product(s), 1 appetite(s), 1 test(s) passed" in result.stdout
+
+
+def test_market_check_reports_file_line_and_column_when_an_appetite_is_broken(tmp_path: Path):
+    texts = market_texts()
+    texts["alpha/electricians.rules"] = APPETITE.replace("business.naics ==", "business.nacis ==")
+    result = run_check(write_market(tmp_path, texts))
+    assert result.exit_code == 1
+    assert f"{tmp_path}/alpha/electricians.rules:8:6: error[E104]: unknown field" in result.stderr
+    assert "1 problem(s)" in result.stderr
+
+
+def test_market_check_reports_a_manifest_problem_when_a_line_is_unknown(tmp_path: Path):
+    texts = market_texts()
+    texts["alpha/carrier.toml"] = texts["alpha/carrier.toml"].replace('"CGL"', '"LIAB"')
+    result = run_check(write_market(tmp_path, texts))
+    assert result.exit_code == 1
+    assert f"{tmp_path}/alpha/carrier.toml:11:1: error[unknown_line]" in result.stderr
+
+
+def test_folder_reader_keeps_manifests_and_appetites_when_other_files_are_present(tmp_path: Path):
+    write_market(tmp_path, market_texts())
+    assert sorted(read_market_folder(tmp_path)) == ["alpha/carrier.toml", "alpha/electricians.rules"]
+
+
+def test_example_market_checks_when_run_from_the_command_line():
+    folder = Path(__file__).resolve().parents[3] / "examples" / "market"
+    result = CliRunner().invoke(main, ["market", "check", str(folder), "--no-tests"])
+    assert result.exit_code == 0, result.stderr
+    assert "0 test(s) passed" in result.stdout
