@@ -187,14 +187,14 @@ def simulate(file: str, cases: str, out: str | None, explain: bool,
     from insureops.platform.cli.rules_output import progress_bar, render_summary
 
     compiled = _compile_or_exit(file)
-    evaluate = CaseEvaluator(compiled, filename=file, explain=explain).evaluate
+    evaluator = CaseEvaluator(compiled, filename=file, explain=explain)
     summary = SummaryAccumulator.for_ruleset(compiled.ir)
     started = time.perf_counter()
     with (_open_cases(cases) as stream, _open_out(out) as sink,
           progress_bar(stream, sys.stderr, "simulating") as on_progress):
         write, memo = sink.write, {}
-        for case in CaseReader(stream, default_as_of=_as_of_date(as_of), on_progress=on_progress):
-            outcome = evaluate(case)
+        reader = CaseReader(stream, default_as_of=_as_of_date(as_of), on_progress=on_progress)
+        for case, outcome in evaluator.outcomes(reader):
             if type(outcome) is CaseError:
                 summary.add_error(outcome.code)
             else:

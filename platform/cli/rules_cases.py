@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -21,8 +21,10 @@ from typing import IO, Any, NamedTuple
 import msgspec
 
 from insureops.engine import jsonio
+from insureops.engine.compiler import BatchItem
 from insureops.engine.errors import EngineError
 from insureops.engine.limits import Limits
+from insureops.engine.result import Result
 
 PROGRESS_EVERY = 2048  # lines between progress callbacks: cheap enough at 100k lines/s
 
@@ -188,22 +190,54 @@ class CaseEvaluator:
 
     def evaluate(self, case: Case) -> Any:
         """The engine's Result for `case`, or a CaseError."""
-        if case.error is not None:
-            return case.error
-        inputs = case.inputs
-        if not inputs.keys() >= self._required:
-            missing = [name for name in self.input_names if name not in inputs]
-            return CaseError("missing_input", f"missing input {', '.join(missing)}", case.line)
+        refused = self._refused(case)
+        if refused is not None:
+            return refused
         try:
-            return self.compiled.evaluate(inputs, as_of=case.as_of, explain=self.explain,
+            return self.compiled.evaluate(case.inputs, as_of=case.as_of, explain=self.explain,
                                           measured=case.measured)
         except EngineError as exc:
-            span = getattr(exc, "span", None)
-            source = f"{self.filename}:{span.line}:{span.column}" if span is not None else None
-            return CaseError(exc.code, exc.message, case.line, source)
+            return self._error(exc, case)
         except (ArithmeticError, ValueError, TypeError, RecursionError) as exc:
             # an engine bug must not end a run over millions of cases: report it on this case
             return CaseError("internal_error", f"{type(exc).__name__}: {exc}", case.line)
+
+    def outcomes(self, cases: Iterable[Case]) -> Iterator[tuple[Case, Any]]:
+        """(case, `evaluate(case)`) for every case, in order, through the engine's batch entry
+        point (`evaluate_many`): one case read, evaluated and handed back at a time."""
+        refused: list[tuple[Case, CaseError]] = []  # read since the last evaluated case
+        current: list[Case] = []  # the case evaluate_many is evaluating
+        required = self._required
+
+        def items() -> Iterator[BatchItem]:
+            for case in cases:
+                if case.error is None and case.inputs.keys() >= required:
+                    current[:] = (case,)
+                    yield _new_tuple(BatchItem, (case.inputs, case.as_of, case.measured))
+                else:
+                    refused.append((case, self._refused(case)))
+
+        for outcome in self.compiled.evaluate_many(items(), explain=self.explain):
+            if refused:  # evaluate_many reads one item per outcome: these came before it
+                yield from refused
+                refused.clear()
+            case = current[0]
+            yield case, outcome if type(outcome) is Result else self._error(outcome, case)
+        yield from refused  # the cases refused after the last evaluated one
+
+    def _refused(self, case: Case) -> CaseError | None:
+        """The error of a case that cannot be evaluated at all (unreadable, inputs missing)."""
+        if case.error is not None:
+            return case.error
+        if not case.inputs.keys() >= self._required:
+            missing = [name for name in self.input_names if name not in case.inputs]
+            return CaseError("missing_input", f"missing input {', '.join(missing)}", case.line)
+        return None
+
+    def _error(self, exc: EngineError, case: Case) -> CaseError:
+        span = getattr(exc, "span", None)
+        source = f"{self.filename}:{span.line}:{span.column}" if span is not None else None
+        return CaseError(exc.code, exc.message, case.line, source)
 
 
 def result_line(case: Case, outcome: Any, memo: dict | None = None) -> str:
