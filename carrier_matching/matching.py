@@ -18,11 +18,14 @@ PRUNED_TAG = "pruned"
 
 class CandidateIndex(Protocol):
     """What matching needs of a candidate index (carrier_matching.pruning): the appetites (by
-    ruleset name) that may accept or refer a business, and why any other one cannot."""
+    name) that may accept or refer a business, and why any other one cannot."""
 
     def candidates(self, business: Mapping) -> frozenset[str]: ...
 
     def why_pruned(self, name: str, business: Mapping) -> str: ...
+
+    def for_criteria(self, naics: str | None = None,
+                     state: str | None = None) -> frozenset[str]: ...
 
 
 @dataclass(frozen=True, slots=True)

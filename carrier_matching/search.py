@@ -67,8 +67,9 @@ def search(market: Market, criteria: Criteria,
     words = [w for w in (criteria.text or "").lower().split() if w]
     kept = None
     if index is not None and (criteria.naics or criteria.state):
-        kept = index.candidates({"naics": criteria.naics, "state": criteria.state,
-                                 "lines_of_business": list(criteria.lines) or None})
+        # the rest of the business is unknown here: some business of this class (a code or a
+        # prefix) and state, not this exact record
+        kept = index.for_criteria(naics=criteria.naics or None, state=criteria.state or None)
     found = []
     for product in candidate_products(market, criteria.lines or None):
         carrier = market.carrier(product.carrier_id)

@@ -10,6 +10,7 @@ from aiohttp import web
 from insureops.carrier_matching import search as market_search
 from insureops.carrier_matching.classifier import METHOD, classify
 from insureops.carrier_matching.market import Carrier, Market, Product
+from insureops.carrier_matching.pruning import index_market_appetites
 from insureops.engine.errors import EvaluationError
 from insureops.platform.auth import Auth
 from insureops.platform.carrier_finder import service
@@ -42,6 +43,7 @@ from insureops.platform.carrier_finder.payloads import (
     SearchRequest,
     SearchResponse,
 )
+from insureops.platform.carrier_finder.scan_routes import add_scan_routes
 from insureops.platform.carrier_finder.startup import STARTUP_HOOKS
 from insureops.platform.keys import AREA_STARTUP, CLOCK, MARKET_STORE
 from insureops.platform.ratelimit import RateKey, RateLimit
@@ -228,9 +230,13 @@ async def classify_business(call: Call[ClassifyRequest, None]) -> ClassifyRespon
                                      for r in found], method=METHOD)
 
 
-def create_app(index_builder=None) -> web.Application:
+add_scan_routes(routes)
+
+
+def create_app(index_builder=index_market_appetites) -> web.Application:
     """The area's sub-application, mounted by insureops.platform.app.create_app; `index_builder`
-    (appetites -> candidate index, carrier_matching.pruning) turns pruning on."""
+    (appetites -> candidate index, carrier_matching.pruning) prunes, None evaluates every
+    candidate (the benchmark's comparison)."""
     app = routes.build_app()
     app[MARKET_STORE] = MarketStore(index_builder)
     app[AREA_STARTUP] = STARTUP_HOOKS

@@ -229,6 +229,9 @@ SCHEMA_VALID_BUT_REFUSED = [
     # database_url_refused); arbitrary strings do not.
     ("/api/v2/settings/database/", "POST"),
     ("/api/v2/settings/database/test/", "POST"),
+    # The URL must be a reachable public http(s) site (400 scan_url_invalid, scan_failed, ...);
+    # arbitrary strings are not, and this machine reaches no public site.
+    ("/api/v1/carrier_finder/scan/", "POST"),
 ]
 
 
