@@ -1,0 +1,80 @@
+"""Rule studio: rules (a workspace's rulesets) and their immutable versions.
+
+Revision ID: 0005_rules_studio
+Revises: 0004
+Create Date: 2026-11-23
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0005_rules_studio"
+down_revision = "0004"
+branch_labels = None
+depends_on = None
+
+
+def _timestamp(name: str, nullable: bool = False) -> sa.Column:
+    return sa.Column(name, sa.DateTime(timezone=True), nullable=nullable)
+
+
+def _user_fk(table: str, column: str) -> sa.ForeignKeyConstraint:
+    return sa.ForeignKeyConstraint([column], ["users.id"], ondelete="SET NULL",
+                                   name=f"fk_{table}_{column}_users")
+
+
+def _rule_fk(table: str) -> sa.ForeignKeyConstraint:
+    return sa.ForeignKeyConstraint(["rule_id"], ["rules.id"], ondelete="CASCADE",
+                                   name=f"fk_{table}_rule_id_rules")
+
+
+def upgrade() -> None:
+    op.create_table(
+        "rules",
+        sa.Column("id", sa.String(26), nullable=False),
+        sa.Column("workspace_id", sa.String(26), nullable=False),
+        sa.Column("name", sa.String(200), nullable=False),
+        sa.Column("title", sa.String(200), nullable=False),
+        sa.Column("kind", sa.String(16), nullable=False),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("current_version", sa.Integer(), nullable=False),
+        sa.Column("published_version", sa.Integer(), nullable=True),
+        sa.Column("created_by", sa.String(26), nullable=True),
+        _timestamp("created_at"),
+        sa.Column("updated_by", sa.String(26), nullable=True),
+        _timestamp("updated_at"),
+        sa.CheckConstraint("kind IN ('appetite', 'triage', 'underwriting', 'pricing', 'other')",
+                           name="ck_rules_kind"),
+        sa.CheckConstraint("status IN ('draft', 'published', 'archived')",
+                           name="ck_rules_status"),
+        sa.ForeignKeyConstraint(["workspace_id"], ["workspaces.tenant_id"], ondelete="CASCADE",
+                                name="fk_rules_workspace_id_workspaces"),
+        _user_fk("rules", "created_by"),
+        _user_fk("rules", "updated_by"),
+        sa.PrimaryKeyConstraint("id", name="pk_rules"),
+        sa.UniqueConstraint("workspace_id", "name", name="uq_rules_workspace_id_name"),
+    )
+    op.create_index("ix_rules_workspace_id", "rules", ["workspace_id"])
+    op.create_table(
+        "rule_versions",
+        sa.Column("rule_id", sa.String(26), nullable=False),
+        sa.Column("number", sa.Integer(), nullable=False),
+        sa.Column("source", sa.Text(), nullable=False),
+        sa.Column("content_hash", sa.String(64), nullable=False),
+        sa.Column("author_id", sa.String(26), nullable=True),
+        _timestamp("created_at"),
+        sa.Column("warnings", sa.JSON(), nullable=False),
+        sa.Column("tests", sa.JSON(), nullable=False),
+        sa.Column("tests_passed", sa.Boolean(), nullable=False),
+        _rule_fk("rule_versions"),
+        _user_fk("rule_versions", "author_id"),
+        sa.PrimaryKeyConstraint("rule_id", "number", name="pk_rule_versions"),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("rule_versions")
+    op.drop_index("ix_rules_workspace_id", table_name="rules")
+    op.drop_table("rules")
