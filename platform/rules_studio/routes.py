@@ -1,12 +1,181 @@
-"""HTTP routes of the rule studio area (its sub-application; routes are added by its issue)."""
+"""HTTP routes of the rule studio (its sub-application, mounted at /api/rules).
+
+Roles: members read, check and simulate; admins (owners satisfy it) create, change, publish,
+archive and execute. Every route acts on the session's active workspace only.
+"""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from insureops.platform.routing import RouteTable
+from insureops.dsl import RulesetInvalidError
+from insureops.platform.auth import Auth, Role
+from insureops.platform.errors import ApiError
+from insureops.platform.keys import CLOCK
+from insureops.platform.routing import Call, RouteTable
+from insureops.platform.rules_studio import checking, service
+from insureops.platform.rules_studio.errors import (
+    InvalidCursorError,
+    RuleArchivedError,
+    RuleNameTakenError,
+    RuleNotFoundError,
+    StaleVersionError,
+    VersionNotFoundError,
+)
+from insureops.platform.rules_studio.models import Rule, RuleVersion
+from insureops.platform.rules_studio.payloads import (
+    CheckRequest,
+    CheckResponse,
+    RuleCreate,
+    RuleInfo,
+    RuleListQuery,
+    RulePage,
+    RulePath,
+    RuleSummary,
+    RuleUpdate,
+    VersionDetail,
+    VersionInfo,
+    VersionList,
+    VersionQuery,
+)
+from insureops.platform.rules_studio.repository import RuleFilters
+
+MEMBER, ADMIN = Auth.session(Role.MEMBER), Auth.session(Role.ADMIN)
 
 routes = RouteTable("rules_studio", "Rules: CRUD, simulate and execute.")
+routes.map_error(RulesetInvalidError, 400, "rule_invalid",
+                 message="The ruleset does not check; error.details lists every diagnostic.",
+                 details=checking.invalid_details)
+routes.map_error(RuleNotFoundError, 404, "not_found")
+routes.map_error(VersionNotFoundError, 404, "version_not_found")
+routes.map_error(RuleNameTakenError, 409, "conflict")
+routes.map_error(StaleVersionError, 409, "version_conflict")
+routes.map_error(RuleArchivedError, 409, "rule_archived")
+routes.map_error(InvalidCursorError, 400, "validation_error", details=lambda e: [
+    {"field": "cursor", "message": "is not a cursor this service issued; pass next_cursor of "
+     "the previous page unchanged"}])
+
+
+def _deps(call: Call) -> service.StudioDeps:
+    return service.StudioDeps(call.request.config_dict[CLOCK])
+
+
+def _actor(call: Call) -> service.Actor:
+    return service.Actor(call.principal.active_workspace_id, call.principal.user.id)
+
+
+def _summary_fields(rule: Rule) -> dict:
+    return {"id": rule.id, "name": rule.name, "title": rule.title, "kind": rule.kind,
+            "status": rule.status, "current_version": rule.current_version,
+            "published_version": rule.published_version, "created_by": rule.created_by,
+            "created_at": rule.created_at, "updated_by": rule.updated_by,
+            "updated_at": rule.updated_at}
+
+
+def _version_fields(version: RuleVersion) -> dict:
+    return {"number": version.number, "content_hash": version.content_hash,
+            "author_id": version.author_id, "created_at": version.created_at,
+            "tests_passed": version.tests_passed,
+            "tests_failed": sum(1 for test in version.tests if not test["passed"])}
+
+
+def _rule_info(rule: Rule, version: RuleVersion) -> RuleInfo:
+    detail = VersionDetail(**_version_fields(version), source=version.source,
+                           warnings=version.warnings, tests=version.tests)
+    return RuleInfo(**_summary_fields(rule), version=detail)
+
+
+def _if_match(call: Call) -> int | None:
+    """The version number of `If-Match` (`3`, `"3"` or `W/"3"`); None when absent."""
+    raw = call.request.headers.get("If-Match")
+    if raw is None or raw.strip() == "*":
+        return None
+    text = raw.strip().removeprefix("W/").strip('"')
+    if not text.isdigit():
+        raise ApiError(400, "validation_error", "The request is invalid.", details=[
+            {"field": "If-Match", "message": "must be the version number the change is based "
+             "on, e.g. \"3\""}])
+    return int(text)
+
+
+@routes.get("/rules/", query=RuleListQuery, response=RulePage, auth=MEMBER,
+            summary="List rules", description="Oldest first; filters combine with AND; follow "
+            "`next_cursor` for the next page.")
+async def list_rules(call: Call[None, RuleListQuery]) -> RulePage:
+    query = call.query
+    filters = RuleFilters(query.kind, query.status, query.name, query.text)
+    async with call.unit_of_work() as uow:
+        page = await service.list_page(uow, call.principal.active_workspace_id, filters,
+                                       query.limit, query.cursor)
+    return RulePage(items=[RuleSummary(**_summary_fields(r)) for r in page.rules],
+                    next_cursor=page.next_cursor)
+
+
+@routes.post("/rules/", body=RuleCreate, response=RuleInfo, status=201, auth=ADMIN,
+             errors=(400, 409), summary="Create a rule",
+             description="Checks the source (400 rule_invalid with every diagnostic), runs its "
+             "embedded tests and saves version 1 as a draft; warnings and test results come "
+             "back in `version`.")
+async def create_rule(call: Call[RuleCreate, None]) -> RuleInfo:
+    body = call.body
+    async with call.unit_of_work() as uow:
+        rule, version = await service.create(uow, _deps(call), _actor(call), body.source,
+                                             body.title, body.kind)
+    return _rule_info(rule, version)
+
+
+@routes.post("/rules/check/", body=CheckRequest, response=CheckResponse, auth=MEMBER,
+             summary="Check a ruleset without saving it",
+             description="Every diagnostic and the outline (inputs, rules, tables).")
+async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
+    report = checking.check(call.body.source)
+    return CheckResponse(ok=report.ok,
+                         diagnostics=[checking.diagnostic_dict(d) for d in report.diagnostics],
+                         outline=checking.outline(report.ruleset))
+
+
+@routes.get("/rules/{rule_id}/", path_model=RulePath, query=VersionQuery, response=RuleInfo,
+            auth=MEMBER, errors=(404,), summary="Get a rule",
+            description="With its current version, or version N with `?version=N`.")
+async def get_rule(call: Call[None, VersionQuery]) -> RuleInfo:
+    async with call.unit_of_work() as uow:
+        rule, version = await service.get(uow, call.principal.active_workspace_id,
+                                          call.path.rule_id, call.query.version)
+    return _rule_info(rule, version)
+
+
+@routes.get("/rules/{rule_id}/versions/", path_model=RulePath, response=VersionList,
+            auth=MEMBER, errors=(404,), summary="List a rule's versions",
+            description="Every version with its author, time and test outcome.")
+async def list_versions(call: Call[None, None]) -> VersionList:
+    async with call.unit_of_work() as uow:
+        rows = await service.versions(uow, call.principal.active_workspace_id,
+                                      call.path.rule_id)
+    return VersionList(versions=[VersionInfo(**_version_fields(v)) for v in rows])
+
+
+@routes.patch("/rules/{rule_id}/", path_model=RulePath, body=RuleUpdate, response=RuleInfo,
+              auth=ADMIN, errors=(400, 404, 409), summary="Update a rule",
+              description="A changed `source` is checked and tested and saved as a new "
+              "version. With `If-Match: \"N\"` the change is refused with 409 "
+              "version_conflict unless N is still the current version.")
+async def update_rule(call: Call[RuleUpdate, None]) -> RuleInfo:
+    body = call.body
+    changes = service.Changes(source=body.source, title=body.title, kind=body.kind)
+    if_match = _if_match(call)
+    async with call.unit_of_work() as uow:
+        rule, version = await service.update(uow, _deps(call), _actor(call), call.path.rule_id,
+                                             changes, if_match)
+    return _rule_info(rule, version)
+
+
+@routes.delete("/rules/{rule_id}/", path_model=RulePath, response=None, status=204,
+               auth=ADMIN, errors=(404,), summary="Archive a rule",
+               description="The rule and its versions stay readable; it can no longer be "
+               "changed or executed.")
+async def archive_rule(call: Call[None, None]) -> None:
+    async with call.unit_of_work() as uow:
+        await service.archive(uow, _deps(call), _actor(call), call.path.rule_id)
 
 
 def create_app() -> web.Application:

@@ -1,0 +1,45 @@
+"""Domain errors of the rule studio, each with a stable code (mapped to HTTP in routes.py)."""
+
+from __future__ import annotations
+
+
+class RulesStudioError(Exception):
+    """Root of the rule studio's errors."""
+
+    code = "rules_studio_error"
+
+
+class RuleNotFoundError(RulesStudioError):
+    """No rule with this id in the active workspace (another workspace's rules included)."""
+
+    code = "not_found"
+
+
+class VersionNotFoundError(RulesStudioError):
+    """The rule has no version of this number."""
+
+    code = "version_not_found"
+
+
+class RuleNameTakenError(RulesStudioError):
+    """Another rule of the workspace already holds this ruleset name."""
+
+    code = "conflict"
+
+
+class StaleVersionError(RulesStudioError):
+    """If-Match named a version that is no longer the current one (someone saved meanwhile)."""
+
+    code = "version_conflict"
+
+
+class RuleArchivedError(RulesStudioError):
+    """The rule is archived: it can be read, not changed or executed."""
+
+    code = "rule_archived"
+
+
+class InvalidCursorError(RulesStudioError):
+    """A `cursor` the service did not issue."""
+
+    code = "validation_error"

@@ -1,0 +1,156 @@
+"""Request and response shapes of the rule studio."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Kind = Literal["appetite", "triage", "underwriting", "pricing", "other"]
+Status = Literal["draft", "published", "archived"]
+MAX_SOURCE = 512 * 1024  # characters of one ruleset
+DEFAULT_PAGE, MAX_PAGE = 50, 200
+
+
+class DiagnosticInfo(BaseModel):
+    """One problem the checker found, with where it is and how to fix it."""
+
+    code: str = Field(description="Stable diagnostic code, e.g. E104 (docs/rules-language.md).")
+    name: str = Field(description="The code's snake_case name, e.g. unknown_field.")
+    severity: Literal["error", "warning"]
+    message: str
+    hint: str | None
+    line: int | None
+    column: int | None
+    end_line: int | None
+    end_column: int | None
+
+
+class TestResult(BaseModel):
+    """One embedded `test` block's outcome at save time."""
+
+    __test__ = False  # not a pytest test class
+
+    description: str
+    passed: bool
+    message: str | None = Field(description="Why it failed; null when it passed.")
+    line: int | None
+
+
+class RuleCreate(BaseModel):
+    source: str = Field(min_length=1, max_length=MAX_SOURCE,
+                        description="The ruleset's text; its `ruleset NAME` names the rule.")
+    title: str | None = Field(None, min_length=1, max_length=200,
+                              description="Default: the ruleset's title, else its name.")
+    kind: Kind = "other"
+
+
+class RuleUpdate(BaseModel):
+    """Every field optional; a changed `source` makes a new version."""
+
+    source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE)
+    title: str | None = Field(None, min_length=1, max_length=200)
+    kind: Kind | None = None
+
+
+class VersionInfo(BaseModel):
+    number: int
+    content_hash: str = Field(description="SHA-256 of the source.")
+    author_id: str | None
+    created_at: datetime.datetime
+    tests_passed: bool = Field(description="Every embedded test passed at save time.")
+    tests_failed: int
+
+
+class VersionDetail(VersionInfo):
+    source: str
+    warnings: list[DiagnosticInfo]
+    tests: list[TestResult]
+
+
+class RuleSummary(BaseModel):
+    id: str
+    name: str = Field(description="The ruleset's name, unique in the workspace.")
+    title: str
+    kind: Kind
+    status: Status
+    current_version: int
+    published_version: int | None
+    created_by: str | None
+    created_at: datetime.datetime
+    updated_by: str | None
+    updated_at: datetime.datetime
+
+
+class RuleInfo(RuleSummary):
+    version: VersionDetail = Field(description="The current version, or the one asked for "
+                                   "with ?version=N.")
+
+
+class RulePage(BaseModel):
+    items: list[RuleSummary]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")
+
+
+class VersionList(BaseModel):
+    versions: list[VersionInfo] = Field(description="Oldest first.")
+
+
+class RuleListQuery(BaseModel):
+    kind: Kind | None = None
+    status: Status | None = None
+    name: str | None = Field(None, max_length=200, description="Ruleset names starting with it.")
+    text: str | None = Field(None, max_length=200, description="Case-insensitive text in the "
+                             "name, title or current source.")
+    limit: int = Field(DEFAULT_PAGE, ge=1, le=MAX_PAGE, description="Page size (max 200).")
+    cursor: str | None = Field(None, max_length=512,
+                               description="`next_cursor` of the previous page (opaque).")
+
+
+class RulePath(BaseModel):
+    rule_id: str = Field(min_length=26, max_length=26)
+
+
+class VersionQuery(BaseModel):
+    version: int | None = Field(None, ge=1, description="A version number; default: current.")
+
+
+class CheckRequest(BaseModel):
+    source: str = Field(max_length=MAX_SOURCE)
+
+
+class OutlineInput(BaseModel):
+    name: str
+    type: str
+
+
+class OutlineRule(BaseModel):
+    name: str
+    title: str | None
+    priority: int
+    enabled: bool
+    line: int | None
+
+
+class OutlineTable(BaseModel):
+    name: str
+    title: str | None
+    priority: int
+    hit: str
+    outputs: list[str]
+    line: int | None
+
+
+class Outline(BaseModel):
+    name: str | None = Field(description="The ruleset's name; null after a syntax error.")
+    title: str | None
+    inputs: list[OutlineInput]
+    rules: list[OutlineRule]
+    tables: list[OutlineTable]
+
+
+class CheckResponse(BaseModel):
+    ok: bool = Field(description="No error (warnings allowed): the source can be saved.")
+    diagnostics: list[DiagnosticInfo]
+    outline: Outline
