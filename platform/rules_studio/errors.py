@@ -43,3 +43,16 @@ class InvalidCursorError(RulesStudioError):
     """A `cursor` the service did not issue."""
 
     code = "validation_error"
+
+
+class TestsFailingError(RulesStudioError):
+    """A version whose embedded tests failed cannot be published."""
+
+    __test__ = False  # not a pytest test class
+    code = "tests_failing"
+
+
+class PublishRequestError(RulesStudioError):
+    """A PATCH that both publishes a version and withdraws publication."""
+
+    code = "validation_error"

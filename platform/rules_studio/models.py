@@ -70,3 +70,20 @@ class RuleVersion(Base):
     warnings: Mapped[list] = mapped_column(JSON)
     tests: Mapped[list] = mapped_column(JSON)
     tests_passed: Mapped[bool] = mapped_column(Boolean)
+
+
+class RulePublication(Base):
+    """One move of a rule's published pointer (append-only): who published or withdrew which
+    version when. Rolling back is publishing an older version."""
+
+    __tablename__ = "rule_publications"
+    __table_args__ = (
+        CheckConstraint("action IN ('published', 'unpublished')", name="action"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    rule_id: Mapped[str] = mapped_column(ForeignKey("rules.id", ondelete="CASCADE"), index=True)
+    version: Mapped[int | None] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(16))
+    actor_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)

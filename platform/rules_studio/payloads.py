@@ -52,6 +52,12 @@ class RuleUpdate(BaseModel):
     source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE)
     title: str | None = Field(None, min_length=1, max_length=200)
     kind: Kind | None = None
+    published_version: int | None = Field(
+        None, ge=1, description="Publish this version (an older one rolls back); its embedded "
+        "tests must have passed.")
+    status: Status | None = Field(
+        None, description="published: publish the current version; draft: withdraw the "
+        "publication; archived: as DELETE.")
 
 
 class VersionInfo(BaseModel):
@@ -95,6 +101,17 @@ class RulePage(BaseModel):
 
 class VersionList(BaseModel):
     versions: list[VersionInfo] = Field(description="Oldest first.")
+
+
+class PublicationEvent(BaseModel):
+    action: Literal["published", "unpublished"]
+    version: int | None
+    actor_id: str | None = Field(description="The user who published or withdrew it.")
+    at: datetime.datetime
+
+
+class PublicationHistory(BaseModel):
+    events: list[PublicationEvent] = Field(description="Oldest first.")
 
 
 class RuleListQuery(BaseModel):

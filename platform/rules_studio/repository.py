@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy import exists, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.platform.rules_studio.models import Rule, RuleVersion
+from insureops.platform.rules_studio.models import Rule, RulePublication, RuleVersion
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,12 @@ async def version(session: AsyncSession, rule_id: str, number: int) -> RuleVersi
 async def versions(session: AsyncSession, rule_id: str) -> list[RuleVersion]:
     statement = (select(RuleVersion).where(RuleVersion.rule_id == rule_id)
                  .order_by(RuleVersion.number))
+    return list((await session.execute(statement)).scalars())
+
+
+async def publications(session: AsyncSession, rule_id: str) -> list[RulePublication]:
+    statement = (select(RulePublication).where(RulePublication.rule_id == rule_id)
+                 .order_by(RulePublication.id))
     return list((await session.execute(statement)).scalars())
 
 

@@ -16,16 +16,20 @@ from insureops.platform.routing import Call, RouteTable
 from insureops.platform.rules_studio import checking, service
 from insureops.platform.rules_studio.errors import (
     InvalidCursorError,
+    PublishRequestError,
     RuleArchivedError,
     RuleNameTakenError,
     RuleNotFoundError,
     StaleVersionError,
+    TestsFailingError,
     VersionNotFoundError,
 )
 from insureops.platform.rules_studio.models import Rule, RuleVersion
 from insureops.platform.rules_studio.payloads import (
     CheckRequest,
     CheckResponse,
+    PublicationEvent,
+    PublicationHistory,
     RuleCreate,
     RuleInfo,
     RuleListQuery,
@@ -51,6 +55,9 @@ routes.map_error(VersionNotFoundError, 404, "version_not_found")
 routes.map_error(RuleNameTakenError, 409, "conflict")
 routes.map_error(StaleVersionError, 409, "version_conflict")
 routes.map_error(RuleArchivedError, 409, "rule_archived")
+routes.map_error(TestsFailingError, 409, "tests_failing")
+routes.map_error(PublishRequestError, 400, "validation_error", details=lambda e: [
+    {"field": "status", "message": str(e)}])
 routes.map_error(InvalidCursorError, 400, "validation_error", details=lambda e: [
     {"field": "cursor", "message": "is not a cursor this service issued; pass next_cursor of "
      "the previous page unchanged"}])
@@ -157,16 +164,30 @@ async def list_versions(call: Call[None, None]) -> VersionList:
 @routes.patch("/rules/{rule_id}/", path_model=RulePath, body=RuleUpdate, response=RuleInfo,
               auth=ADMIN, errors=(400, 404, 409), summary="Update a rule",
               description="A changed `source` is checked and tested and saved as a new "
-              "version. With `If-Match: \"N\"` the change is refused with 409 "
+              "version. `published_version: N` (or `status: published` for the current "
+              "version) publishes; a version whose tests failed is 409 tests_failing. With `If-Match: \"N\"` the change is refused with 409 "
               "version_conflict unless N is still the current version.")
 async def update_rule(call: Call[RuleUpdate, None]) -> RuleInfo:
     body = call.body
-    changes = service.Changes(source=body.source, title=body.title, kind=body.kind)
+    changes = service.Changes(source=body.source, title=body.title, kind=body.kind,
+                              published_version=body.published_version, status=body.status)
     if_match = _if_match(call)
     async with call.unit_of_work() as uow:
         rule, version = await service.update(uow, _deps(call), _actor(call), call.path.rule_id,
                                              changes, if_match)
     return _rule_info(rule, version)
+
+
+@routes.get("/rules/{rule_id}/history/", path_model=RulePath, response=PublicationHistory,
+            auth=MEMBER, errors=(404,), summary="A rule's publication history",
+            description="Who published or withdrew which version when.")
+async def publication_history(call: Call[None, None]) -> PublicationHistory:
+    async with call.unit_of_work() as uow:
+        rows = await service.history(uow, call.principal.active_workspace_id,
+                                     call.path.rule_id)
+    return PublicationHistory(events=[
+        PublicationEvent(action=r.action, version=r.version, actor_id=r.actor_id, at=r.at)
+        for r in rows])
 
 
 @routes.delete("/rules/{rule_id}/", path_model=RulePath, response=None, status=204,

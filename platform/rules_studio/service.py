@@ -23,13 +23,15 @@ from insureops.platform.rules_studio import repository as repo
 from insureops.platform.rules_studio.checking import Analysis, analyse, content_hash
 from insureops.platform.rules_studio.errors import (
     InvalidCursorError,
+    PublishRequestError,
     RuleArchivedError,
     RuleNameTakenError,
     RuleNotFoundError,
     StaleVersionError,
+    TestsFailingError,
     VersionNotFoundError,
 )
-from insureops.platform.rules_studio.models import Rule, RuleVersion
+from insureops.platform.rules_studio.models import Rule, RulePublication, RuleVersion
 
 _CURSOR_VERSION = 1
 
@@ -61,6 +63,8 @@ class Changes:
     source: str | None = None
     title: str | None = None
     kind: str | None = None
+    published_version: int | None = None
+    status: str | None = None  # draft (withdraw publication), published, archived
 
 
 @dataclass(frozen=True)
@@ -196,8 +200,50 @@ async def update(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
     if changes.kind is not None:
         rule.kind = changes.kind
     rule.updated_by, rule.updated_at = actor.user_id, now
+    if changes.status == "archived":
+        rule.status = "archived"
+    elif changes.status == "draft":
+        if changes.published_version is not None:
+            raise PublishRequestError("Give either published_version (publish) or status "
+                                      "draft (withdraw publication), not both.")
+        await _unpublish(uow, rule, actor, now)
+    elif changes.published_version is not None or changes.status == "published":
+        await publish(uow, rule, changes.published_version or rule.current_version, actor, now)
     await uow.session.flush()
     return rule, current
+
+
+async def publish(uow: UnitOfWork, rule: Rule, number: int, actor: Actor,
+                  now: datetime.datetime) -> None:
+    """Point `published_version` at version `number` (an older one rolls back); a version
+    whose embedded tests failed is refused. Recorded in the publication history."""
+    version = await version_of(uow, rule, number)
+    if not version.tests_passed:
+        failed = [t["description"] for t in version.tests if not t["passed"]]
+        raise TestsFailingError(f"Version {number} cannot be published: its embedded tests "
+                                f"failed ({'; '.join(failed)}). Fix them and save a new version.")
+    if rule.published_version == number and rule.status == "published":
+        return
+    rule.published_version, rule.status = number, "published"
+    await repo.add(uow.session, RulePublication(rule_id=rule.id, version=number,
+                                                action="published", actor_id=actor.user_id,
+                                                at=now))
+
+
+async def _unpublish(uow: UnitOfWork, rule: Rule, actor: Actor, now: datetime.datetime) -> None:
+    if rule.published_version is None:
+        rule.status = "draft"
+        return
+    withdrawn, rule.published_version, rule.status = rule.published_version, None, "draft"
+    await repo.add(uow.session, RulePublication(rule_id=rule.id, version=withdrawn,
+                                                action="unpublished", actor_id=actor.user_id,
+                                                at=now))
+
+
+async def history(uow: UnitOfWork, workspace_id: str, rule_id: str) -> list[RulePublication]:
+    """Who published or withdrew which version when, oldest first."""
+    rule = await find(uow, workspace_id, rule_id)
+    return await repo.publications(uow.session, rule.id)
 
 
 async def archive(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str) -> Rule:

@@ -1,4 +1,4 @@
-"""Rule studio: rules (a workspace's rulesets) and their immutable versions.
+"""Rule studio: rules (a workspace's rulesets), their immutable versions and publications.
 
 Revision ID: 0005_rules_studio
 Revises: 0004
@@ -72,9 +72,26 @@ def upgrade() -> None:
         _user_fk("rule_versions", "author_id"),
         sa.PrimaryKeyConstraint("rule_id", "number", name="pk_rule_versions"),
     )
+    op.create_table(
+        "rule_publications",
+        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
+        sa.Column("rule_id", sa.String(26), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=True),
+        sa.Column("action", sa.String(16), nullable=False),
+        sa.Column("actor_id", sa.String(26), nullable=True),
+        _timestamp("at"),
+        sa.CheckConstraint("action IN ('published', 'unpublished')",
+                           name="ck_rule_publications_action"),
+        _rule_fk("rule_publications"),
+        _user_fk("rule_publications", "actor_id"),
+        sa.PrimaryKeyConstraint("id", name="pk_rule_publications"),
+    )
+    op.create_index("ix_rule_publications_rule_id", "rule_publications", ["rule_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_rule_publications_rule_id", table_name="rule_publications")
+    op.drop_table("rule_publications")
     op.drop_table("rule_versions")
     op.drop_index("ix_rules_workspace_id", table_name="rules")
     op.drop_table("rules")
