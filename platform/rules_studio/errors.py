@@ -56,3 +56,27 @@ class PublishRequestError(RulesStudioError):
     """A PATCH that both publishes a version and withdraws publication."""
 
     code = "validation_error"
+
+
+class ApprovalRequiredError(RulesStudioError):
+    """The workspace requires four eyes: publish through an approval request."""
+
+    code = "approval_required"
+
+
+class SelfApprovalError(RulesStudioError):
+    """The version's author cannot approve it under four eyes."""
+
+    code = "self_approval"
+
+
+class ApprovalNotFoundError(RulesStudioError):
+    """No approval request with this id for this rule."""
+
+    code = "not_found"
+
+
+class ApprovalStateError(RulesStudioError):
+    """The approval request was decided already, or one for this version is pending."""
+
+    code = "invalid_transition"

@@ -87,3 +87,36 @@ class RulePublication(Base):
     action: Mapped[str] = mapped_column(String(16))
     actor_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+
+
+class StudioSettings(Base):
+    """A workspace's rule studio settings: `four_eyes` requires an admin other than a version's
+    author to approve it before it is published. No row: the defaults (four eyes off)."""
+
+    __tablename__ = "rule_studio_settings"
+
+    workspace_id: Mapped[str] = mapped_column(
+        ForeignKey("workspaces.tenant_id", ondelete="CASCADE"), primary_key=True)
+    four_eyes: Mapped[bool] = mapped_column(Boolean)
+    updated_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    updated_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+
+
+class RuleApproval(Base):
+    """A request to publish one version under four eyes, and its decision (each with who and
+    when). Approving publishes the version."""
+
+    __tablename__ = "rule_approvals"
+    __table_args__ = (
+        CheckConstraint("status IN ('pending', 'approved', 'rejected')", name="status"),
+    )
+
+    id: Mapped[str] = mapped_column(String(26), primary_key=True)  # a ULID
+    rule_id: Mapped[str] = mapped_column(ForeignKey("rules.id", ondelete="CASCADE"), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))
+    requested_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    requested_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+    decided_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    decided_at: Mapped[datetime.datetime | None] = mapped_column(UtcDateTime)
+    comment: Mapped[str | None] = mapped_column(Text)

@@ -114,6 +114,39 @@ class PublicationHistory(BaseModel):
     events: list[PublicationEvent] = Field(description="Oldest first.")
 
 
+class StudioSettingsInfo(BaseModel):
+    four_eyes: bool = Field(description="Publishing needs the approval of an admin other than "
+                            "the version's author.")
+
+
+class ApprovalRequest(BaseModel):
+    version: int | None = Field(None, ge=1, description="Default: the current version.")
+
+
+class ApprovalDecision(BaseModel):
+    comment: str | None = Field(None, max_length=2000)
+
+
+class ApprovalPath(BaseModel):
+    rule_id: str = Field(min_length=26, max_length=26)
+    approval_id: str = Field(min_length=26, max_length=26)
+
+
+class ApprovalInfo(BaseModel):
+    id: str
+    version: int
+    status: Literal["pending", "approved", "rejected"]
+    requested_by: str | None
+    requested_at: datetime.datetime
+    decided_by: str | None
+    decided_at: datetime.datetime | None
+    comment: str | None
+
+
+class ApprovalList(BaseModel):
+    approvals: list[ApprovalInfo] = Field(description="Oldest first.")
+
+
 class RuleListQuery(BaseModel):
     kind: Kind | None = None
     status: Status | None = None

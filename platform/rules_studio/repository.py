@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from sqlalchemy import exists, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.platform.rules_studio.models import Rule, RulePublication, RuleVersion
+from insureops.platform.rules_studio.models import (
+    Rule,
+    RuleApproval,
+    RulePublication,
+    RuleVersion,
+    StudioSettings,
+)
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,30 @@ async def publications(session: AsyncSession, rule_id: str) -> list[RulePublicat
     statement = (select(RulePublication).where(RulePublication.rule_id == rule_id)
                  .order_by(RulePublication.id))
     return list((await session.execute(statement)).scalars())
+
+
+async def settings(session: AsyncSession, workspace_id: str) -> StudioSettings | None:
+    return await session.get(StudioSettings, workspace_id)
+
+
+async def approvals(session: AsyncSession, rule_id: str) -> list[RuleApproval]:
+    statement = (select(RuleApproval).where(RuleApproval.rule_id == rule_id)
+                 .order_by(RuleApproval.requested_at, RuleApproval.id))
+    return list((await session.execute(statement)).scalars())
+
+
+async def approval(session: AsyncSession, rule_id: str, approval_id: str) -> RuleApproval | None:
+    statement = select(RuleApproval).where(RuleApproval.id == approval_id,
+                                           RuleApproval.rule_id == rule_id)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def pending_approval(session: AsyncSession, rule_id: str,
+                           version: int) -> RuleApproval | None:
+    statement = select(RuleApproval).where(RuleApproval.rule_id == rule_id,
+                                           RuleApproval.version == version,
+                                           RuleApproval.status == "pending")
+    return (await session.execute(statement)).scalars().first()
 
 
 async def add(session: AsyncSession, *rows: object) -> None:

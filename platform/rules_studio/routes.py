@@ -13,19 +13,28 @@ from insureops.platform.auth import Auth, Role
 from insureops.platform.errors import ApiError
 from insureops.platform.keys import CLOCK
 from insureops.platform.routing import Call, RouteTable
-from insureops.platform.rules_studio import checking, service
+from insureops.platform.rules_studio import approvals, checking, service
 from insureops.platform.rules_studio.errors import (
+    ApprovalNotFoundError,
+    ApprovalRequiredError,
+    ApprovalStateError,
     InvalidCursorError,
     PublishRequestError,
     RuleArchivedError,
     RuleNameTakenError,
     RuleNotFoundError,
+    SelfApprovalError,
     StaleVersionError,
     TestsFailingError,
     VersionNotFoundError,
 )
-from insureops.platform.rules_studio.models import Rule, RuleVersion
+from insureops.platform.rules_studio.models import Rule, RuleApproval, RuleVersion
 from insureops.platform.rules_studio.payloads import (
+    ApprovalDecision,
+    ApprovalInfo,
+    ApprovalList,
+    ApprovalPath,
+    ApprovalRequest,
     CheckRequest,
     CheckResponse,
     PublicationEvent,
@@ -37,6 +46,7 @@ from insureops.platform.rules_studio.payloads import (
     RulePath,
     RuleSummary,
     RuleUpdate,
+    StudioSettingsInfo,
     VersionDetail,
     VersionInfo,
     VersionList,
@@ -44,7 +54,7 @@ from insureops.platform.rules_studio.payloads import (
 )
 from insureops.platform.rules_studio.repository import RuleFilters
 
-MEMBER, ADMIN = Auth.session(Role.MEMBER), Auth.session(Role.ADMIN)
+MEMBER, ADMIN, OWNER = (Auth.session(role) for role in (Role.MEMBER, Role.ADMIN, Role.OWNER))
 
 routes = RouteTable("rules_studio", "Rules: CRUD, simulate and execute.")
 routes.map_error(RulesetInvalidError, 400, "rule_invalid",
@@ -56,6 +66,10 @@ routes.map_error(RuleNameTakenError, 409, "conflict")
 routes.map_error(StaleVersionError, 409, "version_conflict")
 routes.map_error(RuleArchivedError, 409, "rule_archived")
 routes.map_error(TestsFailingError, 409, "tests_failing")
+routes.map_error(ApprovalRequiredError, 409, "approval_required")
+routes.map_error(SelfApprovalError, 403, "self_approval")
+routes.map_error(ApprovalNotFoundError, 404, "not_found")
+routes.map_error(ApprovalStateError, 409, "invalid_transition")
 routes.map_error(PublishRequestError, 400, "validation_error", details=lambda e: [
     {"field": "status", "message": str(e)}])
 routes.map_error(InvalidCursorError, 400, "validation_error", details=lambda e: [
@@ -141,6 +155,25 @@ async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
                          outline=checking.outline(report.ruleset))
 
 
+@routes.get("/rules/settings/", response=StudioSettingsInfo, auth=MEMBER,
+            summary="The workspace's rule studio settings")
+async def get_settings(call: Call[None, None]) -> StudioSettingsInfo:
+    async with call.unit_of_work() as uow:
+        found = await approvals.settings(uow, call.principal.active_workspace_id)
+    return StudioSettingsInfo(four_eyes=bool(found and found.four_eyes))
+
+
+@routes.put("/rules/settings/", body=StudioSettingsInfo, response=StudioSettingsInfo,
+            auth=OWNER, summary="Change the workspace's rule studio settings",
+            description="Owner only. `four_eyes: true`: versions are published only after an "
+            "admin other than their author approves them.")
+async def put_settings(call: Call[StudioSettingsInfo, None]) -> StudioSettingsInfo:
+    async with call.unit_of_work() as uow:
+        found = await approvals.set_four_eyes(uow, _deps(call), _actor(call),
+                                              call.body.four_eyes)
+    return StudioSettingsInfo(four_eyes=found.four_eyes)
+
+
 @routes.get("/rules/{rule_id}/", path_model=RulePath, query=VersionQuery, response=RuleInfo,
             auth=MEMBER, errors=(404,), summary="Get a rule",
             description="With its current version, or version N with `?version=N`.")
@@ -188,6 +221,53 @@ async def publication_history(call: Call[None, None]) -> PublicationHistory:
     return PublicationHistory(events=[
         PublicationEvent(action=r.action, version=r.version, actor_id=r.actor_id, at=r.at)
         for r in rows])
+
+
+def _approval(row: RuleApproval) -> ApprovalInfo:
+    return ApprovalInfo(id=row.id, version=row.version, status=row.status,
+                        requested_by=row.requested_by, requested_at=row.requested_at,
+                        decided_by=row.decided_by, decided_at=row.decided_at,
+                        comment=row.comment)
+
+
+@routes.post("/rules/{rule_id}/approvals/", path_model=RulePath, body=ApprovalRequest,
+             response=ApprovalInfo, status=201, auth=ADMIN, errors=(404, 409),
+             summary="Request approval to publish a version (four eyes)")
+async def request_approval(call: Call[ApprovalRequest, None]) -> ApprovalInfo:
+    async with call.unit_of_work() as uow:
+        row = await approvals.request(uow, _deps(call), _actor(call), call.path.rule_id,
+                                      call.body.version)
+    return _approval(row)
+
+
+@routes.get("/rules/{rule_id}/approvals/", path_model=RulePath, response=ApprovalList,
+            auth=MEMBER, errors=(404,), summary="List a rule's approval requests")
+async def list_approvals(call: Call[None, None]) -> ApprovalList:
+    async with call.unit_of_work() as uow:
+        rows = await approvals.list_for(uow, call.principal.active_workspace_id,
+                                        call.path.rule_id)
+    return ApprovalList(approvals=[_approval(row) for row in rows])
+
+
+@routes.post("/rules/{rule_id}/approvals/{approval_id}/approve/", path_model=ApprovalPath,
+             body=ApprovalDecision, response=ApprovalInfo, auth=ADMIN, errors=(403, 404, 409),
+             summary="Approve a request and publish its version",
+             description="By an admin other than the version's author (403 self_approval).")
+async def approve(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
+    async with call.unit_of_work() as uow:
+        row = await approvals.approve(uow, _deps(call), _actor(call), call.path.rule_id,
+                                      call.path.approval_id, call.body.comment)
+    return _approval(row)
+
+
+@routes.post("/rules/{rule_id}/approvals/{approval_id}/reject/", path_model=ApprovalPath,
+             body=ApprovalDecision, response=ApprovalInfo, auth=ADMIN, errors=(404, 409),
+             summary="Reject an approval request")
+async def reject(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
+    async with call.unit_of_work() as uow:
+        row = await approvals.reject(uow, _deps(call), _actor(call), call.path.rule_id,
+                                     call.path.approval_id, call.body.comment)
+    return _approval(row)
 
 
 @routes.delete("/rules/{rule_id}/", path_model=RulePath, response=None, status=204,

@@ -22,6 +22,7 @@ from insureops.platform.db import UnitOfWork
 from insureops.platform.rules_studio import repository as repo
 from insureops.platform.rules_studio.checking import Analysis, analyse, content_hash
 from insureops.platform.rules_studio.errors import (
+    ApprovalRequiredError,
     InvalidCursorError,
     PublishRequestError,
     RuleArchivedError,
@@ -208,6 +209,11 @@ async def update(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
                                       "draft (withdraw publication), not both.")
         await _unpublish(uow, rule, actor, now)
     elif changes.published_version is not None or changes.status == "published":
+        settings = await repo.settings(uow.session, actor.workspace_id)
+        if settings is not None and settings.four_eyes:
+            raise ApprovalRequiredError(
+                "This workspace requires four eyes: request approval with POST "
+                f"/api/rules/rules/{rule.id}/approvals/; another admin approves it.")
         await publish(uow, rule, changes.published_version or rule.current_version, actor, now)
     await uow.session.flush()
     return rule, current

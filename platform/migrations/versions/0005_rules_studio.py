@@ -1,4 +1,5 @@
-"""Rule studio: rules (a workspace's rulesets), their immutable versions and publications.
+"""Rule studio: rules (a workspace's rulesets), their immutable versions, publications,
+the four-eyes setting and approvals.
 
 Revision ID: 0005_rules_studio
 Revises: 0004
@@ -87,9 +88,42 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name="pk_rule_publications"),
     )
     op.create_index("ix_rule_publications_rule_id", "rule_publications", ["rule_id"])
+    op.create_table(
+        "rule_studio_settings",
+        sa.Column("workspace_id", sa.String(26), nullable=False),
+        sa.Column("four_eyes", sa.Boolean(), nullable=False),
+        sa.Column("updated_by", sa.String(26), nullable=True),
+        _timestamp("updated_at"),
+        sa.ForeignKeyConstraint(["workspace_id"], ["workspaces.tenant_id"], ondelete="CASCADE",
+                                name="fk_rule_studio_settings_workspace_id_workspaces"),
+        _user_fk("rule_studio_settings", "updated_by"),
+        sa.PrimaryKeyConstraint("workspace_id", name="pk_rule_studio_settings"),
+    )
+    op.create_table(
+        "rule_approvals",
+        sa.Column("id", sa.String(26), nullable=False),
+        sa.Column("rule_id", sa.String(26), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("requested_by", sa.String(26), nullable=True),
+        _timestamp("requested_at"),
+        sa.Column("decided_by", sa.String(26), nullable=True),
+        _timestamp("decided_at", nullable=True),
+        sa.Column("comment", sa.Text(), nullable=True),
+        sa.CheckConstraint("status IN ('pending', 'approved', 'rejected')",
+                           name="ck_rule_approvals_status"),
+        _rule_fk("rule_approvals"),
+        _user_fk("rule_approvals", "requested_by"),
+        _user_fk("rule_approvals", "decided_by"),
+        sa.PrimaryKeyConstraint("id", name="pk_rule_approvals"),
+    )
+    op.create_index("ix_rule_approvals_rule_id", "rule_approvals", ["rule_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_rule_approvals_rule_id", table_name="rule_approvals")
+    op.drop_table("rule_approvals")
+    op.drop_table("rule_studio_settings")
     op.drop_index("ix_rule_publications_rule_id", table_name="rule_publications")
     op.drop_table("rule_publications")
     op.drop_table("rule_versions")
