@@ -80,3 +80,15 @@ class ApprovalStateError(RulesStudioError):
     """The approval request was decided already, or one for this version is pending."""
 
     code = "invalid_transition"
+
+
+class SimulationTooLargeError(RulesStudioError):
+    """More cases than one request may simulate: use the CLI for large sets."""
+
+    code = "simulation_too_large"
+
+
+class SimulationTooSlowError(RulesStudioError):
+    """The simulation did not finish within the request's time budget: use the CLI."""
+
+    code = "simulation_too_slow"

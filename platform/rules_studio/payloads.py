@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 Kind = Literal["appetite", "triage", "underwriting", "pricing", "other"]
 Status = Literal["draft", "published", "archived"]
@@ -204,3 +204,64 @@ class CheckResponse(BaseModel):
     ok: bool = Field(description="No error (warnings allowed): the source can be saved.")
     diagnostics: list[DiagnosticInfo]
     outline: Outline
+
+
+class SimulateCase(BaseModel):
+    id: Any = Field(None, description="Any JSON value, copied to the case's result.")
+    inputs: dict[str, Any] = Field(description="Every declared input name -> its value.")
+    as_of: datetime.date | None = Field(None, description="Overrides the request's as_of.")
+    expect: dict[str, Any] | None = Field(
+        None, description="decision, score, reasons, tags, fired, outputs or error, checked "
+        "as `insureops rules simulate` does.")
+
+
+class Baseline(BaseModel):
+    """What to compare against: a version of the same rule, or a source."""
+
+    version: int | None = Field(None, ge=1)
+    source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE)
+
+    @model_validator(mode="after")
+    def _one(self) -> Baseline:
+        if (self.version is None) == (self.source is None):
+            raise ValueError("give exactly one of version and source")
+        return self
+
+
+class SimulateRequest(BaseModel):
+    source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE,
+                               description="A ruleset to simulate (not saved).")
+    rule_id: str | None = Field(None, min_length=26, max_length=26,
+                                description="Or a saved rule of the workspace.")
+    version: int | None = Field(None, ge=1, description="With rule_id; default: current.")
+    cases: list[SimulateCase] = Field(description="At most 10,000.")
+    as_of: datetime.date | None = Field(None, description="Default date; default: today (UTC).")
+    explain: bool = Field(False, description="Add each case's evaluation trace.")
+    baseline: Baseline | None = Field(None, description="Add the impact diff against it.")
+
+    @model_validator(mode="after")
+    def _target(self) -> SimulateRequest:
+        if (self.source is None) == (self.rule_id is None):
+            raise ValueError("give exactly one of source and rule_id")
+        if self.rule_id is None and (self.version is not None or (
+                self.baseline is not None and self.baseline.version is not None)):
+            raise ValueError("a version needs rule_id")
+        return self
+
+
+class Expectations(BaseModel):
+    checked: int
+    met: int
+    not_met: int
+
+
+class SimulateResponse(BaseModel):
+    """Numbers are exact decimals written as JSON numbers, as the CLI writes them."""
+
+    ruleset: str
+    results: list[dict[str, Any]] = Field(description="Per case, in order: {id, result} or "
+                                          "{id, error}, plus {expect: {met, mismatches}}.")
+    summary: dict[str, Any] = Field(description="The summary of `insureops rules simulate`.")
+    expectations: Expectations
+    impact: dict[str, Any] | None = Field(description="With a baseline: the impact of "
+                                          "`insureops rules diff --json`.")

@@ -6,14 +6,17 @@ archive and execute. Every route acts on the session's active workspace only.
 
 from __future__ import annotations
 
+import asyncio
+
 from aiohttp import web
 
 from insureops.dsl import RulesetInvalidError
+from insureops.engine import jsonio
 from insureops.platform.auth import Auth, Role
 from insureops.platform.errors import ApiError
 from insureops.platform.keys import CLOCK
-from insureops.platform.routing import Call, RouteTable
-from insureops.platform.rules_studio import approvals, checking, service
+from insureops.platform.routing import BodyLimit, Call, RouteTable
+from insureops.platform.rules_studio import approvals, checking, service, simulation
 from insureops.platform.rules_studio.errors import (
     ApprovalNotFoundError,
     ApprovalRequiredError,
@@ -24,6 +27,8 @@ from insureops.platform.rules_studio.errors import (
     RuleNameTakenError,
     RuleNotFoundError,
     SelfApprovalError,
+    SimulationTooLargeError,
+    SimulationTooSlowError,
     StaleVersionError,
     TestsFailingError,
     VersionNotFoundError,
@@ -46,6 +51,8 @@ from insureops.platform.rules_studio.payloads import (
     RulePath,
     RuleSummary,
     RuleUpdate,
+    SimulateRequest,
+    SimulateResponse,
     StudioSettingsInfo,
     VersionDetail,
     VersionInfo,
@@ -54,6 +61,7 @@ from insureops.platform.rules_studio.payloads import (
 )
 from insureops.platform.rules_studio.repository import RuleFilters
 
+SIMULATION_BUDGET: web.AppKey[float] = web.AppKey("rules_simulation_budget")
 MEMBER, ADMIN, OWNER = (Auth.session(role) for role in (Role.MEMBER, Role.ADMIN, Role.OWNER))
 
 routes = RouteTable("rules_studio", "Rules: CRUD, simulate and execute.")
@@ -70,6 +78,8 @@ routes.map_error(ApprovalRequiredError, 409, "approval_required")
 routes.map_error(SelfApprovalError, 403, "self_approval")
 routes.map_error(ApprovalNotFoundError, 404, "not_found")
 routes.map_error(ApprovalStateError, 409, "invalid_transition")
+routes.map_error(SimulationTooLargeError, 413, "simulation_too_large")
+routes.map_error(SimulationTooSlowError, 422, "simulation_too_slow")
 routes.map_error(PublishRequestError, 400, "validation_error", details=lambda e: [
     {"field": "status", "message": str(e)}])
 routes.map_error(InvalidCursorError, 400, "validation_error", details=lambda e: [
@@ -153,6 +163,31 @@ async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
     return CheckResponse(ok=report.ok,
                          diagnostics=[checking.diagnostic_dict(d) for d in report.diagnostics],
                          outline=checking.outline(report.ruleset))
+
+
+@routes.post("/rules/simulate/", body=SimulateRequest, response=SimulateResponse, auth=MEMBER,
+             body_limit=BodyLimit.SIMULATION, errors=(400, 404, 413, 422),
+             summary="Simulate a ruleset on cases, without side effects",
+             description="A `source` or a saved `rule_id` (+ `version`) on up to 10,000 cases: "
+             "per-case results (traces with `explain`), the summary of `insureops rules "
+             "simulate`, each case's `expect` checked, and with a `baseline` the impact diff "
+             "of `insureops rules diff`. More cases is 413 simulation_too_large; past the "
+             "time budget 422 simulation_too_slow (both name the CLI for larger runs).")
+async def simulate_rules(call: Call[SimulateRequest, None]) -> web.Response:
+    body = call.body
+    simulation.check_size(len(body.cases))
+    baseline = body.baseline
+    async with call.unit_of_work() as uow:
+        source, baseline_source = await service.simulation_sources(
+            uow, call.principal.active_workspace_id, body.source, body.rule_id, body.version,
+            baseline and baseline.version, baseline and baseline.source)
+    job = simulation.SimulationInput(
+        source=source, as_of=body.as_of or _deps(call).today(), explain=body.explain,
+        baseline_source=baseline_source,
+        cases=[(case.id, case.inputs, case.as_of, case.expect) for case in body.cases])
+    payload = await asyncio.to_thread(simulation.simulate, job,
+                                      call.request.config_dict[SIMULATION_BUDGET])
+    return web.Response(text=jsonio.dumps(payload), content_type="application/json")
 
 
 @routes.get("/rules/settings/", response=StudioSettingsInfo, auth=MEMBER,
@@ -279,6 +314,9 @@ async def archive_rule(call: Call[None, None]) -> None:
         await service.archive(uow, _deps(call), _actor(call), call.path.rule_id)
 
 
-def create_app() -> web.Application:
-    """The area's sub-application, mounted by insureops.platform.app.create_app."""
-    return routes.build_app()
+def create_app(simulation_budget: float = simulation.DEFAULT_TIME_BUDGET) -> web.Application:
+    """The area's sub-application, mounted by insureops.platform.app.create_app.
+    `simulation_budget`: seconds one simulate request may compute (tests lower it)."""
+    app = routes.build_app()
+    app[SIMULATION_BUDGET] = simulation_budget
+    return app

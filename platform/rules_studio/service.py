@@ -259,3 +259,16 @@ async def archive(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str)
         rule.status = "archived"
         rule.updated_by, rule.updated_at = actor.user_id, deps.now()
     return rule
+
+
+async def simulation_sources(uow: UnitOfWork, workspace_id: str, source: str | None,
+                             rule_id: str | None, number: int | None,
+                             baseline_version: int | None,
+                             baseline_source: str | None) -> tuple[str, str | None]:
+    """The source to simulate and the baseline's, reading saved versions of the workspace."""
+    if rule_id is not None:
+        rule = await find(uow, workspace_id, rule_id)
+        source = (await version_of(uow, rule, number)).source
+        if baseline_version is not None:
+            baseline_source = (await version_of(uow, rule, baseline_version)).source
+    return source, baseline_source

@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from aiohttp import DummyCookieJar
 
+from insureops.platform.app import Area, create_app
+from insureops.platform.rules_studio import routes as studio_routes
 from tests.platform.accounts.conftest import FakeClock
-from tests.platform.workspaces import Member, Tenancy, start_tenancy
+from tests.platform.workspaces import Member, Tenancy, cheap_areas, start_tenancy
 
 BASE = "/api/rules/rules"
 
@@ -83,6 +86,18 @@ class Studio:
 @pytest.fixture
 async def studio(aiohttp_client, settings) -> Studio:
     return Studio(await start_tenancy(aiohttp_client, settings, FakeClock()))
+
+
+async def start_studio(aiohttp_client, settings, **studio_options) -> Studio:
+    """The service with the rule studio made by `create_app(**studio_options)`."""
+    def studio_app():
+        return studio_routes.create_app(**studio_options)
+    areas = tuple(Area(a.prefix, studio_app) if a.prefix == "/api/rules" else a
+                  for a in cheap_areas())
+    clock = FakeClock()
+    client = await aiohttp_client(create_app(settings, clock=clock, areas=areas),
+                                  cookie_jar=DummyCookieJar())
+    return Studio(Tenancy(client, clock))
 
 
 @pytest.fixture
