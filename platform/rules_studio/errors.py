@@ -92,3 +92,32 @@ class SimulationTooSlowError(RulesStudioError):
     """The simulation did not finish within the request's time budget: use the CLI."""
 
     code = "simulation_too_slow"
+
+
+class RuleNotPublishedError(RulesStudioError):
+    """The rule has no published version to execute."""
+
+    code = "rule_not_published"
+
+
+class ExecutionNotFoundError(RulesStudioError):
+    """No execution with this id in the rule's log."""
+
+    code = "not_found"
+
+
+class EvaluationFailedError(RulesStudioError):
+    """The published version could not be evaluated on these inputs (logged all the same)."""
+
+    code = "evaluation_failed"
+
+    def __init__(self, message: str, engine_code: str, execution_id: int) -> None:
+        super().__init__(message)
+        self.engine_code = engine_code
+        self.execution_id = execution_id
+
+
+class RecordNotApplicableError(RulesStudioError):
+    """The ruleset has no single input a client or policy record can be given to."""
+
+    code = "record_not_applicable"

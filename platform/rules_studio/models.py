@@ -8,6 +8,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     CheckConstraint,
+    Date,
     ForeignKey,
     Integer,
     String,
@@ -120,3 +121,27 @@ class RuleApproval(Base):
     decided_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     decided_at: Mapped[datetime.datetime | None] = mapped_column(UtcDateTime)
     comment: Mapped[str | None] = mapped_column(Text)
+
+
+class RuleExecution(Base):
+    """One execution of a rule's published version, appended and never changed: who ran it
+    when, on which version, a digest of the inputs (not the inputs: they may be personal
+    data), and what it decided. `score` is the exact decimal's text; `error` the engine's
+    code when the evaluation failed."""
+
+    __tablename__ = "rule_executions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    rule_id: Mapped[str] = mapped_column(ForeignKey("rules.id", ondelete="CASCADE"), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    executed_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    executed_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+    input_digest: Mapped[str] = mapped_column(String(64))
+    record_type: Mapped[str | None] = mapped_column(String(16))
+    record_uuid: Mapped[str | None] = mapped_column(String(36))
+    as_of: Mapped[datetime.date] = mapped_column(Date)
+    decision: Mapped[str | None] = mapped_column(String(64))
+    score: Mapped[str | None] = mapped_column(String(64))
+    fired: Mapped[list] = mapped_column(JSON)
+    error: Mapped[str | None] = mapped_column(String(64))
+    duration_us: Mapped[int] = mapped_column(Integer)

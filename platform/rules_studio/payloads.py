@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import uuid
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -265,3 +266,63 @@ class SimulateResponse(BaseModel):
     expectations: Expectations
     impact: dict[str, Any] | None = Field(description="With a baseline: the impact of "
                                           "`insureops rules diff --json`.")
+
+
+class RecordRef(BaseModel):
+    type: Literal["client", "policy"]
+    uuid: uuid.UUID
+
+
+class ExecuteRequest(BaseModel):
+    inputs: dict[str, Any] | None = Field(None, description="Every declared input -> value.")
+    record: RecordRef | None = Field(None, description="Or a client or policy of the "
+                                     "workspace's tenant database, given to the ruleset's "
+                                     "only input.")
+    as_of: datetime.date | None = Field(None, description="Default: today (UTC).")
+    explain: bool = Field(False, description="Add the evaluation trace to the result.")
+
+    @model_validator(mode="after")
+    def _one(self) -> ExecuteRequest:
+        if (self.inputs is None) == (self.record is None):
+            raise ValueError("give exactly one of inputs and record")
+        return self
+
+
+class ExecutionInfo(BaseModel):
+    """One entry of the append-only execution log."""
+
+    id: int
+    rule_id: str
+    version: int
+    executed_by: str | None
+    executed_at: datetime.datetime
+    input_digest: str = Field(description="SHA-256 of the inputs as canonical JSON.")
+    record: RecordRef | None
+    as_of: datetime.date
+    decision: str | None
+    score: str | None = Field(description="The exact decimal score, as text.")
+    fired: list[str]
+    error: str | None = Field(description="The engine's error code when evaluation failed.")
+    duration_ms: float
+
+
+class ExecuteResponse(BaseModel):
+    """Numbers in `result` are exact decimals written as JSON numbers."""
+
+    execution: ExecutionInfo
+    result: dict[str, Any] = Field(description="The result object of the rules language.")
+
+
+class ExecutionPage(BaseModel):
+    items: list[ExecutionInfo] = Field(description="Newest first.")
+    next_cursor: str | None
+
+
+class ExecutionListQuery(BaseModel):
+    limit: int = Field(DEFAULT_PAGE, ge=1, le=MAX_PAGE)
+    cursor: str | None = Field(None, max_length=512)
+
+
+class ExecutionPath(BaseModel):
+    rule_id: str = Field(min_length=26, max_length=26)
+    execution_id: int = Field(ge=1, le=2**62)

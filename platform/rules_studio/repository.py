@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from insureops.platform.rules_studio.models import (
     Rule,
     RuleApproval,
+    RuleExecution,
     RulePublication,
     RuleVersion,
     StudioSettings,
@@ -106,6 +107,23 @@ async def pending_approval(session: AsyncSession, rule_id: str,
                                            RuleApproval.version == version,
                                            RuleApproval.status == "pending")
     return (await session.execute(statement)).scalars().first()
+
+
+async def executions(session: AsyncSession, rule_id: str, limit: int,
+                     before: int | None) -> list[RuleExecution]:
+    """Up to `limit` executions of the rule, newest first, older than the id `before`."""
+    statement = select(RuleExecution).where(RuleExecution.rule_id == rule_id)
+    if before is not None:
+        statement = statement.where(RuleExecution.id < before)
+    statement = statement.order_by(RuleExecution.id.desc()).limit(limit)
+    return list((await session.execute(statement)).scalars())
+
+
+async def execution(session: AsyncSession, rule_id: str,
+                    execution_id: int) -> RuleExecution | None:
+    statement = select(RuleExecution).where(RuleExecution.id == execution_id,
+                                            RuleExecution.rule_id == rule_id)
+    return (await session.execute(statement)).scalar_one_or_none()
 
 
 async def add(session: AsyncSession, *rows: object) -> None:

@@ -14,18 +14,22 @@ from insureops.dsl import RulesetInvalidError
 from insureops.engine import jsonio
 from insureops.platform.auth import Auth, Role
 from insureops.platform.errors import ApiError
-from insureops.platform.keys import CLOCK
+from insureops.platform.keys import CLOCK, SECRET_KEYS, TENANT_POOLS
 from insureops.platform.routing import BodyLimit, Call, RouteTable
-from insureops.platform.rules_studio import approvals, checking, service, simulation
+from insureops.platform.rules_studio import approvals, checking, execution, service, simulation
 from insureops.platform.rules_studio.errors import (
     ApprovalNotFoundError,
     ApprovalRequiredError,
     ApprovalStateError,
+    EvaluationFailedError,
+    ExecutionNotFoundError,
     InvalidCursorError,
     PublishRequestError,
+    RecordNotApplicableError,
     RuleArchivedError,
     RuleNameTakenError,
     RuleNotFoundError,
+    RuleNotPublishedError,
     SelfApprovalError,
     SimulationTooLargeError,
     SimulationTooSlowError,
@@ -33,7 +37,7 @@ from insureops.platform.rules_studio.errors import (
     TestsFailingError,
     VersionNotFoundError,
 )
-from insureops.platform.rules_studio.models import Rule, RuleApproval, RuleVersion
+from insureops.platform.rules_studio.models import Rule, RuleApproval, RuleExecution, RuleVersion
 from insureops.platform.rules_studio.payloads import (
     ApprovalDecision,
     ApprovalInfo,
@@ -42,8 +46,15 @@ from insureops.platform.rules_studio.payloads import (
     ApprovalRequest,
     CheckRequest,
     CheckResponse,
+    ExecuteRequest,
+    ExecuteResponse,
+    ExecutionInfo,
+    ExecutionListQuery,
+    ExecutionPage,
+    ExecutionPath,
     PublicationEvent,
     PublicationHistory,
+    RecordRef,
     RuleCreate,
     RuleInfo,
     RuleListQuery,
@@ -60,6 +71,10 @@ from insureops.platform.rules_studio.payloads import (
     VersionQuery,
 )
 from insureops.platform.rules_studio.repository import RuleFilters
+from insureops.platform.tenant_data import service as tenant_records
+from insureops.platform.tenant_data.errors import RecordMissingError, TenantDatabaseUnavailableError
+from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
+from insureops.platform.tenant_stores import tenant_store
 
 SIMULATION_BUDGET: web.AppKey[float] = web.AppKey("rules_simulation_budget")
 MEMBER, ADMIN, OWNER = (Auth.session(role) for role in (Role.MEMBER, Role.ADMIN, Role.OWNER))
@@ -80,6 +95,13 @@ routes.map_error(ApprovalNotFoundError, 404, "not_found")
 routes.map_error(ApprovalStateError, 409, "invalid_transition")
 routes.map_error(SimulationTooLargeError, 413, "simulation_too_large")
 routes.map_error(SimulationTooSlowError, 422, "simulation_too_slow")
+routes.map_error(RuleNotPublishedError, 409, "rule_not_published")
+routes.map_error(ExecutionNotFoundError, 404, "not_found")
+routes.map_error(RecordMissingError, 404, "not_found")
+routes.map_error(RecordNotApplicableError, 422, "record_not_applicable")
+routes.map_error(TenantDatabaseUnavailableError, 503, "tenant_database_unavailable")
+routes.map_error(EvaluationFailedError, 422, "evaluation_failed", details=lambda e: [
+    {"field": "inputs", "message": f"{e.engine_code}: {e}"}])
 routes.map_error(PublishRequestError, 400, "validation_error", details=lambda e: [
     {"field": "status", "message": str(e)}])
 routes.map_error(InvalidCursorError, 400, "validation_error", details=lambda e: [
@@ -305,6 +327,81 @@ async def reject(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     return _approval(row)
 
 
+def _execution(row: RuleExecution) -> ExecutionInfo:
+    record = (RecordRef(type=row.record_type, uuid=row.record_uuid)
+              if row.record_type is not None else None)
+    return ExecutionInfo(id=row.id, rule_id=row.rule_id, version=row.version,
+                         executed_by=row.executed_by, executed_at=row.executed_at,
+                         input_digest=row.input_digest, record=record, as_of=row.as_of,
+                         decision=row.decision, score=row.score, fired=row.fired,
+                         error=row.error, duration_ms=row.duration_us / 1000)
+
+
+async def _record(call: Call, record: RecordRef) -> dict:
+    """A client or policy of the workspace's tenant database (503 when it is down)."""
+    tenant_id = call.principal.active_workspace_id
+    config = call.request.config_dict
+    async with call.unit_of_work() as uow:
+        store = await tenant_store(uow, config[SECRET_KEYS].fernet, config[TENANT_POOLS],
+                                   tenant_id, call.settings)
+    kind = tenant_records.CLIENT if record.type == "client" else tenant_records.POLICY
+    return await store.run(tenant_records.get, kind, tenant_id, record.uuid)
+
+
+@routes.post("/rules/{rule_id}/execute/", path_model=RulePath, body=ExecuteRequest,
+             response=ExecuteResponse, auth=ADMIN, errors=(404, 409, 422, 503),
+             summary="Execute a rule's published version",
+             description="On `inputs`, or on a client or policy of the workspace's tenant "
+             "database (`record`); appends an entry to the execution log. 409 "
+             "rule_not_published / rule_archived; 422 evaluation_failed (logged too); 503 "
+             "tenant_database_unavailable.")
+async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
+    body, deps, actor = call.body, _deps(call), _actor(call)
+    async with call.unit_of_work() as uow:
+        rule, version = await execution.published(uow, actor.workspace_id, call.path.rule_id)
+    compiled = await asyncio.to_thread(execution.compiled_for, version.source)
+    inputs = body.inputs
+    if body.record is not None:
+        name = execution.record_input(compiled, body.record.type)
+        inputs = {name: await _record(call, body.record)}
+    as_of = body.as_of or deps.today()
+    outcome = await asyncio.to_thread(execution.evaluate, compiled, inputs, as_of, body.explain)
+    record = (execution.RecordRef(body.record.type, body.record.uuid)
+              if body.record is not None else None)
+    async with call.unit_of_work() as uow:
+        row = await execution.log(uow, deps, actor, rule, version.number, inputs, record,
+                                  as_of, outcome)
+    if outcome.result is None:
+        raise EvaluationFailedError(
+            f"Version {version.number} could not be evaluated on these inputs "
+            f"({outcome.error_code}); logged as execution {row.id}.", outcome.error_code,
+            row.id)
+    payload = {"execution": _execution(row).model_dump(mode="json"),
+               "result": outcome.result.to_dict()}
+    return web.Response(text=jsonio.dumps(payload), content_type="application/json")
+
+
+@routes.get("/rules/{rule_id}/executions/", path_model=RulePath, query=ExecutionListQuery,
+            response=ExecutionPage, auth=MEMBER, errors=(404,),
+            summary="List a rule's executions", description="Newest first.")
+async def list_executions(call: Call[None, ExecutionListQuery]) -> ExecutionPage:
+    async with call.unit_of_work() as uow:
+        page = await execution.execution_page(uow, call.principal.active_workspace_id,
+                                              call.path.rule_id, call.query.limit,
+                                              call.query.cursor)
+    return ExecutionPage(items=[_execution(row) for row in page.rules],
+                         next_cursor=page.next_cursor)
+
+
+@routes.get("/rules/{rule_id}/executions/{execution_id}/", path_model=ExecutionPath,
+            response=ExecutionInfo, auth=MEMBER, errors=(404,), summary="Read one execution")
+async def get_execution(call: Call[None, None]) -> ExecutionInfo:
+    async with call.unit_of_work() as uow:
+        row = await execution.execution(uow, call.principal.active_workspace_id,
+                                        call.path.rule_id, call.path.execution_id)
+    return _execution(row)
+
+
 @routes.delete("/rules/{rule_id}/", path_model=RulePath, response=None, status=204,
                auth=ADMIN, errors=(404,), summary="Archive a rule",
                description="The rule and its versions stay readable; it can no longer be "
@@ -319,4 +416,6 @@ def create_app(simulation_budget: float = simulation.DEFAULT_TIME_BUDGET) -> web
     `simulation_budget`: seconds one simulate request may compute (tests lower it)."""
     app = routes.build_app()
     app[SIMULATION_BUDGET] = simulation_budget
+    app[TENANT_POOLS] = TenantPools()  # the studio's own pools (records read by execute)
+    app.cleanup_ctx.append(tenant_pools_context)
     return app

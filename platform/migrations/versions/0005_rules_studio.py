@@ -1,5 +1,5 @@
 """Rule studio: rules (a workspace's rulesets), their immutable versions, publications,
-the four-eyes setting and approvals.
+the four-eyes setting, approvals and the execution log.
 
 Revision ID: 0005_rules_studio
 Revises: 0004
@@ -118,9 +118,32 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name="pk_rule_approvals"),
     )
     op.create_index("ix_rule_approvals_rule_id", "rule_approvals", ["rule_id"])
+    op.create_table(
+        "rule_executions",
+        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
+        sa.Column("rule_id", sa.String(26), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("executed_by", sa.String(26), nullable=True),
+        _timestamp("executed_at"),
+        sa.Column("input_digest", sa.String(64), nullable=False),
+        sa.Column("record_type", sa.String(16), nullable=True),
+        sa.Column("record_uuid", sa.String(36), nullable=True),
+        sa.Column("as_of", sa.Date(), nullable=False),
+        sa.Column("decision", sa.String(64), nullable=True),
+        sa.Column("score", sa.String(64), nullable=True),
+        sa.Column("fired", sa.JSON(), nullable=False),
+        sa.Column("error", sa.String(64), nullable=True),
+        sa.Column("duration_us", sa.Integer(), nullable=False),
+        _rule_fk("rule_executions"),
+        _user_fk("rule_executions", "executed_by"),
+        sa.PrimaryKeyConstraint("id", name="pk_rule_executions"),
+    )
+    op.create_index("ix_rule_executions_rule_id", "rule_executions", ["rule_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_rule_executions_rule_id", table_name="rule_executions")
+    op.drop_table("rule_executions")
     op.drop_index("ix_rule_approvals_rule_id", table_name="rule_approvals")
     op.drop_table("rule_approvals")
     op.drop_table("rule_studio_settings")

@@ -83,6 +83,30 @@ class Studio:
         return await self.client.get(f"{BASE}/{path}", params=params, headers=member.headers)
 
 
+CLIENT_CHECK = '''ruleset clients.check "Client check"
+input client: Client
+default decision accept
+
+rule no_city "Client without a city"
+when client.city is null
+then
+    score += 5
+    refer "No city on file"
+end
+
+test "a client with a city is accepted"
+given client = {"name": "Ann", "city": "Springfield"}
+expect decision == "accept"
+end
+'''
+
+
+@pytest.fixture
+def settings(settings):
+    """Loopback tenant databases allowed: the test PostgreSQL is on 127.0.0.1."""
+    return settings.model_copy(update={"tenant_database_allowed_networks": ("127.0.0.1/32",)})
+
+
 @pytest.fixture
 async def studio(aiohttp_client, settings) -> Studio:
     return Studio(await start_tenancy(aiohttp_client, settings, FakeClock()))
