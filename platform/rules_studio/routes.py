@@ -16,7 +16,14 @@ from insureops.platform.auth import Auth, Role
 from insureops.platform.errors import ApiError
 from insureops.platform.keys import CLOCK, SECRET_KEYS, TENANT_POOLS
 from insureops.platform.routing import BodyLimit, Call, RouteTable
-from insureops.platform.rules_studio import approvals, checking, execution, service, simulation
+from insureops.platform.rules_studio import (
+    approvals,
+    checking,
+    execution,
+    service,
+    simulation,
+    views,
+)
 from insureops.platform.rules_studio.errors import (
     ApprovalNotFoundError,
     ApprovalRequiredError,
@@ -37,7 +44,6 @@ from insureops.platform.rules_studio.errors import (
     TestsFailingError,
     VersionNotFoundError,
 )
-from insureops.platform.rules_studio.models import Rule, RuleApproval, RuleExecution, RuleVersion
 from insureops.platform.rules_studio.payloads import (
     ApprovalDecision,
     ApprovalInfo,
@@ -60,13 +66,10 @@ from insureops.platform.rules_studio.payloads import (
     RuleListQuery,
     RulePage,
     RulePath,
-    RuleSummary,
     RuleUpdate,
     SimulateRequest,
     SimulateResponse,
     StudioSettingsInfo,
-    VersionDetail,
-    VersionInfo,
     VersionList,
     VersionQuery,
 )
@@ -117,27 +120,6 @@ def _actor(call: Call) -> service.Actor:
     return service.Actor(call.principal.active_workspace_id, call.principal.user.id)
 
 
-def _summary_fields(rule: Rule) -> dict:
-    return {"id": rule.id, "name": rule.name, "title": rule.title, "kind": rule.kind,
-            "status": rule.status, "current_version": rule.current_version,
-            "published_version": rule.published_version, "created_by": rule.created_by,
-            "created_at": rule.created_at, "updated_by": rule.updated_by,
-            "updated_at": rule.updated_at}
-
-
-def _version_fields(version: RuleVersion) -> dict:
-    return {"number": version.number, "content_hash": version.content_hash,
-            "author_id": version.author_id, "created_at": version.created_at,
-            "tests_passed": version.tests_passed,
-            "tests_failed": sum(1 for test in version.tests if not test["passed"])}
-
-
-def _rule_info(rule: Rule, version: RuleVersion) -> RuleInfo:
-    detail = VersionDetail(**_version_fields(version), source=version.source,
-                           warnings=version.warnings, tests=version.tests)
-    return RuleInfo(**_summary_fields(rule), version=detail)
-
-
 def _if_match(call: Call) -> int | None:
     """The version number of `If-Match` (`3`, `"3"` or `W/"3"`); None when absent."""
     raw = call.request.headers.get("If-Match")
@@ -160,7 +142,7 @@ async def list_rules(call: Call[None, RuleListQuery]) -> RulePage:
     async with call.unit_of_work() as uow:
         page = await service.list_page(uow, call.principal.active_workspace_id, filters,
                                        query.limit, query.cursor)
-    return RulePage(items=[RuleSummary(**_summary_fields(r)) for r in page.rules],
+    return RulePage(items=[views.rule_summary(r) for r in page.rules],
                     next_cursor=page.next_cursor)
 
 
@@ -174,7 +156,7 @@ async def create_rule(call: Call[RuleCreate, None]) -> RuleInfo:
     async with call.unit_of_work() as uow:
         rule, version = await service.create(uow, _deps(call), _actor(call), body.source,
                                              body.title, body.kind)
-    return _rule_info(rule, version)
+    return views.rule_info(rule, version)
 
 
 @routes.post("/rules/check/", body=CheckRequest, response=CheckResponse, auth=MEMBER,
@@ -238,7 +220,7 @@ async def get_rule(call: Call[None, VersionQuery]) -> RuleInfo:
     async with call.unit_of_work() as uow:
         rule, version = await service.get(uow, call.principal.active_workspace_id,
                                           call.path.rule_id, call.query.version)
-    return _rule_info(rule, version)
+    return views.rule_info(rule, version)
 
 
 @routes.get("/rules/{rule_id}/versions/", path_model=RulePath, response=VersionList,
@@ -248,7 +230,7 @@ async def list_versions(call: Call[None, None]) -> VersionList:
     async with call.unit_of_work() as uow:
         rows = await service.versions(uow, call.principal.active_workspace_id,
                                       call.path.rule_id)
-    return VersionList(versions=[VersionInfo(**_version_fields(v)) for v in rows])
+    return VersionList(versions=[views.version_info(v) for v in rows])
 
 
 @routes.patch("/rules/{rule_id}/", path_model=RulePath, body=RuleUpdate, response=RuleInfo,
@@ -265,7 +247,7 @@ async def update_rule(call: Call[RuleUpdate, None]) -> RuleInfo:
     async with call.unit_of_work() as uow:
         rule, version = await service.update(uow, _deps(call), _actor(call), call.path.rule_id,
                                              changes, if_match)
-    return _rule_info(rule, version)
+    return views.rule_info(rule, version)
 
 
 @routes.get("/rules/{rule_id}/history/", path_model=RulePath, response=PublicationHistory,
@@ -280,13 +262,6 @@ async def publication_history(call: Call[None, None]) -> PublicationHistory:
         for r in rows])
 
 
-def _approval(row: RuleApproval) -> ApprovalInfo:
-    return ApprovalInfo(id=row.id, version=row.version, status=row.status,
-                        requested_by=row.requested_by, requested_at=row.requested_at,
-                        decided_by=row.decided_by, decided_at=row.decided_at,
-                        comment=row.comment)
-
-
 @routes.post("/rules/{rule_id}/approvals/", path_model=RulePath, body=ApprovalRequest,
              response=ApprovalInfo, status=201, auth=ADMIN, errors=(404, 409),
              summary="Request approval to publish a version (four eyes)")
@@ -294,7 +269,7 @@ async def request_approval(call: Call[ApprovalRequest, None]) -> ApprovalInfo:
     async with call.unit_of_work() as uow:
         row = await approvals.request(uow, _deps(call), _actor(call), call.path.rule_id,
                                       call.body.version)
-    return _approval(row)
+    return views.approval(row)
 
 
 @routes.get("/rules/{rule_id}/approvals/", path_model=RulePath, response=ApprovalList,
@@ -303,7 +278,7 @@ async def list_approvals(call: Call[None, None]) -> ApprovalList:
     async with call.unit_of_work() as uow:
         rows = await approvals.list_for(uow, call.principal.active_workspace_id,
                                         call.path.rule_id)
-    return ApprovalList(approvals=[_approval(row) for row in rows])
+    return ApprovalList(approvals=[views.approval(row) for row in rows])
 
 
 @routes.post("/rules/{rule_id}/approvals/{approval_id}/approve/", path_model=ApprovalPath,
@@ -314,7 +289,7 @@ async def approve(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     async with call.unit_of_work() as uow:
         row = await approvals.approve(uow, _deps(call), _actor(call), call.path.rule_id,
                                       call.path.approval_id, call.body.comment)
-    return _approval(row)
+    return views.approval(row)
 
 
 @routes.post("/rules/{rule_id}/approvals/{approval_id}/reject/", path_model=ApprovalPath,
@@ -324,17 +299,7 @@ async def reject(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     async with call.unit_of_work() as uow:
         row = await approvals.reject(uow, _deps(call), _actor(call), call.path.rule_id,
                                      call.path.approval_id, call.body.comment)
-    return _approval(row)
-
-
-def _execution(row: RuleExecution) -> ExecutionInfo:
-    record = (RecordRef(type=row.record_type, uuid=row.record_uuid)
-              if row.record_type is not None else None)
-    return ExecutionInfo(id=row.id, rule_id=row.rule_id, version=row.version,
-                         executed_by=row.executed_by, executed_at=row.executed_at,
-                         input_digest=row.input_digest, record=record, as_of=row.as_of,
-                         decision=row.decision, score=row.score, fired=row.fired,
-                         error=row.error, duration_ms=row.duration_us / 1000)
+    return views.approval(row)
 
 
 async def _record(call: Call, record: RecordRef) -> dict:
@@ -376,7 +341,7 @@ async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
             f"Version {version.number} could not be evaluated on these inputs "
             f"({outcome.error_code}); logged as execution {row.id}.", outcome.error_code,
             row.id)
-    payload = {"execution": _execution(row).model_dump(mode="json"),
+    payload = {"execution": views.execution_info(row).model_dump(mode="json"),
                "result": outcome.result.to_dict()}
     return web.Response(text=jsonio.dumps(payload), content_type="application/json")
 
@@ -389,7 +354,7 @@ async def list_executions(call: Call[None, ExecutionListQuery]) -> ExecutionPage
         page = await execution.execution_page(uow, call.principal.active_workspace_id,
                                               call.path.rule_id, call.query.limit,
                                               call.query.cursor)
-    return ExecutionPage(items=[_execution(row) for row in page.rules],
+    return ExecutionPage(items=[views.execution_info(row) for row in page.rules],
                          next_cursor=page.next_cursor)
 
 
@@ -399,7 +364,7 @@ async def get_execution(call: Call[None, None]) -> ExecutionInfo:
     async with call.unit_of_work() as uow:
         row = await execution.execution(uow, call.principal.active_workspace_id,
                                         call.path.rule_id, call.path.execution_id)
-    return _execution(row)
+    return views.execution_info(row)
 
 
 @routes.delete("/rules/{rule_id}/", path_model=RulePath, response=None, status=204,
