@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from insureops.engine import jsonio
 from insureops.engine.simulation import (
     DiffAccumulator,
     ImpactDiff,
     SimulationSummary,
     SummaryAccumulator,
 )
-from insureops.platform.cli.rules_cases import Case, CaseError, CaseEvaluator
+from insureops.platform.cli.rules_cases import Case, CaseError, CaseEvaluator, result_line
 
 RESULT_KEYS = ("decision", "score", "reasons", "tags", "fired")
 MAX_KEPT_FAILURES = 1000  # mismatching cases an ExpectationTally keeps to report
@@ -99,8 +100,6 @@ class ExpectationTally:
 
 def describe_mismatch(case_id: object, mismatches: list[dict]) -> str:
     """One line for people: `case Q-3: decision: expected "accept", got "refer"; ...`."""
-    from insureops.engine import jsonio
-
     parts = [f"{m['field']}: expected {jsonio.dumps(m['expected'])}, got "
              f"{jsonio.dumps(m['actual'])}" for m in mismatches]
     return f"case {jsonio.dumps(case_id)}: {'; '.join(parts)}"
@@ -108,21 +107,22 @@ def describe_mismatch(case_id: object, mismatches: list[dict]) -> str:
 
 @dataclass
 class BatchRun:
-    """The outcome of running cases: per-case entries (when kept), the summary, the
-    expectations and, against a baseline, the impact diff."""
+    """The outcome of running cases: per-case entries as JSON texts (when kept), the summary,
+    the expectations and, against a baseline, the impact diff."""
 
     summary: SimulationSummary
     expectations: ExpectationTally
     impact: ImpactDiff | None
-    results: list[dict]
+    results: list[str]
 
 
 def run_cases(compiled: Any, cases: Iterable[Case], *, filename: str, explain: bool = False,
               baseline: Any = None, examples: int = 3, keep_results: bool = True,
               on_case: Callable[[int], None] | None = None) -> BatchRun:
     """Evaluate `compiled` (and `baseline`, when given) on each case, as `rules simulate` and
-    `rules diff` do. `on_case(n)` is called after each case (a caller's time budget raises
-    from it)."""
+    `rules diff` do. Each kept entry is the text of the CLI's result line (`{"id", "result"}`
+    or `{"id", "error"}`), plus `"expect": {"met", "mismatches"}` for a case with an `expect`.
+    `on_case(n)` is called after each case (a caller's time budget raises from it)."""
     evaluate = CaseEvaluator(compiled, filename=filename, explain=explain).evaluate
     summary = SummaryAccumulator.for_ruleset(compiled.ir)
     tally = ExpectationTally()
@@ -130,7 +130,8 @@ def run_cases(compiled: Any, cases: Iterable[Case], *, filename: str, explain: b
     if baseline is not None:
         evaluate_old = CaseEvaluator(baseline, filename=filename).evaluate
         impact = DiffAccumulator.for_rulesets(baseline.ir, compiled.ir, examples=examples)
-    results: list[dict] = []
+    results: list[str] = []
+    memo: dict = {}
     for number, case in enumerate(cases, start=1):
         outcome = evaluate(case)
         failed = type(outcome) is CaseError
@@ -142,11 +143,13 @@ def run_cases(compiled: Any, cases: Iterable[Case], *, filename: str, explain: b
             before = evaluate_old(case)
             impact.add(case.id, before.code if type(before) is CaseError else before,
                        outcome.code if failed else outcome)
-        entry = {"id": case.id, "error" if failed else "result": outcome.to_dict()}
-        if case.expect is not None:
-            mismatches = tally.check(case.id, case.expect, outcome)
-            entry["expect"] = {"met": not mismatches, "mismatches": mismatches}
+        mismatches = (tally.check(case.id, case.expect, outcome)
+                       if case.expect is not None else None)
         if keep_results:
+            entry = result_line(case, outcome, memo)[:-1]  # the CLI's line, without "\n"
+            if mismatches is not None:
+                entry = "".join((entry[:-1], ', "expect": ', jsonio.dumps(
+                    {"met": not mismatches, "mismatches": mismatches}), "}"))
             results.append(entry)
         if on_case is not None:
             on_case(number)

@@ -189,9 +189,9 @@ async def simulate_rules(call: Call[SimulateRequest, None]) -> web.Response:
         source=source, as_of=body.as_of or _deps(call).today(), explain=body.explain,
         baseline_source=baseline_source,
         cases=[(case.id, case.inputs, case.as_of, case.expect) for case in body.cases])
-    payload = await asyncio.to_thread(simulation.simulate, job,
-                                      call.request.config_dict[SIMULATION_BUDGET])
-    return web.Response(text=jsonio.dumps(payload), content_type="application/json")
+    text = await asyncio.to_thread(simulation.simulate, job,
+                                   call.request.config_dict[SIMULATION_BUDGET])
+    return web.Response(text=text, content_type="application/json")
 
 
 @routes.get("/rules/settings/", response=StudioSettingsInfo, auth=MEMBER,

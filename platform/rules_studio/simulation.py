@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from insureops.dsl import compile_ruleset
+from insureops.engine import jsonio
 from insureops.platform.cli.rules_cases import Case
 from insureops.platform.rule_runs import run_cases
 from insureops.platform.rules_studio.checking import FILENAME
@@ -41,9 +42,8 @@ def check_size(count: int) -> None:
                                       f"may simulate; {CLI_HINT}.")
 
 
-def simulate(job: SimulationInput, time_budget: float = DEFAULT_TIME_BUDGET) -> dict:
-    """The simulation's JSON payload (numbers as exact Decimals: write it with engine.jsonio).
-    Raises RulesetInvalidError for a source (or baseline) with an error, and
+def simulate(job: SimulationInput, time_budget: float = DEFAULT_TIME_BUDGET) -> str:
+    """The simulation's JSON text (numbers exact, as engine.jsonio writes them). Raises RulesetInvalidError for a source (or baseline) with an error, and
     SimulationTooSlowError past `time_budget` seconds."""
     check_size(len(job.cases))
     compiled = compile_ruleset(job.source, filename=FILENAME)
@@ -61,9 +61,12 @@ def simulate(job: SimulationInput, time_budget: float = DEFAULT_TIME_BUDGET) -> 
              for number, (case_id, inputs, as_of, expect) in enumerate(job.cases, start=1))
     run = run_cases(compiled, cases, filename=FILENAME, explain=job.explain, baseline=baseline,
                     on_case=on_case)
-    payload: dict = {"ruleset": compiled.name, "results": run.results,
-                     "summary": run.summary.to_dict(),
-                     "expectations": run.expectations.to_dict(), "impact": None}
+    impact = None
     if run.impact is not None:
-        payload["impact"] = {"old": baseline.name, "new": compiled.name, **run.impact.to_dict()}
-    return payload
+        impact = {"old": baseline.name, "new": compiled.name, **run.impact.to_dict()}
+    # the per-case entries are already JSON text (the CLI's result lines): joined, not re-read
+    return "".join(('{"ruleset": ', jsonio.dumps(compiled.name),
+                    ', "results": [', ", ".join(run.results),
+                    '], "summary": ', jsonio.dumps(run.summary.to_dict()),
+                    ', "expectations": ', jsonio.dumps(run.expectations.to_dict()),
+                    ', "impact": ', jsonio.dumps(impact), "}"))
