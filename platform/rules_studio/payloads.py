@@ -6,12 +6,13 @@ import datetime
 import uuid
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, StrictBool, model_validator
 
 Kind = Literal["appetite", "triage", "underwriting", "pricing", "other"]
 Status = Literal["draft", "published", "archived"]
 MAX_SOURCE = 512 * 1024  # characters of one ruleset
 DEFAULT_PAGE, MAX_PAGE = 50, 200
+ULID_PATTERN = "^[0-9A-HJKMNP-TV-Z]{26}$"  # rule and approval ids
 
 
 class DiagnosticInfo(BaseModel):
@@ -116,7 +117,7 @@ class PublicationHistory(BaseModel):
 
 
 class StudioSettingsInfo(BaseModel):
-    four_eyes: bool = Field(description="Publishing needs the approval of an admin other than "
+    four_eyes: StrictBool = Field(description="Publishing needs the approval of an admin other than "
                             "the version's author.")
 
 
@@ -129,8 +130,8 @@ class ApprovalDecision(BaseModel):
 
 
 class ApprovalPath(BaseModel):
-    rule_id: str = Field(min_length=26, max_length=26)
-    approval_id: str = Field(min_length=26, max_length=26)
+    rule_id: str = Field(pattern=ULID_PATTERN)
+    approval_id: str = Field(pattern=ULID_PATTERN)
 
 
 class ApprovalInfo(BaseModel):
@@ -160,7 +161,7 @@ class RuleListQuery(BaseModel):
 
 
 class RulePath(BaseModel):
-    rule_id: str = Field(min_length=26, max_length=26)
+    rule_id: str = Field(pattern=ULID_PATTERN)
 
 
 class VersionQuery(BaseModel):
@@ -232,7 +233,7 @@ class Baseline(BaseModel):
 class SimulateRequest(BaseModel):
     source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE,
                                description="A ruleset to simulate (not saved).")
-    rule_id: str | None = Field(None, min_length=26, max_length=26,
+    rule_id: str | None = Field(None, pattern=ULID_PATTERN,
                                 description="Or a saved rule of the workspace.")
     version: int | None = Field(None, ge=1, description="With rule_id; default: current.")
     cases: list[SimulateCase] = Field(description="At most 10,000.")
@@ -324,5 +325,5 @@ class ExecutionListQuery(BaseModel):
 
 
 class ExecutionPath(BaseModel):
-    rule_id: str = Field(min_length=26, max_length=26)
+    rule_id: str = Field(pattern=ULID_PATTERN)
     execution_id: int = Field(ge=1, le=2**62)

@@ -79,6 +79,9 @@ from insureops.platform.tenant_data.errors import RecordMissingError, TenantData
 from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
 from insureops.platform.tenant_stores import tenant_store
 
+ULID = "[0-9A-HJKMNP-TV-Z]+"  # a rule or approval id (26 long): lower-case words (check/) are not
+RULE = f"/rules/{{rule_id:{ULID}}}"
+APPROVAL = f"{RULE}/approvals/{{approval_id:{ULID}}}"
 SIMULATION_BUDGET: web.AppKey[float] = web.AppKey("rules_simulation_budget")
 MEMBER, ADMIN, OWNER = (Auth.session(role) for role in (Role.MEMBER, Role.ADMIN, Role.OWNER))
 
@@ -213,7 +216,7 @@ async def put_settings(call: Call[StudioSettingsInfo, None]) -> StudioSettingsIn
     return StudioSettingsInfo(four_eyes=found.four_eyes)
 
 
-@routes.get("/rules/{rule_id}/", path_model=RulePath, query=VersionQuery, response=RuleInfo,
+@routes.get(f"{RULE}/", path_model=RulePath, query=VersionQuery, response=RuleInfo,
             auth=MEMBER, errors=(404,), summary="Get a rule",
             description="With its current version, or version N with `?version=N`.")
 async def get_rule(call: Call[None, VersionQuery]) -> RuleInfo:
@@ -223,7 +226,7 @@ async def get_rule(call: Call[None, VersionQuery]) -> RuleInfo:
     return views.rule_info(rule, version)
 
 
-@routes.get("/rules/{rule_id}/versions/", path_model=RulePath, response=VersionList,
+@routes.get(f"{RULE}/versions/", path_model=RulePath, response=VersionList,
             auth=MEMBER, errors=(404,), summary="List a rule's versions",
             description="Every version with its author, time and test outcome.")
 async def list_versions(call: Call[None, None]) -> VersionList:
@@ -233,7 +236,7 @@ async def list_versions(call: Call[None, None]) -> VersionList:
     return VersionList(versions=[views.version_info(v) for v in rows])
 
 
-@routes.patch("/rules/{rule_id}/", path_model=RulePath, body=RuleUpdate, response=RuleInfo,
+@routes.patch(f"{RULE}/", path_model=RulePath, body=RuleUpdate, response=RuleInfo,
               auth=ADMIN, errors=(400, 404, 409), summary="Update a rule",
               description="A changed `source` is checked and tested and saved as a new "
               "version. `published_version: N` (or `status: published` for the current "
@@ -250,7 +253,7 @@ async def update_rule(call: Call[RuleUpdate, None]) -> RuleInfo:
     return views.rule_info(rule, version)
 
 
-@routes.get("/rules/{rule_id}/history/", path_model=RulePath, response=PublicationHistory,
+@routes.get(f"{RULE}/history/", path_model=RulePath, response=PublicationHistory,
             auth=MEMBER, errors=(404,), summary="A rule's publication history",
             description="Who published or withdrew which version when.")
 async def publication_history(call: Call[None, None]) -> PublicationHistory:
@@ -262,7 +265,7 @@ async def publication_history(call: Call[None, None]) -> PublicationHistory:
         for r in rows])
 
 
-@routes.post("/rules/{rule_id}/approvals/", path_model=RulePath, body=ApprovalRequest,
+@routes.post(f"{RULE}/approvals/", path_model=RulePath, body=ApprovalRequest,
              response=ApprovalInfo, status=201, auth=ADMIN, errors=(404, 409),
              summary="Request approval to publish a version (four eyes)")
 async def request_approval(call: Call[ApprovalRequest, None]) -> ApprovalInfo:
@@ -272,7 +275,7 @@ async def request_approval(call: Call[ApprovalRequest, None]) -> ApprovalInfo:
     return views.approval(row)
 
 
-@routes.get("/rules/{rule_id}/approvals/", path_model=RulePath, response=ApprovalList,
+@routes.get(f"{RULE}/approvals/", path_model=RulePath, response=ApprovalList,
             auth=MEMBER, errors=(404,), summary="List a rule's approval requests")
 async def list_approvals(call: Call[None, None]) -> ApprovalList:
     async with call.unit_of_work() as uow:
@@ -281,7 +284,7 @@ async def list_approvals(call: Call[None, None]) -> ApprovalList:
     return ApprovalList(approvals=[views.approval(row) for row in rows])
 
 
-@routes.post("/rules/{rule_id}/approvals/{approval_id}/approve/", path_model=ApprovalPath,
+@routes.post(f"{APPROVAL}/approve/", path_model=ApprovalPath,
              body=ApprovalDecision, response=ApprovalInfo, auth=ADMIN, errors=(403, 404, 409),
              summary="Approve a request and publish its version",
              description="By an admin other than the version's author (403 self_approval).")
@@ -292,7 +295,7 @@ async def approve(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     return views.approval(row)
 
 
-@routes.post("/rules/{rule_id}/approvals/{approval_id}/reject/", path_model=ApprovalPath,
+@routes.post(f"{APPROVAL}/reject/", path_model=ApprovalPath,
              body=ApprovalDecision, response=ApprovalInfo, auth=ADMIN, errors=(404, 409),
              summary="Reject an approval request")
 async def reject(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
@@ -313,7 +316,7 @@ async def _record(call: Call, record: RecordRef) -> dict:
     return await store.run(tenant_records.get, kind, tenant_id, record.uuid)
 
 
-@routes.post("/rules/{rule_id}/execute/", path_model=RulePath, body=ExecuteRequest,
+@routes.post(f"{RULE}/execute/", path_model=RulePath, body=ExecuteRequest,
              response=ExecuteResponse, auth=ADMIN, errors=(404, 409, 422, 503),
              summary="Execute a rule's published version",
              description="On `inputs`, or on a client or policy of the workspace's tenant "
@@ -346,7 +349,7 @@ async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
     return web.Response(text=jsonio.dumps(payload), content_type="application/json")
 
 
-@routes.get("/rules/{rule_id}/executions/", path_model=RulePath, query=ExecutionListQuery,
+@routes.get(f"{RULE}/executions/", path_model=RulePath, query=ExecutionListQuery,
             response=ExecutionPage, auth=MEMBER, errors=(404,),
             summary="List a rule's executions", description="Newest first.")
 async def list_executions(call: Call[None, ExecutionListQuery]) -> ExecutionPage:
@@ -358,7 +361,7 @@ async def list_executions(call: Call[None, ExecutionListQuery]) -> ExecutionPage
                          next_cursor=page.next_cursor)
 
 
-@routes.get("/rules/{rule_id}/executions/{execution_id}/", path_model=ExecutionPath,
+@routes.get(f"{RULE}/executions/{{execution_id:[0-9]+}}/", path_model=ExecutionPath,
             response=ExecutionInfo, auth=MEMBER, errors=(404,), summary="Read one execution")
 async def get_execution(call: Call[None, None]) -> ExecutionInfo:
     async with call.unit_of_work() as uow:
@@ -367,7 +370,7 @@ async def get_execution(call: Call[None, None]) -> ExecutionInfo:
     return views.execution_info(row)
 
 
-@routes.delete("/rules/{rule_id}/", path_model=RulePath, response=None, status=204,
+@routes.delete(f"{RULE}/", path_model=RulePath, response=None, status=204,
                auth=ADMIN, errors=(404,), summary="Archive a rule",
                description="The rule and its versions stay readable; it can no longer be "
                "changed or executed.")

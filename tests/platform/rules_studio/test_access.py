@@ -54,3 +54,9 @@ async def test_another_workspaces_rule_is_404_when_addressed(studio, owner, meth
 async def test_routes_are_401_when_there_is_no_session(studio):
     response = await studio.client.get(f"{BASE}/")
     assert response.status == 401
+
+
+async def test_a_fixed_path_is_405_not_404_when_called_with_another_method(studio, owner):
+    response = await studio.client.patch(f"{BASE}/check/", json={}, headers=owner.headers)
+    assert response.status == 405
+    assert (await response.json())["error"]["code"] == "method_not_allowed"
