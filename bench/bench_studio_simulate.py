@@ -1,4 +1,4 @@
-"""The rule studio's simulate route: server time of one request of 10,000 cases (target < 1 s).
+"""The rule studio's simulate route: server time of one request of 10,000 cases.
 
     /work/.venv/bin/python bench/bench_studio_simulate.py [--cases 10000] [--rounds 5]
 
