@@ -1,11 +1,11 @@
 """Cases files for `rules simulate` and `rules diff`: read a line, evaluate it, write a line.
 
 A cases file is JSON Lines: `{"id": ..., "as_of": "YYYY-MM-DD" (optional), "inputs": {...},
-"expect": {...} (optional, see platform.rule_runs)}`, unknown keys ignored. Nothing is kept
-per case, so memory stays flat however long the file is; a case that cannot be read or evaluated becomes an error value
-and the run goes on. Lines are parsed with msgspec where that reads them as the json module
-does (numbers as Decimal, integers as int), else with the json module; result lines are
-written directly, with the same text as `engine.jsonio`.
+"expect": {...} (optional, see platform.rule_runs)}`, unknown keys ignored. Nothing is kept per
+case, so memory stays flat however long the file is; a case that cannot be read or evaluated
+becomes an error value and the run goes on. Lines are parsed with msgspec where that reads them
+as the json module does (numbers as Decimal, integers as int), else with the json module; result
+lines are written directly, with the same text as `engine.jsonio`.
 """
 
 from __future__ import annotations
