@@ -1,11 +1,11 @@
 """Cases files for `rules simulate` and `rules diff`: read a line, evaluate it, write a line.
 
-A cases file is JSON Lines: `{"id": ..., "as_of": "YYYY-MM-DD" (optional), "inputs": {...}}`,
-unknown keys ignored (the examples carry an `expect`). Nothing is kept per case, so memory stays
-flat however long the file is; a case that cannot be read or evaluated becomes an error value
-and the run goes on. Lines are parsed with msgspec where that reads them as the json module
-does (numbers as Decimal, integers as int), else with the json module; result lines are
-written directly, with the same text as `engine.jsonio`.
+A cases file is JSON Lines: `{"id": ..., "as_of": "YYYY-MM-DD" (optional), "inputs": {...},
+"expect": {...} (optional, see platform.rule_runs)}`, unknown keys ignored. Nothing is kept per
+case, so memory stays flat however long the file is; a case that cannot be read or evaluated
+becomes an error value and the run goes on. Lines are parsed with msgspec where that reads them
+as the json module does (numbers as Decimal, integers as int), else with the json module; result
+lines are written directly, with the same text as `engine.jsonio`.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ class Case(NamedTuple):
     as_of: date | None
     error: CaseError | None = None
     measured: bool = False  # the line is short enough to be within the engine's input limits
+    expect: object = None  # the line's `expect`, checked by platform.rule_runs when present
 
 
 class CaseReader:
@@ -143,7 +144,8 @@ class CaseReader:
         # so a short line with few brackets cannot exceed the input limits: the engine need not
         # measure its inputs again (two scans in C instead of a walk in Python).
         measured = len(raw) <= self._max_length and brackets <= self._max_depth
-        return _new_tuple(Case, (number, case_id, inputs, as_of, None, measured))
+        return _new_tuple(Case, (number, case_id, inputs, as_of, None, measured,
+                                 data.get("expect")))
 
     def _slow(self, raw: bytes) -> object:
         """The line's JSON through the json module (numbers as Decimal), raising its errors."""

@@ -1,7 +1,7 @@
 """The carrier market: carriers, their products and the versioned appetites products point at.
 
 Revision ID: 0006_carrier_market
-Revises: 0004
+Revises: 0005_rules_studio
 Create Date: 2026-11-23
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0006_carrier_market"
-down_revision = "0004"
+down_revision = "0005_rules_studio"
 branch_labels = None
 depends_on = None
 
