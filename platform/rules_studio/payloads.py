@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, model_validator
 
+from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
+
 Kind = Literal["appetite", "triage", "underwriting", "pricing", "other"]
 Status = Literal["draft", "published", "archived"]
 MAX_SOURCE = 512 * 1024  # characters of one ruleset
@@ -41,6 +43,8 @@ class TestResult(BaseModel):
 
 
 class RuleCreate(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     source: str = Field(min_length=1, max_length=MAX_SOURCE,
                         description="The ruleset's text; its `ruleset NAME` names the rule.")
     title: str | None = Field(None, min_length=1, max_length=200,
@@ -50,6 +54,9 @@ class RuleCreate(BaseModel):
 
 class RuleUpdate(BaseModel):
     """Every field optional; a changed `source` makes a new version."""
+
+    model_config = UNKNOWN_FIELDS_REFUSED
+
 
     source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE)
     title: str | None = Field(None, min_length=1, max_length=200)
@@ -117,15 +124,21 @@ class PublicationHistory(BaseModel):
 
 
 class StudioSettingsInfo(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     four_eyes: StrictBool = Field(description="Publishing needs the approval of an admin other than "
                             "the version's author.")
 
 
 class ApprovalRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     version: int | None = Field(None, ge=1, description="Default: the current version.")
 
 
 class ApprovalDecision(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     comment: str | None = Field(None, max_length=2000)
 
 
@@ -150,6 +163,8 @@ class ApprovalList(BaseModel):
 
 
 class RuleListQuery(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     kind: Kind | None = None
     status: Status | None = None
     name: str | None = Field(None, max_length=200, description="Ruleset names starting with it.")
@@ -165,10 +180,14 @@ class RulePath(BaseModel):
 
 
 class VersionQuery(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     version: int | None = Field(None, ge=1, description="A version number; default: current.")
 
 
 class CheckRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     source: str = Field(max_length=MAX_SOURCE)
 
 
@@ -209,6 +228,8 @@ class CheckResponse(BaseModel):
 
 
 class SimulateCase(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     id: Any = Field(None, description="Any JSON value, copied to the case's result.")
     inputs: dict[str, Any] = Field(description="Every declared input name -> its value.")
     as_of: datetime.date | None = Field(None, description="Overrides the request's as_of.")
@@ -219,6 +240,9 @@ class SimulateCase(BaseModel):
 
 class Baseline(BaseModel):
     """What to compare against: a version of the same rule, or a source."""
+
+    model_config = UNKNOWN_FIELDS_REFUSED
+
 
     version: int | None = Field(None, ge=1)
     source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE)
@@ -231,6 +255,8 @@ class Baseline(BaseModel):
 
 
 class SimulateRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE,
                                description="A ruleset to simulate (not saved).")
     rule_id: str | None = Field(None, pattern=ULID_PATTERN,
@@ -270,11 +296,15 @@ class SimulateResponse(BaseModel):
 
 
 class RecordRef(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     type: Literal["client", "policy"]
     uuid: uuid.UUID
 
 
 class ExecuteRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     inputs: dict[str, Any] | None = Field(None, description="Every declared input -> value.")
     record: RecordRef | None = Field(None, description="Or a client or policy of the "
                                      "workspace's tenant database, given to the ruleset's "
@@ -320,6 +350,8 @@ class ExecutionPage(BaseModel):
 
 
 class ExecutionListQuery(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     limit: int = Field(DEFAULT_PAGE, ge=1, le=MAX_PAGE)
     cursor: str | None = Field(None, max_length=512)
 
