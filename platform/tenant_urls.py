@@ -97,10 +97,36 @@ def _check_sqlite(url: URL, directory: Path | None) -> CheckedUrl | UrlRefusal:
     return CheckedUrl(url.set(database=str(path)), "sqlite", None, None, str(path), None)
 
 
+# IPv6 prefixes whose addresses carry an IPv4 address in their last 32 bits and reach it
+# through a translator: NAT64 (RFC 6052, the well-known and the local-use prefix) and SIIT's
+# IPv4-translated form (RFC 2765).
+_IPV4_IN_LOW_BITS = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"),
+                     ipaddress.ip_network("::ffff:0:0:0/96"))
+
+
+def embedded_ipv4(address: IpAddress) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address embeds (IPv4-mapped and -compatible, NAT64, 6to4,
+    Teredo's server and client): each must pass the check the IPv4 address itself would."""
+    if isinstance(address, ipaddress.IPv4Address):
+        return ()
+    found: list[ipaddress.IPv4Address] = []
+    if address.ipv4_mapped is not None:
+        found.append(address.ipv4_mapped)
+    if address.sixtofour is not None:
+        found.append(address.sixtofour)
+    if address.teredo is not None:
+        found.extend(address.teredo)
+    low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if int(address) >> 32 == 0 and int(address) > 1:  # IPv4-compatible ::a.b.c.d
+        found.append(low)
+    if any(address in prefix for prefix in _IPV4_IN_LOW_BITS):
+        found.append(low)
+    return tuple(found)
+
+
 def _is_public(address: IpAddress) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_global and not address.is_multicast
+    return all(candidate.is_global and not candidate.is_multicast
+               for candidate in (address, *embedded_ipv4(address)))
 
 
 def address_allowed(address: str, allowed_networks: Iterable[str]) -> bool:

@@ -30,6 +30,42 @@ def test_non_public_addresses_are_refused_when_no_network_allows_them(address):
     assert not address_allowed(address, ())
 
 
+# Issue 17, fix 4 (NAT64 and 6to4): an IPv6 address embedding a private, loopback or
+# link-local IPv4 address is refused like that IPv4 address itself.
+EMBEDDED_PRIVATE_IPV4 = {
+    "nat64 well-known, loopback": "64:ff9b::7f00:1",
+    "nat64 well-known, private": "64:ff9b::a00:5",
+    "nat64 well-known, link-local": "64:ff9b::a9fe:a9fe",
+    "nat64 local-use, loopback": "64:ff9b:1::7f00:1",
+    "6to4, loopback": "2002:7f00:1::",
+    "6to4, private": "2002:c0a8:101::1",
+    "6to4, link-local": "2002:a9fe:a9fe::1",
+    "teredo, loopback server": "2001:0:7f00:1:8000:63bf:80ff:fffe",
+    "teredo, private client": "2001:0:4136:e378:8000:63bf:f5ff:fffe",
+    "ipv4-mapped, loopback": "::ffff:7f00:1",
+    "ipv4-mapped, link-local": "::ffff:169.254.169.254",
+    "ipv4-compatible, loopback": "::127.0.0.1",
+    "ipv4-compatible, private": "::10.0.0.1",
+    "ipv4-translated, loopback": "::ffff:0:7f00:1",
+}
+
+
+@pytest.mark.parametrize("address", EMBEDDED_PRIVATE_IPV4.values(), ids=EMBEDDED_PRIVATE_IPV4)
+def test_ipv6_address_is_refused_when_it_embeds_a_private_ipv4_address(address):
+    assert not address_allowed(address, ())
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8"])
+def test_ipv6_address_is_allowed_when_the_ipv4_address_it_embeds_is_public(address):
+    assert address_allowed(address, ())
+
+
+@pytest.mark.parametrize("host", ["[64:ff9b::7f00:1]", "[2002:7f00:1::]", "[::127.0.0.1]"])
+async def test_database_url_is_refused_when_its_ipv6_host_embeds_loopback(host):
+    refusal = await check_url(f"postgresql://u:p@{host}:5433/db", Settings())
+    assert isinstance(refusal, UrlRefusal) and refusal.code == "database_host_refused"
+
+
 def test_allowed_network_admits_only_its_addresses_when_configured():
     assert address_allowed("127.0.0.1", ("127.0.0.1/32",))
     assert not address_allowed("127.0.0.2", ("127.0.0.1/32",))
