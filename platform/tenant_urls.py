@@ -1,6 +1,7 @@
 """Which tenant database URLs the service may connect to: scheme, place and address checks.
 
-PostgreSQL anywhere public; SQLite only as a file under the configured directory; hosts that
+PostgreSQL anywhere public; SQLite only as a file of the workspace's own directory (named by its
+tenant id, under the configured directory), so no URL reaches another workspace's file; hosts that
 resolve to private, loopback, link-local or otherwise non-public addresses only when a configured
 network allows them. Refusals are values (`UrlRefusal`) with a stable code, so the service never
 acts as a port scanner of its own network.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -55,8 +57,9 @@ class CheckedUrl:
         return self.url.render_as_string(hide_password=False)
 
 
-def parse_url(raw: str, settings: Settings) -> CheckedUrl | UrlRefusal:
-    """Check the form of `raw` (no name resolution yet: see `check_addresses`)."""
+def parse_url(raw: str, settings: Settings, *, tenant_id: str) -> CheckedUrl | UrlRefusal:
+    """Check the form of `raw` for workspace `tenant_id` (no name resolution yet: see
+    `check_addresses`); run on saving, on testing and before every engine is made."""
     if len(raw) > MAX_URL_LENGTH or any(char in raw for char in "\r\n\x00"):
         return UrlRefusal("invalid_database_url", "The database URL is malformed.")
     try:
@@ -66,7 +69,8 @@ def parse_url(raw: str, settings: Settings) -> CheckedUrl | UrlRefusal:
     if url.drivername in POSTGRES_DRIVERS:
         return _check_postgres(url.set(drivername="postgresql+psycopg"))
     if url.drivername in SQLITE_DRIVERS:
-        return _check_sqlite(url.set(drivername="sqlite"), settings.tenant_sqlite_directory)
+        return _check_sqlite(url.set(drivername="sqlite"), settings.tenant_sqlite_directory,
+                             tenant_id)
     return UrlRefusal("unsupported_database", "Use a postgresql:// URL"
                       + (" or sqlite:///PATH." if settings.tenant_sqlite_directory else "."))
 
@@ -83,17 +87,30 @@ def _check_postgres(url: URL) -> CheckedUrl | UrlRefusal:
     return CheckedUrl(url, "postgresql", url.host, url.port or 5432, url.database, url.username)
 
 
-def _check_sqlite(url: URL, directory: Path | None) -> CheckedUrl | UrlRefusal:
-    if directory is None:
+_TENANT_ID = re.compile(r"[0-9A-Za-z]{1,64}")
+
+
+def workspace_directory(root: Path, tenant_id: str) -> Path:
+    """The directory of one workspace's SQLite tenant databases: `root/<tenant_id>`."""
+    if not _TENANT_ID.fullmatch(tenant_id):
+        raise ValueError("a tenant id is letters and digits only")
+    return root.resolve() / tenant_id
+
+
+def _check_sqlite(url: URL, root: Path | None, tenant_id: str) -> CheckedUrl | UrlRefusal:
+    if root is None:
         return UrlRefusal("unsupported_database", "SQLite tenant databases are not enabled on "
                           "this service; use a postgresql:// URL.")
     if not url.database or url.database == ":memory:" or url.query or url.host:
         return UrlRefusal("invalid_database_url", "Use sqlite:///PATH with a file path.")
-    base = directory.resolve()
-    path = (base / url.database).resolve()
-    if not path.is_relative_to(base) or path == base:
-        return UrlRefusal("database_location_refused", "SQLite tenant databases must be files "
-                          "under the service's configured directory.")
+    # Relative paths are taken inside the workspace's own directory; after `..` and symlinks are
+    # resolved the file must still be there. The answer is the same whether or not a file exists
+    # elsewhere, so it reveals nothing about other workspaces.
+    own = workspace_directory(root, tenant_id)
+    path = (own / url.database).resolve()
+    if not path.is_relative_to(own) or path == own:
+        return UrlRefusal("database_location_refused", "A SQLite tenant database must be a file "
+                          "in this workspace's own directory (e.g. sqlite:///agency.sqlite3).")
     return CheckedUrl(url.set(database=str(path)), "sqlite", None, None, str(path), None)
 
 
@@ -162,9 +179,9 @@ async def check_addresses(checked: CheckedUrl, settings: Settings) -> CheckedUrl
                       checked.username, addresses)
 
 
-async def check_url(raw: str, settings: Settings) -> CheckedUrl | UrlRefusal:
+async def check_url(raw: str, settings: Settings, *, tenant_id: str) -> CheckedUrl | UrlRefusal:
     """`parse_url` then `check_addresses`: what saving and testing a connection both run."""
-    parsed = parse_url(raw, settings)
+    parsed = parse_url(raw, settings, tenant_id=tenant_id)
     if isinstance(parsed, UrlRefusal):
         return parsed
     return await check_addresses(parsed, settings)

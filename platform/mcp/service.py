@@ -15,6 +15,7 @@ from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
 from insureops.platform.tenant_data.store import TenantStore
 from insureops.platform.tenant_databases import load_tenant_database_url
 from insureops.platform.tenant_pools import TenantPools
+from insureops.platform.tenant_urls import workspace_directory
 from insureops.platform.usage import UsageCount, record_usage
 
 
@@ -23,8 +24,9 @@ class TenantDatabaseNotConfiguredError(TenantDatabaseUnavailableError):
 
 
 def embedded_database_url(directory: Path, tenant_id: str) -> str:
-    """The zero-set-up tenant database of a workspace: a SQLite file under `directory`."""
-    return f"sqlite:///{directory.resolve() / f'{tenant_id}.sqlite3'}"
+    """The zero-set-up tenant database of a workspace: a SQLite file named by its tenant id, in
+    the workspace's own directory under `directory`."""
+    return f"sqlite:///{workspace_directory(directory, tenant_id) / f'{tenant_id}.sqlite3'}"
 
 
 async def tenant_database_url(uow: UnitOfWork, fernet: MultiFernet, tenant_id: str,

@@ -68,8 +68,10 @@ async def test_create_keeps_every_field_when_all_forty_are_given(client, tenant)
 
 
 async def test_create_refuses_when_client_or_producer_is_not_in_the_tenant(
-        client, tenant, make_tenant):
-    other = await make_tenant(tenant.database_url, name="Other agency")  # same database
+        client, tenant, backend, make_tenant, make_own_tenant):
+    # PostgreSQL: the same database; a SQLite file is only ever one workspace's.
+    other = (await make_tenant(tenant.database_url, name="Other agency")
+             if backend == "postgresql" else await make_own_tenant(name="Other agency"))
     foreign = await _client(client, other)
     response = await client.post(f"{BASE}/", json={
         "client_id": foreign["id"], "producer_id": "6f1c0f5e-0000-4000-8000-000000000000"},
