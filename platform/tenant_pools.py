@@ -86,8 +86,9 @@ async def _vetted(url: str, tenant_id: str, settings: Settings,
         # The same answer whatever the host resolved to: no map of the internal network.
         raise TenantDatabaseUnavailableError(
             "The tenant database host is refused by this service (private, loopback and "
-            "link-local addresses are not allowed); an owner or admin can check the connection "
-            "under Settings -> Database.")
+            "link-local addresses are not allowed unless INSUREOPS_TENANT_DATABASE_ALLOWED_NETWORKS "
+            "allows their network); an owner or admin can check the connection under "
+            "Settings -> Database.")
     return url, checked.addresses[0]
 
 

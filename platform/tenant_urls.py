@@ -69,10 +69,10 @@ def parse_url(raw: str, settings: Settings, *, tenant_id: str) -> CheckedUrl | U
     if url.drivername in POSTGRES_DRIVERS:
         return _check_postgres(url.set(drivername="postgresql+psycopg"))
     if url.drivername in SQLITE_DRIVERS:
-        return _check_sqlite(url.set(drivername="sqlite"), settings.tenant_sqlite_directory,
+        return _check_sqlite(url.set(drivername="sqlite"), settings.tenant_sqlite_root,
                              tenant_id)
     return UrlRefusal("unsupported_database", "Use a postgresql:// URL"
-                      + (" or sqlite:///PATH." if settings.tenant_sqlite_directory else "."))
+                      + (" or sqlite:///PATH." if settings.tenant_sqlite_root else "."))
 
 
 def _check_postgres(url: URL) -> CheckedUrl | UrlRefusal:
@@ -100,7 +100,8 @@ def workspace_directory(root: Path, tenant_id: str) -> Path:
 def _check_sqlite(url: URL, root: Path | None, tenant_id: str) -> CheckedUrl | UrlRefusal:
     if root is None:
         return UrlRefusal("unsupported_database", "SQLite tenant databases are not enabled on "
-                          "this service; use a postgresql:// URL.")
+                          "this service (the operator enables them with "
+                          "INSUREOPS_TENANT_SQLITE_DIRECTORY); use a postgresql:// URL.")
     if not url.database or url.database == ":memory:" or url.query or url.host:
         return UrlRefusal("invalid_database_url", "Use sqlite:///PATH with a file path.")
     # Relative paths are taken inside the workspace's own directory; after `..` and symlinks are
@@ -110,7 +111,8 @@ def _check_sqlite(url: URL, root: Path | None, tenant_id: str) -> CheckedUrl | U
     path = (own / url.database).resolve()
     if not path.is_relative_to(own) or path == own:
         return UrlRefusal("database_location_refused", "A SQLite tenant database must be a file "
-                          "in this workspace's own directory (e.g. sqlite:///agency.sqlite3).")
+                          "in this workspace's own directory under "
+                          "INSUREOPS_TENANT_SQLITE_DIRECTORY (e.g. sqlite:///agency.sqlite3).")
     return CheckedUrl(url.set(database=str(path)), "sqlite", None, None, str(path), None)
 
 
@@ -155,6 +157,17 @@ def address_allowed(address: str, allowed_networks: Iterable[str]) -> bool:
                for network in allowed_networks)
 
 
+def host_refusal_message(settings: Settings) -> str:
+    """Why a host is refused, naming the settings that change it (never what it resolved to)."""
+    message = ("The database host does not resolve or is not allowed: private, loopback and "
+               "link-local addresses are refused unless the operator allows their network with "
+               "INSUREOPS_TENANT_DATABASE_ALLOWED_NETWORKS.")
+    if settings.embedded_tenants_on:
+        message += (" Until a connection is saved, the workspace uses its own embedded SQLite "
+                    "database (INSUREOPS_EMBEDDED_TENANT_DATABASES).")
+    return message
+
+
 async def check_addresses(checked: CheckedUrl, settings: Settings) -> CheckedUrl | UrlRefusal:
     """Resolve the host; refuse it when any address is not allowed (or it does not resolve).
 
@@ -163,9 +176,7 @@ async def check_addresses(checked: CheckedUrl, settings: Settings) -> CheckedUrl
     """
     if checked.backend != "postgresql" or checked.host is None:
         return checked
-    refusal = UrlRefusal("database_host_refused", "The database host is not reachable from this "
-                         "service or not allowed (private, loopback and link-local addresses "
-                         "are refused).")
+    refusal = UrlRefusal("database_host_refused", host_refusal_message(settings))
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(
             checked.host, checked.port, type=socket.SOCK_STREAM)

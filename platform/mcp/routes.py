@@ -193,7 +193,7 @@ async def database_connection(call: Call[None, None]) -> DatabaseConnection:
     async with call.unit_of_work() as uow:
         url, _ = await mcp_service.tenant_database_url(
             uow, call.request.config_dict[SECRET_KEYS].fernet,
-            call.principal.active_workspace_id, call.settings.tenant_sqlite_directory)
+            call.principal.active_workspace_id, mcp_service.embedded_root(call.settings))
     return DatabaseConnection(connection_string=url, backend=mcp_service.backend_of(url))
 
 

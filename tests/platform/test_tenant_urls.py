@@ -92,9 +92,14 @@ def test_postgres_url_is_refused_when_a_parameter_could_redirect_it(query):
     assert isinstance(refusal, UrlRefusal) and refusal.code == "invalid_database_url"
 
 
-def test_sqlite_is_refused_when_no_directory_is_configured():
-    refusal = parse_url("sqlite:///tmp/agency.sqlite3", Settings(), tenant_id=OURS)
+@pytest.mark.parametrize("settings", [
+    Settings(database_url="postgresql://app@db.internal/insureops"),
+    Settings(embedded_tenant_databases=False)], ids=["postgresql platform", "embedded off"])
+def test_sqlite_is_refused_when_no_directory_is_configured(settings):
+    assert settings.tenant_sqlite_root is None
+    refusal = parse_url("sqlite:///tmp/agency.sqlite3", settings, tenant_id=OURS)
     assert isinstance(refusal, UrlRefusal) and refusal.code == "unsupported_database"
+    assert "INSUREOPS_TENANT_SQLITE_DIRECTORY" in refusal.message
 
 
 def test_sqlite_file_is_resolved_inside_the_workspace_directory_when_relative(tmp_path: Path):

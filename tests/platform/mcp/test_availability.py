@@ -43,7 +43,8 @@ async def test_unreachable_database_is_503_quickly_and_recovers_when_back(
 async def test_503_explains_what_to_do_when_no_database_is_saved(
         make_client, settings, make_tenant):
     unconfigured = await make_tenant(None)
-    no_sqlite = await make_client(settings.model_copy(update={"tenant_sqlite_directory": None}))
+    no_sqlite = await make_client(settings.model_copy(update={
+        "tenant_sqlite_directory": None, "embedded_tenant_databases": False}))
     response = await no_sqlite.get("/api/v2/mcp/policies/list/", headers=unconfigured.headers)
     body = await response.json()
     assert response.status == 503 and body["error"]["code"] == "tenant_database_unavailable"

@@ -251,7 +251,8 @@ async def test_loopback_is_refused_when_the_settings_do_not_allow_it(
         aiohttp_client, settings):
     from tests.platform.accounts.conftest import FakeClock
     from tests.platform.workspaces import start_tenancy
-    strict = await start_tenancy(aiohttp_client, settings, FakeClock())
+    strict = await start_tenancy(aiohttp_client, settings.model_copy(
+        update={"embedded_tenant_databases": False}), FakeClock())
     ann = await strict.owner("ann@example.com")
     for url in ("postgresql://app:pw@127.0.0.1/agency", "postgresql://app:pw@localhost/agency",
                 "sqlite:///agency.sqlite3"):
