@@ -14,7 +14,7 @@ import ipaddress
 import re
 import socket
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
@@ -51,6 +51,7 @@ class CheckedUrl:
     database: str | None
     username: str | None
     addresses: tuple[str, ...] = ()  # what the host resolved to when checked (connect to these)
+    saved: str = ""  # the form to store and show back: see `parse_url`
 
     @property
     def text(self) -> str:
@@ -67,10 +68,15 @@ def parse_url(raw: str, settings: Settings, *, tenant_id: str) -> CheckedUrl | U
     except (ArgumentError, ValueError):
         return UrlRefusal("invalid_database_url", "The database URL is malformed.")
     if url.drivername in POSTGRES_DRIVERS:
-        return _check_postgres(url.set(drivername="postgresql+psycopg"))
+        # Stored and shown back as the tenant wrote it (a libpq URI psql takes), not in the
+        # driver-qualified form the service connects with.
+        checked = _check_postgres(url.set(drivername="postgresql+psycopg"))
+        return replace(checked, saved=raw.strip()) if isinstance(checked, CheckedUrl) else checked
     if url.drivername in SQLITE_DRIVERS:
-        return _check_sqlite(url.set(drivername="sqlite"), settings.tenant_sqlite_root,
-                             tenant_id)
+        # A relative path means nothing outside the service: stored as the absolute file.
+        checked = _check_sqlite(url.set(drivername="sqlite"), settings.tenant_sqlite_root,
+                                tenant_id)
+        return replace(checked, saved=checked.text) if isinstance(checked, CheckedUrl) else checked
     return UrlRefusal("unsupported_database", "Use a postgresql:// URL"
                       + (" or sqlite:///PATH." if settings.tenant_sqlite_root else "."))
 
@@ -186,8 +192,7 @@ async def check_addresses(checked: CheckedUrl, settings: Settings) -> CheckedUrl
     if not addresses or not all(address_allowed(address, settings.tenant_database_allowed_networks)
                                 for address in addresses):
         return refusal
-    return CheckedUrl(checked.url, checked.backend, checked.host, checked.port, checked.database,
-                      checked.username, addresses)
+    return replace(checked, addresses=addresses)
 
 
 async def check_url(raw: str, settings: Settings, *, tenant_id: str) -> CheckedUrl | UrlRefusal:

@@ -61,7 +61,8 @@ async def tenant_store(uow: UnitOfWork, fernet: MultiFernet, pools: TenantPools,
 
 
 def backend_of(url: str) -> str:
-    return make_url(url).get_backend_name()
+    """postgresql or sqlite (a saved `postgres://` URL is PostgreSQL too)."""
+    return "sqlite" if make_url(url).get_backend_name() == "sqlite" else "postgresql"
 
 
 async def workspace_name(uow: UnitOfWork, tenant_id: str) -> str:

@@ -105,7 +105,7 @@ async def save_database(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, 
     """Check and store the URL encrypted; a new URL forgets the previous test result."""
     checked = await _checked(deps, raw_url, workspace_id)
     row = TenantDatabase(
-        workspace_id=workspace_id, url_encrypted=encrypt_url(deps.fernet, checked.text),
+        workspace_id=workspace_id, url_encrypted=encrypt_url(deps.fernet, checked.saved),
         backend=checked.backend, host=checked.host, port=checked.port,
         database=checked.database, username=checked.username, saved_by=user_id,
         saved_at=deps.now(), last_test_at=None, last_test_ok=None, last_test_latency_ms=None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from insureops.platform.auth import Scope
+from insureops.platform.tenant_databases import uri_form
 from tests.platform.mcp.conftest import add_key
 
 
@@ -61,7 +62,7 @@ async def test_connection_and_key_answers_are_the_callers_own_when_two_tenants_e
         assert info["tenant_id"] == tenant.tenant_id
         connection = await (await client.get("/api/v2/mcp/database/connection/",
                                              headers=tenant.headers)).json()
-        assert connection["connection_string"] == tenant.database_url
+        assert connection["connection_string"] == uri_form(tenant.database_url)
 
 
 async def test_scopes_are_enforced_when_the_key_is_read_only(client, tenant):

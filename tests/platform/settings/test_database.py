@@ -347,3 +347,34 @@ async def test_saved_url_to_another_workspace_file_is_refused_when_the_tenant_ap
             assert connection.exec_driver_sql("SELECT count(*) FROM clients").scalar() == 0
     finally:
         engine.dispose()
+
+
+# Issue 11: GET /api/v2/mcp/database/connection/ and database/get/ answered
+# postgresql+psycopg://..., which psql cannot use; the spec says URI form.
+@pytest.mark.parametrize("saved", [
+    "postgres://app:{pw}@127.0.0.1:5432/agency?sslmode=disable",
+    "postgresql://app:{pw}@127.0.0.1/agency",
+    "postgresql://app:{pw}@127.0.0.1:6543/agency?application_name=agency%20tools"])
+async def test_connection_is_answered_as_saved_when_read_back(tenancy, saved):
+    from tests.platform.mcp.conftest import add_key
+    ann = await tenancy.owner("ann@example.com")
+    url = saved.format(pw=PASSWORD)
+    assert (await save(tenancy, ann, url)).status == 200
+    key, _ = await add_key(tenancy.client, ann.workspace_id)
+    connection = await (await tenancy.client.get(
+        "/api/v2/mcp/database/connection/", headers={"Authorization": f"Bearer {key}"})).json()
+    assert connection == {"connection_string": url, "backend": "postgresql"}
+    assert (await read(tenancy, ann))["url"] == saved.format(pw="***")
+
+
+async def test_connection_saved_in_the_driver_form_is_answered_as_a_uri_when_read_back(tenancy):
+    # Rows saved before the fix hold postgresql+psycopg://.
+    from tests.platform.mcp.conftest import add_key, save_database_url
+    ann = await tenancy.owner("ann@example.com")
+    await save_database_url(tenancy.client, ann.workspace_id,
+                            f"postgresql+psycopg://app:{PASSWORD}@db.example.com/agency")
+    key, _ = await add_key(tenancy.client, ann.workspace_id)
+    connection = await (await tenancy.client.get(
+        "/api/v2/mcp/database/connection/", headers={"Authorization": f"Bearer {key}"})).json()
+    assert connection["connection_string"] == f"postgresql://app:{PASSWORD}@db.example.com/agency"
+    assert (await read(tenancy, ann))["url"] == "postgresql://app:***@db.example.com/agency"
