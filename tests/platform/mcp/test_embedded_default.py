@@ -72,6 +72,8 @@ async def test_new_workspace_reaches_the_tenant_api_when_nothing_is_configured(s
     listed = await (await client.get("/api/v2/mcp/clients/list/",
                                      headers=created["headers"])).json()
     assert [item["name"] for item in listed["items"]] == ["First client"]
+    shown = await (await client.get("/api/v2/settings/database/get/")).json()
+    assert (shown["configured"], shown["embedded"]) == (False, True)
 
 
 async def test_postgres_platform_gives_embedded_databases_when_a_directory_is_set(
@@ -91,6 +93,8 @@ async def test_503_names_the_setting_when_the_embedded_default_is_off(settings, 
     assert created["status"] == 503
     assert created["body"]["error"]["code"] == "tenant_database_unavailable"
     assert "INSUREOPS_EMBEDDED_TENANT_DATABASES" in created["body"]["error"]["message"]
+    shown = await (await client.get("/api/v2/settings/database/get/")).json()
+    assert (shown["configured"], shown["embedded"]) == (False, False)
 
 
 @pytest.mark.parametrize(("url", "setting"), [
