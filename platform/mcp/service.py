@@ -11,6 +11,7 @@ from insureops.platform.identity import Workspace
 from insureops.platform.tenant_stores import (  # noqa: F401 - the area's names for them
     TenantDatabaseNotConfiguredError,
     embedded_database_url,
+    embedded_root,
     tenant_database_url,
     tenant_store,
 )
@@ -18,7 +19,8 @@ from insureops.platform.usage import UsageCount, record_usage
 
 
 def backend_of(url: str) -> str:
-    return make_url(url).get_backend_name()
+    """postgresql or sqlite (a saved `postgres://` URL is PostgreSQL too)."""
+    return "sqlite" if make_url(url).get_backend_name() == "sqlite" else "postgresql"
 
 
 async def workspace_name(uow: UnitOfWork, tenant_id: str) -> str:
