@@ -97,6 +97,18 @@ class Settings(BaseSettings):
     scan_timeout_seconds: float = Field(10.0, gt=0, description="Total time a website scan "
                                         "may take, redirects included.")
     scan_max_bytes: int = Field(2 * MIB, gt=0, description="Largest page a website scan reads.")
+    email_send_per_hour: int = Field(
+        100, gt=0, description="E-mails one workspace may send per hour through "
+        "POST /api/v1/connectors/email/send/; then 429.")
+    llm_allowed_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
+        ("api.openai.com", "api.anthropic.com"), description="Host names an LLM provider "
+        "base_url may name (comma-separated); add those of OpenAI-compatible servers.")
+    llm_allowed_networks: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), description="Private, loopback or link-local networks (CIDR, comma-separated) an "
+        "LLM provider base_url may be on (plain http is accepted there); by default such "
+        "addresses are refused.")
+    llm_timeout_seconds: float = Field(10.0, gt=0, description="Timeout of an LLM connection "
+                                       "test, connecting and reading included.")
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings,
@@ -121,19 +133,26 @@ class Settings(BaseSettings):
         return url
 
     @field_validator("allowed_origins", "fernet_keys", "tenant_database_allowed_networks",
-                     "scan_allowed_networks", mode="before")
+                     "scan_allowed_networks", "llm_allowed_hosts", "llm_allowed_networks",
+                     mode="before")
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
 
-    @field_validator("tenant_database_allowed_networks", "scan_allowed_networks")
+    @field_validator("tenant_database_allowed_networks", "scan_allowed_networks",
+                     "llm_allowed_networks")
     @classmethod
     def _check_networks(cls, networks: tuple[str, ...]) -> tuple[str, ...]:
         for network in networks:
             ipaddress.ip_network(network, strict=False)  # ValueError names the bad entry
         return networks
+
+    @field_validator("llm_allowed_hosts")
+    @classmethod
+    def _lower_hosts(cls, hosts: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(host.lower().rstrip(".") for host in hosts)
 
     @field_validator("allowed_origins")
     @classmethod

@@ -11,7 +11,8 @@ import click
 @click.option("--database-url", default=None,
               help="Platform database URL [INSUREOPS_DATABASE_URL, ./insureops.db].")
 def rotate_keys(database_url: str | None) -> None:
-    """Re-encrypt tenant database URLs with the first key of INSUREOPS_FERNET_KEYS.
+    """Re-encrypt the secrets at rest (tenant database URLs, LLM provider keys) with the first
+    key of INSUREOPS_FERNET_KEYS, all in one transaction.
 
     Put the new key first (the old ones after it), run this, then remove the old keys.
     """
@@ -19,6 +20,11 @@ def rotate_keys(database_url: str | None) -> None:
 
     from insureops.platform.cli.serve import _settings
     from insureops.platform.db import Database
+    from insureops.platform.llm_keys import LlmKeySecretError, rotate_llm_keys
+
+    # Every model on Base.metadata: the tenant_databases row's foreign key names `workspaces`,
+    # which SQLAlchemy could not resolve when only tenant_databases was imported (issue 15).
+    from insureops.platform.migrations import env_models  # noqa: F401
     from insureops.platform.secret_keys import ConfigurationError, load_secret_keys
     from insureops.platform.tenant_databases import (
         TenantDatabaseSecretError,
@@ -27,18 +33,22 @@ def rotate_keys(database_url: str | None) -> None:
 
     settings = _settings(database_url=database_url)
 
-    async def run() -> tuple[int, int]:
+    async def run() -> tuple[tuple[int, int], tuple[int, int]]:
         database = Database.connect(settings.database_url)
         try:
+            fernet = load_secret_keys(settings).fernet
             async with database.unit_of_work() as uow:
-                return await rotate_tenant_database_keys(uow, load_secret_keys(settings).fernet)
+                return (await rotate_tenant_database_keys(uow, fernet),
+                        await rotate_llm_keys(uow, fernet))
         finally:
             await database.engine.dispose()
 
     try:
-        rows, changed = asyncio.run(run())
-    except (ConfigurationError, TenantDatabaseSecretError) as exc:
+        (rows, changed), (llm_rows, llm_changed) = asyncio.run(run())
+    except (ConfigurationError, TenantDatabaseSecretError, LlmKeySecretError) as exc:
         raise click.ClickException(str(exc)) from None
     except SQLAlchemyError as exc:  # a message, not a trace
         raise click.ClickException(f"rotation failed: {type(exc).__name__}") from None
     click.echo(f"tenant database URLs: {rows} stored, {changed} re-encrypted with the newest key")
+    click.echo(f"LLM provider keys: {llm_rows} stored, {llm_changed} re-encrypted with the "
+               "newest key")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import FileSystemLoader, StrictUndefined
+from jinja2 import FileSystemLoader, StrictUndefined, meta
 from jinja2.sandbox import SandboxedEnvironment
 
 # Beside this module, loaded by path: importlib.resources is unreliable under the namespace
@@ -47,6 +47,14 @@ class TemplateRenderer:
         found = {path.name.split(".", 1)[0] for path in self._directory.glob("*.j2")}
         return sorted(name for name in found if all(
             (self._directory / f"{name}.{part}.j2").is_file() for part in PARTS))
+
+    def variables(self, name: str) -> list[str]:
+        """The variables the three parts of template `name` use, sorted."""
+        found: set[str] = set()
+        for part in PARTS:
+            source = (self._directory / f"{name}.{part}.j2").read_text()
+            found |= meta.find_undeclared_variables(self._environment.parse(source))
+        return sorted(found)
 
     def render(self, name: str, context: Mapping[str, Any]) -> RenderedEmail:
         """Render the three parts of template `name` with `context`."""

@@ -1,7 +1,13 @@
 """Imports every module that declares a model on Base.metadata, so that the migration
 environment (autogenerate) and the schema test see the platform database's whole schema."""
 
-from insureops.platform import api_keys, ratelimit, tenant_databases, usage  # noqa: F401
+from insureops.platform import (  # noqa: F401
+    api_keys,
+    llm_keys,
+    ratelimit,
+    tenant_databases,
+    usage,
+)
 from insureops.platform.accounts import models as accounts_models  # noqa: F401
 from insureops.platform.carrier_finder import models as carrier_finder_models  # noqa: F401
 from insureops.platform.email import log as email_log  # noqa: F401

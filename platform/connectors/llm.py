@@ -1,0 +1,199 @@
+"""LLM providers: their base URLs (checked against the shared address policy) and the
+connection test, one model-list request over plain HTTP through a resolver that checks
+every address it connects to."""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import socket
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
+from yarl import URL
+
+from insureops.platform.addresses import in_networks, is_metadata, is_public, parse_address
+from insureops.platform.config import Settings
+
+
+class Provider(enum.StrEnum):
+    """`openai` also covers OpenAI-compatible servers (a base_url of theirs)."""
+
+    OPENAI = "openai"
+    ANTHROPIC = "anthropic"
+
+
+DEFAULT_BASE_URLS = {Provider.OPENAI: "https://api.openai.com",
+                     Provider.ANTHROPIC: "https://api.anthropic.com"}
+ANTHROPIC_VERSION = "2023-06-01"
+MAX_ERROR_LENGTH = 300
+
+
+class BaseUrlRefusedError(Exception):
+    """The base_url is malformed, names a host the settings do not allow, or a refused address."""
+
+
+@dataclass(frozen=True)
+class ProbeOutcome:
+    ok: bool
+    latency_ms: int
+    error: str | None
+
+
+def address_allowed(address: str, allowed_networks: Iterable[str]) -> bool:
+    """Public or inside an allowed network; a cloud metadata address never."""
+    try:
+        parsed = parse_address(address)
+    except ValueError:
+        return False
+    if is_metadata(parsed):
+        return False
+    return is_public(parsed) or in_networks(parsed, allowed_networks)
+
+
+def _literal_address(host: str) -> str | None:
+    try:
+        return str(parse_address(host))
+    except ValueError:
+        try:  # the legacy forms inet_aton reads: 127.1, 2130706433, 0x7f.0.0.1
+            return socket.inet_ntoa(socket.inet_aton(host))
+        except (OSError, ValueError):
+            return None
+
+
+def normalise_base_url(raw: str, settings: Settings) -> str:
+    """The base URL without a trailing slash or `/v1`, or BaseUrlRefusedError.
+
+    The host must be named by `llm_allowed_hosts` or be an address inside
+    `llm_allowed_networks`; plain http only for the latter.
+    """
+    raw = raw.strip()
+    if not raw or len(raw) > 2048 or any(ch.isspace() or ord(ch) < 32 for ch in raw):
+        raise BaseUrlRefusedError("The base URL is empty, too long or contains white space.")
+    try:
+        url = URL(raw)
+        port = url.port
+    except (ValueError, TypeError, UnicodeError):
+        raise BaseUrlRefusedError("The base URL is malformed.") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise BaseUrlRefusedError("The base URL must be an http(s):// URL with a host.")
+    if url.user is not None or url.password is not None or "@" in (url.raw_authority or ""):
+        raise BaseUrlRefusedError("A base URL with a user name or password is refused.")
+    if url.query_string or url.fragment or port is None or not 0 < port < 65536:
+        raise BaseUrlRefusedError("The base URL takes no query or fragment and a valid port.")
+    host = (url.raw_host or "").lower().rstrip(".")
+    literal = _literal_address(host)
+    in_allowed_network = literal is not None and not is_metadata(parse_address(literal)) and \
+        in_networks(parse_address(literal), settings.llm_allowed_networks)
+    if not in_allowed_network:
+        if host not in settings.llm_allowed_hosts:
+            raise BaseUrlRefusedError(f"The host {host} is not an allowed LLM provider host "
+                                      "(INSUREOPS_LLM_ALLOWED_HOSTS).")
+        if url.scheme != "https":
+            raise BaseUrlRefusedError("The base URL must use https://.")
+    path = url.path.rstrip("/")
+    path = path.removesuffix("/v1")
+    return str(url.with_path(path or "/")).rstrip("/")
+
+
+class CheckingResolver(AbstractResolver):
+    """Resolves a name and returns its addresses only when every one is allowed, so what was
+    checked is what the connector connects to (no rebinding between check and connect)."""
+
+    def __init__(self, allowed_networks: Iterable[str]) -> None:
+        self._allowed = tuple(allowed_networks)
+
+    async def resolve(self, host: str, port: int = 0,
+                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
+        try:
+            infos = await asyncio.get_running_loop().getaddrinfo(
+                host, port, type=socket.SOCK_STREAM, family=family)
+        except (socket.gaierror, UnicodeError) as exc:
+            raise OSError(f"cannot resolve {host}") from exc
+        results: list[ResolveResult] = []
+        for info_family, _, proto, _, sockaddr in infos:
+            address = str(sockaddr[0])
+            if not address_allowed(address, self._allowed):
+                raise BaseUrlRefusedError(f"The address of {host} is not allowed.")
+            results.append(ResolveResult(hostname=host, host=address, port=int(sockaddr[1]),
+                                         family=info_family, proto=proto,
+                                         flags=socket.AI_NUMERICHOST | socket.AI_NUMERICSERV))
+        if not results:
+            raise OSError(f"{host} has no address")
+        return results
+
+    async def close(self) -> None:
+        return None
+
+
+def auth_headers(provider: Provider, api_key: str) -> dict[str, str]:
+    """The provider's authentication headers for `api_key`."""
+    if provider is Provider.ANTHROPIC:
+        return {"x-api-key": api_key, "anthropic-version": ANTHROPIC_VERSION}
+    return {"Authorization": f"Bearer {api_key}"}
+
+
+def _provider_message(body: object) -> str | None:
+    """`error.message` of both providers' error bodies (OpenAI's and Anthropic's)."""
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return error["message"]
+        if isinstance(error, str):
+            return error
+    return None
+
+
+def _model_ids(body: object) -> set[str]:
+    data = body.get("data") if isinstance(body, dict) else None
+    return {item["id"] for item in data or () if isinstance(item, dict)
+            and isinstance(item.get("id"), str)}
+
+
+def _scrub(text: str, api_key: str) -> str:
+    text = text.replace(api_key, "[redacted]") if api_key else text
+    return text[:MAX_ERROR_LENGTH]
+
+
+async def probe_provider(provider: Provider, api_key: str, base_url: str | None,
+                          model: str | None, settings: Settings,
+                          clock=time.monotonic) -> ProbeOutcome:
+    """One GET {base}/v1/models with the key; never raises, never returns the key."""
+    base = base_url or DEFAULT_BASE_URLS[provider]
+    url = f"{base}/v1/models"
+    started = clock()
+
+    def outcome(ok: bool, error: str | None) -> ProbeOutcome:
+        latency = max(0, round((clock() - started) * 1000))
+        return ProbeOutcome(ok, latency, None if error is None else _scrub(error, api_key))
+
+    connector = aiohttp.TCPConnector(resolver=CheckingResolver(settings.llm_allowed_networks),
+                                     use_dns_cache=False, limit=2)
+    timeout = aiohttp.ClientTimeout(total=settings.llm_timeout_seconds)
+    try:
+        async with aiohttp.ClientSession(connector=connector, trust_env=False, timeout=timeout,
+                                         cookie_jar=aiohttp.DummyCookieJar()) as session:
+            if URL(base).host and (literal := _literal_address(URL(base).raw_host or "")) \
+                    and not address_allowed(literal, settings.llm_allowed_networks):
+                return outcome(False, "The provider's address is not allowed.")
+            async with session.get(url, headers=auth_headers(provider, api_key),
+                                   allow_redirects=False) as response:
+                try:
+                    body = await response.json(content_type=None)
+                except ValueError:
+                    body = None
+                if response.status != 200:
+                    message = _provider_message(body) or response.reason or "no message"
+                    return outcome(False, f"HTTP {response.status}: {message}")
+    except BaseUrlRefusedError as exc:
+        return outcome(False, str(exc))
+    except TimeoutError:
+        return outcome(False, f"No answer within {settings.llm_timeout_seconds:g} s.")
+    except (aiohttp.ClientError, OSError) as exc:
+        return outcome(False, f"Connection failed: {type(exc).__name__}")
+    if model and model not in _model_ids(body):
+        return outcome(False, f"The provider does not offer the model {model}.")
+    return outcome(True, None)

@@ -1,0 +1,84 @@
+"""The LLM key use cases: save (encrypted), status, delete and the connection test."""
+
+from __future__ import annotations
+
+import datetime
+import logging
+
+from cryptography.fernet import MultiFernet
+from sqlalchemy import select
+
+from insureops.platform.config import Settings
+from insureops.platform.connectors.llm import (
+    ProbeOutcome,
+    Provider,
+    normalise_base_url,
+    probe_provider,
+)
+from insureops.platform.db import UnitOfWork
+from insureops.platform.llm_keys import LlmProviderKey, decrypt_key, encrypt_key
+
+logger = logging.getLogger("insureops.platform.connectors")
+
+
+class LlmKeyNotFoundError(Exception):
+    """The workspace has no key for the provider."""
+
+
+async def save_key(uow: UnitOfWork, fernet: MultiFernet, settings: Settings, *,
+                   workspace_id: str, user_id: str | None, provider: Provider, api_key: str,
+                   base_url: str | None, model: str | None,
+                   now: datetime.datetime) -> LlmProviderKey:
+    """Store (or replace) the workspace's key for `provider`; a new key has no test outcome."""
+    base = normalise_base_url(base_url, settings) if base_url else None
+    row = await uow.session.get(LlmProviderKey, (workspace_id, provider.value))
+    if row is None:
+        row = LlmProviderKey(workspace_id=workspace_id, provider=provider.value)
+        uow.session.add(row)
+    row.key_encrypted = encrypt_key(fernet, api_key)
+    row.key_last_four = api_key[-4:]
+    row.base_url, row.model, row.saved_by, row.saved_at = base, model, user_id, now
+    row.last_test_at = row.last_test_ok = row.last_test_latency_ms = row.last_test_error = None
+    logger.info("LLM key saved", extra={"workspace_id": workspace_id,
+                                        "provider": provider.value})
+    return row
+
+
+async def list_keys(uow: UnitOfWork, workspace_id: str) -> dict[str, LlmProviderKey]:
+    rows = (await uow.session.execute(select(LlmProviderKey).where(
+        LlmProviderKey.workspace_id == workspace_id))).scalars()
+    return {row.provider: row for row in rows}
+
+
+async def delete_key(uow: UnitOfWork, workspace_id: str, provider: Provider) -> None:
+    row = await uow.session.get(LlmProviderKey, (workspace_id, provider.value))
+    if row is None:
+        raise LlmKeyNotFoundError(provider.value)
+    await uow.session.delete(row)
+    logger.info("LLM key deleted", extra={"workspace_id": workspace_id,
+                                          "provider": provider.value})
+
+
+async def load_for_test(uow: UnitOfWork, fernet: MultiFernet, workspace_id: str,
+                        provider: Provider) -> tuple[str, str | None, str | None]:
+    """(key, base_url, model) of the stored key; never log the key."""
+    row = await uow.session.get(LlmProviderKey, (workspace_id, provider.value))
+    if row is None:
+        raise LlmKeyNotFoundError(provider.value)
+    return decrypt_key(fernet, row.key_encrypted), row.base_url, row.model
+
+
+async def run_test(database_uow, fernet: MultiFernet, settings: Settings, workspace_id: str,
+                   provider: Provider, now) -> ProbeOutcome:
+    """Test the stored key with one real call, outside any transaction, and record it."""
+    async with database_uow() as uow:
+        api_key, base_url, model = await load_for_test(uow, fernet, workspace_id, provider)
+    outcome = await probe_provider(provider, api_key, base_url, model, settings)
+    async with database_uow() as uow:
+        row = await uow.session.get(LlmProviderKey, (workspace_id, provider.value))
+        if row is not None:  # deleted meanwhile: nothing to record
+            row.last_test_at, row.last_test_ok = now(), outcome.ok
+            row.last_test_latency_ms, row.last_test_error = outcome.latency_ms, outcome.error
+    logger.info("LLM connection tested", extra={"workspace_id": workspace_id,
+                                                "provider": provider.value, "ok": outcome.ok})
+    return outcome
