@@ -54,7 +54,7 @@ class EmailLogQuery(BaseModel):
     model_config = UNKNOWN_FIELDS_REFUSED
 
     status: Literal["stored", "sent", "failed"] | None = None
-    page: int = Field(1, ge=1)
+    page: int = Field(1, ge=1, le=100_000)
     page_size: int = Field(50, ge=1, le=200)
 
 
