@@ -39,6 +39,9 @@ AREA_STARTUP: web.AppKey[tuple] = web.AppKey("area_startup")
 PASSWORDS: web.AppKey[Passwords] = web.AppKey("passwords")
 TEMPLATES: web.AppKey[TemplateRenderer] = web.AppKey("templates")
 
+# Seconds a studio simulation may run (on the rules_studio sub-app; tests shorten it).
+SIMULATION_BUDGET: web.AppKey[float] = web.AppKey("rules_simulation_budget")
+
 # Per request.
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
 RATE_LIMIT_STATE: web.RequestKey[RateLimitState] = web.RequestKey("rate_limit_state")
