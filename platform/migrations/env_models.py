@@ -5,4 +5,5 @@ from insureops.platform import api_keys, ratelimit, tenant_databases, usage  # n
 from insureops.platform.accounts import models as accounts_models  # noqa: F401
 from insureops.platform.email import log as email_log  # noqa: F401
 from insureops.platform.identity import models as identity_models  # noqa: F401
+from insureops.platform.prospects import models as prospects_models  # noqa: F401
 from insureops.platform.team import models as team_models  # noqa: F401
