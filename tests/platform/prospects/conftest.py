@@ -98,3 +98,50 @@ def jwt_settings(settings: Settings, identity_provider: IdentityProvider) -> Set
 async def idp_client(make_client, jwt_settings, clock):
     """The real service trusting the test identity provider, on the app clock `clock`."""
     return await make_client(jwt_settings, clock=clock)
+
+
+@dataclass
+class Extension:
+    """The browser extension of one user: its token headers and the calls it makes."""
+
+    client: Any
+    provider: IdentityProvider
+    subject: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return self.provider.headers(self.subject)
+
+    async def accept_terms(self, version: str = "2026-11-01"):
+        return await self.client.post(f"{BASE}/accept-terms/", json={"version": version},
+                                      headers=self.headers)
+
+    async def save(self, **fields: Any):
+        return await self.client.post(f"{BASE}/", json=fields, headers=self.headers)
+
+    async def saved(self, **fields: Any) -> dict[str, Any]:
+        response = await self.save(**fields)
+        assert response.status == 201, await response.text()
+        return await response.json()
+
+    async def get(self, path: str, **params: Any):
+        return await self.client.get(f"{BASE}{path}", params=params, headers=self.headers)
+
+    async def patch(self, prospect_id: str, **fields: Any):
+        return await self.client.patch(f"{BASE}/{prospect_id}/", json=fields,
+                                       headers=self.headers)
+
+
+@pytest.fixture
+async def alice(idp_client, identity_provider) -> Extension:
+    """A user who accepted the current terms."""
+    user = Extension(idp_client, identity_provider, "alice")
+    assert (await user.accept_terms()).status == 200
+    return user
+
+
+@pytest.fixture
+async def bob(idp_client, identity_provider) -> Extension:
+    user = Extension(idp_client, identity_provider, "bob")
+    assert (await user.accept_terms()).status == 200
+    return user
