@@ -81,8 +81,10 @@ async def list_prospects(call: Call[None, ListQuery]) -> ProspectPage:
                             next_cursor=cursor)
 
 
-@routes.patch("/{prospect_id}/", path_model=ProspectPath, body=ProspectUpdate, response=Prospect,
-              auth=Auth.JWT, errors=(403, 404, 503), summary="Update a prospect",
+# Ids are upper-case ULIDs: the pattern keeps /accept-terms/ and the other fixed paths out of it,
+# so PATCH on those is 405, not a 404 from the id route.
+@routes.patch("/{prospect_id:[0-9A-Z]+}/", path_model=ProspectPath, body=ProspectUpdate,
+              response=Prospect, auth=Auth.JWT, errors=(403, 404, 503), summary="Update a prospect",
               description="Only the caller's own prospects (another owner's id is 404).")
 async def update_prospect(call: Call[ProspectUpdate, None]) -> Prospect:
     async with call.unit_of_work() as uow:

@@ -123,3 +123,8 @@ async def test_cursor_is_refused_when_mangled_or_used_with_another_ordering(alic
         response = await alice.get("/", **params)
         assert response.status == 400
         assert (await response.json())["error"]["details"][0]["field"] == "cursor"
+
+
+async def test_patch_on_a_fixed_path_is_405_when_it_is_not_a_prospect_id(alice):
+    response = await alice.client.patch(f"{BASE}/accept-terms/", json={}, headers=alice.headers)
+    assert response.status == 405
