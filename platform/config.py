@@ -87,8 +87,8 @@ class Settings(BaseSettings):
     scan_timeout_seconds: float = Field(10.0, gt=0, description="Total time a website scan "
                                         "may take, redirects included.")
     scan_max_bytes: int = Field(2 * MIB, gt=0, description="Largest page a website scan reads.")
-    jwt_jwks_url: str | None = Field(None, description="Identity provider's JWKS document "
-                                     "(https URL) the prospect routes verify tokens against.")
+    jwt_jwks_url: str | None = Field(None, description="URL of the identity provider's JWKS "
+                                     "document the prospect routes verify tokens against.")
     jwt_public_key: str | None = Field(None, description="Instead of a JWKS: the provider's "
                                        "public key (PEM).")
     jwt_issuer: str | None = Field(None, description="Required `iss` of identity-provider JWTs.")

@@ -136,6 +136,8 @@ class JwtVerifier:
                 if jwk is None and self._may_fetch():
                     await self._fetch()
                     jwk = self._cached(kid)
+        if jwk is None and not self._keys:  # the last fetch failed and nothing is cached
+            raise _unavailable()
         if jwk is None:
             raise _refused("token_key_unknown", "The token names a signing key the identity "
                            "provider does not publish.")
@@ -168,11 +170,14 @@ class JwtVerifier:
         except (aiohttp.ClientError, TimeoutError, ValueError, TypeError) as exc:
             log.warning("identity provider JWKS fetch failed: %s", exc)
             if not self._keys:
-                raise ApiError(503, "identity_provider_unavailable", "The identity provider's "
-                               "keys cannot be fetched; retry later.",
-                               headers={"Retry-After": "5"}) from None
+                raise _unavailable() from None
             return
         self._keys = keys
+
+
+def _unavailable() -> ApiError:
+    return ApiError(503, "identity_provider_unavailable", "The identity provider's keys cannot "
+                    "be fetched; retry later.", headers={"Retry-After": "5"})
 
 
 def _parse_jwks(document: Any) -> dict[str | None, _Key]:

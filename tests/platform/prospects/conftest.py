@@ -49,6 +49,7 @@ class IdentityProvider:
     keys: list[SigningKey] = field(default_factory=lambda: [new_key()])
     url: str = ""
     fetches: int = 0
+    failing: bool = False  # answer 500 instead of the JWKS
 
     def token(self, subject: str = "user-1", *, key: SigningKey | None = None,
               headers: dict[str, Any] | None = None, **claims: Any) -> str:
@@ -70,6 +71,8 @@ class IdentityProvider:
 
     async def serve_jwks(self, request: web.Request) -> web.Response:
         self.fetches += 1
+        if self.failing:
+            return web.json_response({"error": "down"}, status=500)
         return web.json_response({"keys": [key.public_jwk() for key in self.keys]})
 
 

@@ -172,8 +172,21 @@ async def test_routes_answer_503_when_the_jwks_cannot_be_fetched(make_client, se
         "jwt_jwks_url": "http://127.0.0.1:9/jwks.json", "jwt_issuer": ISSUER,
         "jwt_audience": AUDIENCE})
     client = await make_client(unreachable)
-    await assert_refused(await status_with(client, identity_provider.token()),
-                         "identity_provider_unavailable", 503)
+    for _ in range(2):  # the second, within the refetch interval, does not fetch: still 503
+        response = await status_with(client, identity_provider.token())
+        await assert_refused(response, "identity_provider_unavailable", 503)
+        assert response.headers["Retry-After"] == "5"
+
+
+async def test_cached_keys_still_verify_when_a_refetch_fails(idp_client, identity_provider,
+                                                             clock):
+    assert (await status_with(idp_client, identity_provider.token())).status == 200
+    identity_provider.failing = True
+    clock.advance(61)
+    await assert_refused(await status_with(idp_client, identity_provider.token(key=new_key())),
+                         "token_key_unknown")
+    assert identity_provider.fetches == 2
+    assert (await status_with(idp_client, identity_provider.token())).status == 200
 
 
 async def test_es256_token_is_accepted_when_the_jwks_publishes_an_ec_key(idp_client,
