@@ -3,6 +3,7 @@ refusal with its own code (issue 15)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 
@@ -68,6 +69,17 @@ async def test_unknown_kid_refetches_at_most_once_a_minute_when_tokens_keep_comi
     clock.advance(60)
     await assert_refused(await status_with(idp_client, identity_provider.token(key=stranger)),
                          "token_key_unknown")
+    assert identity_provider.fetches == 2
+
+
+async def test_concurrent_tokens_with_a_new_kid_cause_one_fetch_when_keys_rotate(
+        idp_client, identity_provider, clock):
+    assert (await status_with(idp_client, identity_provider.token())).status == 200
+    clock.advance(61)
+    new = identity_provider.rotate()
+    responses = await asyncio.gather(*(status_with(idp_client, identity_provider.token(
+        f"user-{n}", key=new)) for n in range(5)))
+    assert [response.status for response in responses] == [200] * 5
     assert identity_provider.fetches == 2
 
 
