@@ -143,6 +143,17 @@ class Settings(BaseSettings):
             ipaddress.ip_network(network, strict=False)  # ValueError names the bad entry
         return networks
 
+    @field_validator("jwt_public_key")
+    @classmethod
+    def _check_public_key(cls, pem: str | None) -> str | None:
+        if pem is not None:
+            from cryptography.hazmat.primitives.serialization import load_pem_public_key
+            try:
+                load_pem_public_key(pem.encode())
+            except (ValueError, TypeError):
+                raise ValueError("not a PEM public key (-----BEGIN PUBLIC KEY-----)") from None
+        return pem
+
     @field_validator("jwt_algorithms")
     @classmethod
     def _asymmetric_only(cls, algorithms: tuple[str, ...]) -> tuple[str, ...]:

@@ -227,3 +227,8 @@ def test_settings_refuse_symmetric_algorithms_when_configured():
         with pytest.raises(ValueError):
             Settings(jwt_algorithms=algorithms)
     assert Settings(jwt_algorithms="RS256, ES256").jwt_algorithms == ("RS256", "ES256")
+
+
+def test_settings_refuse_a_public_key_when_it_is_not_pem():
+    with pytest.raises(ValueError, match="PEM public key"):
+        Settings(jwt_public_key="-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----")
