@@ -6,6 +6,7 @@ import ipaddress
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from cryptography.hazmat.primitives.serialization import load_pem_public_key
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict
 
@@ -147,7 +148,6 @@ class Settings(BaseSettings):
     @classmethod
     def _check_public_key(cls, pem: str | None) -> str | None:
         if pem is not None:
-            from cryptography.hazmat.primitives.serialization import load_pem_public_key
             try:
                 load_pem_public_key(pem.encode())
             except (ValueError, TypeError):
