@@ -5,7 +5,10 @@
 
 Runs the real CLI on a seeded cases file and prints the median cases per second; `--profile`
 adds cProfile, `--baseline-python` alternates rounds with another checkout's CLI, and
-`--instructions` counts instructions per case with callgrind. Method: docs/performance.md.
+`--instructions` counts instructions per case with callgrind. It also runs issue 12's
+three-rule workload (`bench/three_rules.rules`) in rounds alternating with the same job done by
+a json-module script (`bench/plain_simulate.py`) and prints their CPU ratio. Method:
+docs/performance.md.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import argparse
 import cProfile
 import io
 import itertools
+import json
 import os
 import pstats
 import re
@@ -34,8 +38,37 @@ CLI = [str(Path(sys.executable).with_name("insureops"))]  # the installed consol
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _command(cases: Path, out: Path) -> list[str]:
-    return ["rules", "simulate", str(APPETITE), "--cases", str(cases), "--out", str(out)]
+THREE_RULES = Path(__file__).resolve().with_name("three_rules.rules")
+PLAIN_SCRIPT = Path(__file__).resolve().with_name("plain_simulate.py")
+
+
+def _command(cases: Path, out: Path, rules: Path = APPETITE) -> list[str]:
+    return ["rules", "simulate", str(rules), "--cases", str(cases), "--out", str(out)]
+
+
+def _cpu_of(command: list[str]) -> float:
+    cpu = _children_cpu()
+    completed = subprocess.run(command, capture_output=True, text=True, check=False, env=ENV)
+    if completed.returncode != 0:
+        raise SystemExit(f"{command[:3]} failed ({completed.returncode}):\n{completed.stderr}")
+    return _children_cpu() - cpu
+
+
+def versus_json(cases: Path, folder: Path, rounds: int) -> tuple[list[float], list[float], int]:
+    """CPU seconds of `rules simulate` on THREE_RULES and of the plain json-module script,
+    in alternating rounds, and the number of result lines on which they differ."""
+    ours, plain = folder / "three_engine.jsonl", folder / "three_plain.jsonl"
+    cli = [*CLI, *_command(cases, ours, THREE_RULES)]
+    script = [sys.executable, str(PLAIN_SCRIPT), str(cases), str(plain)]
+    engine_cpu, plain_cpu = [], []
+    _cpu_of(cli)  # warm-up: bytecode caches
+    for _ in range(rounds):
+        engine_cpu.append(_cpu_of(cli))
+        plain_cpu.append(_cpu_of(script))
+    with ours.open(encoding="utf-8") as a, plain.open(encoding="utf-8") as b:
+        differing = sum(json.loads(x) != json.loads(y)
+                        for x, y in itertools.zip_longest(a, b, fillvalue="null"))
+    return engine_cpu, plain_cpu, differing
 
 
 def _children_cpu() -> float:
@@ -97,7 +130,7 @@ def stage_costs(cases: Path) -> list[tuple[str, float]]:
         CaseReader(io.BytesIO(raw), default_as_of=date(2026, 3, 1))))
     evaluator = CaseEvaluator(compiled, filename=str(APPETITE))
     results = timed("evaluate (conversion included)", lambda: [
-        evaluator.evaluate(case) for case in parsed])
+        outcome for _, outcome in evaluator.outcomes(parsed)])
     limits = Limits()
     convert = getattr(compiled, "_bind_measured", None)  # a private engine step: measured
     if convert is not None:                               # while it exists
@@ -177,6 +210,12 @@ def main() -> None:
                   f"{' '.join(f'{r[1]:.2f}' for r in rounds['baseline'])} s;  ratio "
                   f"{base / cpu:.2f}x (baseline CPU / this checkout's)")
         print(f"  result lines   {lines:,}   load average {os.getloadavg()[0]:.1f}")
+        engine_cpu, plain_cpu, differing = versus_json(cases, Path(folder), args.rounds)
+        ratio = statistics.median(e / p for e, p in zip(engine_cpu, plain_cpu, strict=True))
+        print(f"  issue 12 workload (three rules): rules simulate {statistics.median(engine_cpu):.2f}"
+              f" s CPU, plain json-module script {statistics.median(plain_cpu):.2f} s;  ratio "
+              f"{ratio:.2f}x (median of alternating rounds; target <= 1x); results differing "
+              f"{differing}")
         print("  CPU per case, in-process, step by step:")
         for label, micros in stage_costs(cases):
             print(f"    {label:34s} {micros:7.1f} us")

@@ -13,11 +13,12 @@ a walk of the NAICS code and of the state, whatever the number of appetites.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 from insureops.carrier_matching.appetite_analysis import Box, accepting_boxes
+from insureops.carrier_matching.market import Appetite
 from insureops.carrier_matching.prefix_sets import MergedTree, StringSet
 from insureops.engine import ir
 
@@ -159,3 +160,9 @@ def build_candidate_index(appetites: Mapping[str, HasIr]) -> CandidateIndex:
     """Analyse every appetite (name -> compiled ruleset) and index what it may accept or refer."""
     return CandidateIndex({name: accepting_boxes(ruleset.ir)
                            for name, ruleset in appetites.items()})
+
+
+def index_market_appetites(appetites: Iterable[Appetite]) -> CandidateIndex:
+    """The candidate index of a market's appetites, keyed by appetite name (the market check
+    keeps names unique; what `matching.match` and `search.search` ask the index about)."""
+    return build_candidate_index({appetite.name: appetite.ruleset for appetite in appetites})

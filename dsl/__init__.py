@@ -22,6 +22,7 @@ _EXPORTS = {
     "DslError": "insureops.dsl.errors",
     "RulesetInvalidError": "insureops.dsl.errors",
     "CompiledRuleset": "insureops.engine.compiler",
+    "BatchItem": "insureops.engine.compiler",
     "Result": "insureops.engine.result",
     "TestOutcome": "insureops.engine.result",
     "Limits": "insureops.engine.limits",
@@ -30,7 +31,7 @@ _EXPORTS = {
     "LimitExceededError": "insureops.engine.errors",
 }
 __all__ = [  # the keys of _EXPORTS (a test checks), spelled out for tools that read them
-    "CheckReport", "CompiledRuleset", "Diagnostic", "DslError", "EngineError",
+    "BatchItem", "CheckReport", "CompiledRuleset", "Diagnostic", "DslError", "EngineError",
     "EvaluationError", "LimitExceededError", "Limits", "Result", "RulesetCache",
     "RulesetInvalidError", "TestOutcome", "check_source", "compile_ruleset", "parse_ruleset",
 ]
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     )
     from insureops.dsl.diagnostics import Diagnostic
     from insureops.dsl.errors import DslError, RulesetInvalidError
-    from insureops.engine.compiler import CompiledRuleset
+    from insureops.engine.compiler import BatchItem, CompiledRuleset
     from insureops.engine.errors import EngineError, EvaluationError, LimitExceededError
     from insureops.engine.limits import Limits
     from insureops.engine.result import Result, TestOutcome

@@ -7,8 +7,9 @@ that remembers its JSON Schema. `evaluate` then only converts the input data and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import date
+from typing import NamedTuple
 
 from insureops.engine import ir
 from insureops.engine.codegen import generate
@@ -36,6 +37,22 @@ RESULT_NAMES = frozenset({"decision", "score", "outputs", "reasons", "tags", "fi
 # in docs/performance.md), which a ruleset evaluated a few times (embedded tests, one API call)
 # never earns back, while a bulk run pays it once, after its first cases.
 GENERATE_AFTER = 64
+
+
+class BatchItem(NamedTuple):
+    """One input of `CompiledRuleset.evaluate_many` with its own options: `as_of` (None: the
+    batch's), `measured` (see `CompiledRuleset.evaluate`)."""
+
+    inputs: Mapping[str, object]
+    as_of: date | None = None
+    measured: bool = False
+
+
+def _internal(error: Exception) -> EngineError:
+    """An unexpected failure of one evaluation (an engine bug) as an error value."""
+    wrapped = EngineError(f"{type(error).__name__}: {error}", code="internal_error")
+    wrapped.__cause__ = error
+    return wrapped
 
 
 def compile_ir(ruleset: ir.Ruleset, *, input_schemas: Mapping[str, dict | None],
@@ -197,6 +214,51 @@ class CompiledRuleset:
         decision = state.decision or self.ir.default_decision
         return Result(self.name, decision, state.score, outputs, state.reasons,
                       sorted(state.tags), state.fired, trace)
+
+    def evaluate_many(self, items: Iterable[Mapping[str, object] | BatchItem], *,
+                      as_of: date | None = None, explain: bool = False,
+                      limits: Limits | None = None) -> Iterator[Result | EngineError]:
+        """`evaluate` over many inputs, one result per item, in order and lazily (an item is
+        read only when its result is asked for, so a stream of millions stays flat). An item
+        is an inputs mapping, or a `BatchItem` carrying its own as-of date and `measured`
+        flag. The options are set up once for the batch. A failing item yields its
+        `EngineError` as a value (an unexpected exception, which is an engine bug, becomes
+        one with code `internal_error`), and the batch goes on."""
+        limits = limits or self._default_limits
+        regexes, evaluate = self._regexes, self.evaluate
+        bind, bind_measured = self._bind, self._bind_measured
+        one = None  # (name, converter of measured data) of a one-input ruleset, once generated
+        for item in items:
+            if type(item) is BatchItem:
+                inputs, when, measured = item
+                if when is None:
+                    when = as_of
+            else:
+                inputs, when, measured = item, as_of, False
+            fast = self._generated
+            try:
+                if explain or fast is None or fast is _PENDING:
+                    outcome = evaluate(inputs, as_of=when, explain=explain, limits=limits,
+                                       measured=measured)
+                else:  # evaluate's fast path, with the set-up above done once
+                    if one is None:  # `_measured` is complete once the fast path exists
+                        one = self._measured[0] if len(self._measured) == 1 else ()
+                    if measured and one and len(inputs) == 1 and one[0] in inputs:
+                        env = {one[0]: one[1](inputs[one[0]], one[0], limits)}  # _bind_measured
+                    else:
+                        env = bind_measured(inputs, limits) if measured else \
+                            bind(inputs, limits)
+                    env[EVAL] = ev = Evaluation(when, limits, regexes)
+                    try:
+                        outcome = fast(env, ev)
+                    except RecursionError:
+                        raise LimitExceededError("evaluation nested too deeply",
+                                                 code="limit_depth") from None
+            except EngineError as error:
+                outcome = error
+            except (ArithmeticError, ValueError, TypeError, RecursionError) as error:
+                outcome = _internal(error)
+            yield outcome
 
     @property
     def _fast(self):

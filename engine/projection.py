@@ -103,6 +103,11 @@ def measure(value: object, limits: Limits, name: str) -> bool:
     return True
 
 
+def _nothing(access: Access) -> bool:
+    """Whether nothing at all is read from the value `access` stands for."""
+    return not access.whole and not access.fields and access.items is None
+
+
 def _flat_items(access: Access) -> bool:
     """Whether `access` reads only the items of a list, and of each item some fields used
     whole (no deeper lists or objects)."""
@@ -170,6 +175,14 @@ class ProjectedConverter:
         if access.fields:
             return self._object(access, plan, schema, depth)
         whole, counting = self._whole(schema, depth), self._counting
+        if access.items is not None and _nothing(access.items):
+            def length(value: object, path: str, budget: _Budget) -> object:
+                if type(value) is not list:
+                    return whole(value, path, budget)
+                if counting:  # only its length is read (`len`, `count` without a test)
+                    _walk(value, depth, budget)
+                return value
+            return length
         if access.items is not None:
             item = self._value(access.items, plan.items, depth + 1)
 

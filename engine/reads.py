@@ -3,7 +3,9 @@
 An `Access` node stands for a value inside an input: the fields read from it (`business.state`),
 what is read from each item when it is the source of a comprehension (`c.amount` for
 `c in business.prior_claims`), and whether it is used as a whole (compared, passed to a
-function, interpolated, indexed, returned...), in which case all of it must be converted.
+function, interpolated, indexed, returned...), in which case all of it must be converted. The
+argument of `len` reads a list's items as `count(c in list)` does: none of them (a string or
+an object given to `len` is still converted whole).
 `engine/projection.py` turns the tree into a converter that converts only those paths.
 """
 
@@ -105,6 +107,11 @@ class _Walker:
                 expr.projection is None and expr.kind != "count")
             if bare and source is not None:  # the items themselves are tested or folded
                 source.item().whole = True
+            return None
+        if isinstance(expr, ir.Call) and expr.func == "len" and len(expr.args) == 1:
+            source = self.path(expr.args[0], scope)
+            if source is not None:  # a list's length reads none of its items
+                source.item()
             return None
         if isinstance(expr, (ir.Literal, ir.Index, ir.Call, ir.Unary, ir.Binary, ir.Between,
                              ir.IsNull, ir.Conditional, ir.ListExpr, ir.SetExpr,

@@ -19,7 +19,10 @@ METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in (
     "fd00:ec2::254",    # AWS over IPv6
     "100.100.100.200",  # Alibaba Cloud
 ))
-_NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
+# The last 32 bits carry an IPv4 address reached through a translator: NAT64 (RFC 6052, the
+# well-known and the local-use prefix) and SIIT's IPv4-translated form (RFC 2765).
+_NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"),
+          ipaddress.IPv6Network("::ffff:0:0:0/96"))
 _IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
 
 

@@ -22,6 +22,7 @@ from insureops.platform.email.factory import build_email_backend
 from insureops.platform.errors import ErrorTable, error_middleware
 from insureops.platform.jwt_auth import authenticate_jwt, build_verifier
 from insureops.platform.keys import (
+    AREA_STARTUP,
     AUTHENTICATORS,
     CLOCK,
     DATABASE,
@@ -102,6 +103,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[EMAIL_BACKEND] = build_email_backend(settings, database, clock)
     errors = ErrorTable()
     mounts = [Mount("", meta.routes)]
+    startup_hooks: list = []
     meta.routes.add_to(app)
     for area in areas:
         sub_app = area.create_app()
@@ -109,11 +111,13 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
         errors.merge(table.errors)
         mounts.append(Mount(area.prefix, table))
         app.add_subapp(area.prefix, sub_app)
+        startup_hooks.extend(sub_app.get(AREA_STARTUP, ()))
     app[ERROR_TABLE] = errors
     app[MOUNTS] = tuple(mounts)
     app[OPENAPI_DOCUMENT] = build_openapi(app[MOUNTS], title="insureops API",
                                           version=_package_version())
     app.cleanup_ctx.append(database_context)
+    app.on_startup.extend(startup_hooks)  # after cleanup_ctx's start: the database is migrated
     app.on_response_prepare.append(add_request_id_header)
     app.on_response_prepare.append(add_rate_limit_headers)
     app.on_response_prepare.append(refresh_session_cookie)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict
 
 MIB = 1024 * 1024
@@ -76,10 +76,20 @@ class Settings(BaseSettings):
     public_url: str | None = Field(None, description="Base URL of the web app used in e-mailed "
                                    "links (invitations); default http://HOST:PORT.")
     tenant_sqlite_directory: Path | None = Field(
-        None, description="Allow SQLite tenant databases, only as files under this directory.")
+        None, description="Directory of SQLite tenant databases, each workspace's files in its "
+        "own subdirectory <tenant_id>/; default: <platform database file>-tenants next to a "
+        "SQLite platform database (unless embedded_tenant_databases is false), none with "
+        "PostgreSQL.")
+    embedded_tenant_databases: bool | None = Field(
+        None, description="Give each workspace without a saved connection its own SQLite "
+        "tenant database, prepared with the data model; default: on whenever there is a SQLite "
+        "tenant directory (explicit or default). false: a workspace must save a connection.")
     tenant_database_allowed_networks: Annotated[tuple[str, ...], NoDecode] = Field(
         (), description="Private, loopback or link-local networks (CIDR, comma-separated) a "
         "tenant database may be on; by default such addresses are refused.")
+    load_example_market: bool = Field(
+        True, description="On an embedded (SQLite) platform database without a carrier market, "
+        "load examples/market on start.")
     tenant_database_timeout_seconds: float = Field(
         5.0, gt=0, description="Timeout of a tenant database connection test.")
     scan_allowed_networks: Annotated[tuple[str, ...], NoDecode] = Field(
@@ -175,6 +185,31 @@ class Settings(BaseSettings):
     @classmethod
     def _strip_trailing_slash(cls, origins: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(origin.rstrip("/") for origin in origins)
+
+    @model_validator(mode="after")
+    def _embedded_needs_a_directory(self) -> Settings:
+        if self.embedded_tenant_databases and self.tenant_sqlite_root is None:
+            raise ValueError("embedded_tenant_databases needs a SQLite tenant directory: set "
+                             "INSUREOPS_TENANT_SQLITE_DIRECTORY (the platform database is not a "
+                             "SQLite file)")
+        return self
+
+    @property
+    def tenant_sqlite_root(self) -> Path | None:
+        """Where SQLite tenant databases live (None: they are off): the configured directory, or
+        `<platform database file>-tenants` next to a SQLite platform database unless the
+        embedded default is turned off."""
+        if self.tenant_sqlite_directory is not None:
+            return self.tenant_sqlite_directory
+        platform_file = self.sqlite_path
+        if self.embedded_tenant_databases is False or platform_file is None:
+            return None
+        return platform_file.with_name(f"{platform_file.name}-tenants")
+
+    @property
+    def embedded_tenants_on(self) -> bool:
+        """A workspace without a saved connection gets its own SQLite tenant database."""
+        return self.embedded_tenant_databases is not False and self.tenant_sqlite_root is not None
 
     @property
     def is_sqlite(self) -> bool:

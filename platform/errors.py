@@ -31,12 +31,27 @@ class FieldErrorBody(BaseModel):
     message: str
 
 
+class DiagnosticBody(BaseModel):
+    """One problem found in a ruleset (rule_invalid: docs/rule-studio.md)."""
+
+    code: str = Field(description="Diagnostic code, e.g. E104.")
+    name: str
+    severity: str = Field(description="error or warning.")
+    message: str
+    hint: str | None
+    line: int | None
+    column: int | None
+    end_line: int | None
+    end_column: int | None
+
+
 class ErrorDetail(BaseModel):
     code: str = Field(description="Stable machine-readable code, snake_case (docs/errors.md).")
     message: str = Field(description="Human-readable explanation.")
-    details: list[FieldErrorBody] | None = Field(
-        None, max_length=MAX_DETAILS, description="Present on validation_error: one entry per "
-        f"failing field, at most {MAX_DETAILS} (the message then says how many there were).")
+    details: list[FieldErrorBody | DiagnosticBody] | None = Field(
+        None, description="Present on validation_error (one entry per failing field, at most "
+        f"{MAX_DETAILS}; the message then says how many there were) and on rule_invalid (one "
+        "entry per diagnostic of the ruleset).")
 
 
 class ErrorBody(BaseModel):

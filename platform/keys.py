@@ -33,6 +33,10 @@ CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("clock")  # Unix time; tests
 EMAIL_BACKEND: web.AppKey[EmailBackend] = web.AppKey("email_backend")
 JWT_VERIFIER: web.AppKey[JwtVerifier | None] = web.AppKey("jwt_verifier")  # None: unconfigured
 TENANT_POOLS: web.AppKey[TenantPools] = web.AppKey("tenant_pools")  # on the mcp sub-app
+# on the carrier_finder sub-app: its MarketStore (typed there; platform modules name no area)
+MARKET_STORE: web.AppKey[object] = web.AppKey("carrier_finder_market_store")
+# on an area's sub-app: start-up hooks run with the root app, after the database is migrated
+AREA_STARTUP: web.AppKey[tuple] = web.AppKey("area_startup")
 # On the accounts and team sub-apps, each with its own value (tests give cheaper hashing).
 PASSWORDS: web.AppKey[Passwords] = web.AppKey("passwords")
 TEMPLATES: web.AppKey[TemplateRenderer] = web.AppKey("templates")

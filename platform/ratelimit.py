@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from aiohttp import web
-from sqlalchemy import BigInteger, Integer, String, bindparam, delete, text
+from sqlalchemy import BigInteger, Integer, String, bindparam, delete, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
@@ -34,6 +34,10 @@ class RateLimit:
     limit: int
     window_seconds: int
     key: RateKey = RateKey.CLIENT_IP
+    # True: only what the route does counts; a request it refuses (a 4xx domain error, e.g. a
+    # duplicate invitation, or the 429 itself) gives its hit back. The hit is taken first
+    # either way, so concurrent requests never get past the limit.
+    successes_only: bool = False
 
     def describe(self) -> str:
         return f"{self.limit} per {self.window_seconds} s per {self.key.value}"
@@ -127,6 +131,19 @@ class RateLimiter:
         if now >= self._next_purge:
             await self.purge_expired(now)
         return RateLimitState(limit.limit, count, reset_at, now)
+
+    async def refund(self, limit: RateLimit, subject: str,
+                     state: RateLimitState) -> RateLimitState:
+        """Give back one hit counted by `hit` (same subject, same window): one atomic decrement,
+        never below zero, so concurrent hits and refunds keep an exact count."""
+        window_start = state.reset_at - limit.window_seconds
+        counter = RateLimitCounter
+        statement = update(counter).where(
+            counter.key == counter_key(limit, subject), counter.window_start == window_start,
+            counter.count > 0).values(count=counter.count - 1).returning(counter.count)
+        async with self._engine.begin() as connection:
+            count = (await connection.execute(statement)).scalar_one_or_none()
+        return RateLimitState(limit.limit, count or 0, state.reset_at, state.now)
 
     async def purge_expired(self, now: float | None = None) -> int:
         """Delete counters of windows that have ended; returns how many went."""

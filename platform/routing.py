@@ -155,7 +155,8 @@ class RouteTable:
         """Add every route to `app` (HEAD is not added implicitly)."""
         app[ROUTE_TABLE] = self
         for route in self.routes:
-            app.router.add_route(route.method, route.path, _pipeline(route), name=None)
+            app.router.add_route(route.method, route.path, _pipeline(route, self.errors),
+                                 name=None)
 
     def build_app(self) -> web.Application:
         """A sub-application serving this table (mounted by the root app at the area's prefix)."""
@@ -175,7 +176,8 @@ class Mount:
         return self.prefix.rstrip("/") + route.openapi_path()
 
 
-def _pipeline(route: Route) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+def _pipeline(route: Route,
+              errors: ErrorTable) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     async def handle(request: web.Request) -> web.StreamResponse:
         config = request.config_dict
         settings = config[SETTINGS]
@@ -186,8 +188,14 @@ def _pipeline(route: Route) -> Callable[[web.Request], Awaitable[web.StreamRespo
         body = None
         if route.body is not None:
             body = await parse_body(request, route.body, _bounds(route, settings))
-        state = await _count(request, route, settings, principal, body)
-        result = await route.handler(Call(request, body, query, path, principal, state))
+        state, subject = await _count(request, route, settings, principal, body)
+        try:
+            result = await route.handler(Call(request, body, query, path, principal, state))
+        except Exception as exc:
+            if state is not None and route.rate_limit.successes_only and _refusal(errors, exc):
+                request[RATE_LIMIT_STATE] = await config[RATE_LIMITER].refund(
+                    route.rate_limit, subject, state)
+            raise
         return _respond(route, result)
 
     handle.__name__ = route.name
@@ -203,11 +211,17 @@ def _bounds(route: Route, settings: Settings) -> BodyBounds:
                       settings.body_timeout_seconds)
 
 
-async def _count(request: web.Request, route: Route, settings: Settings,
-                 principal: Principal, body: Any) -> RateLimitState | None:
+def _refusal(errors: ErrorTable, exc: Exception) -> bool:
+    """The route refused the request (a 4xx), as opposed to failing on its own side."""
+    error = exc if isinstance(exc, ApiError) else errors.lookup(exc)
+    return error is not None and 400 <= error.status < 500
+
+
+async def _count(request: web.Request, route: Route, settings: Settings, principal: Principal,
+                 body: Any) -> tuple[RateLimitState | None, str]:
     limit = route.rate_limit
     if limit is None:
-        return None
+        return None, ""
     subject = None
     if limit.key is RateKey.EMAIL:
         subject = getattr(body, "email", None)
@@ -215,12 +229,15 @@ async def _count(request: web.Request, route: Route, settings: Settings,
         subject = principal.active_workspace_id
     if not subject:  # no e-mail or workspace to count by: fall back to the client address
         subject = client_address(request, trusted_proxy=settings.trusted_proxy)
-    state = await request.config_dict[RATE_LIMITER].hit(limit, str(subject))
+    limiter = request.config_dict[RATE_LIMITER]
+    state = await limiter.hit(limit, str(subject))
     request[RATE_LIMIT_STATE] = state
     if state.exceeded:
+        if limit.successes_only:  # a refused request does not count: later refunds must
+            await limiter.refund(limit, str(subject), state)  # bring the count under the limit
         raise ApiError(429, "rate_limited", f"Rate limit exceeded ({limit.describe()}); retry "
                        f"in {state.retry_after} s.")
-    return state
+    return state, str(subject)
 
 
 def _respond(route: Route, result: BaseModel | web.StreamResponse | None) -> web.StreamResponse:

@@ -9,10 +9,10 @@ name and the user are kept in clear beside it for display; the password never is
 from __future__ import annotations
 
 import datetime
+import re
 
 from cryptography.fernet import InvalidToken, MultiFernet
 from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, select
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.columns import UtcDateTime
@@ -59,9 +59,24 @@ def decrypt_url(fernet: MultiFernet, token: str) -> str:
             "the tenant database URL cannot be decrypted with the configured Fernet keys") from None
 
 
+_DRIVER_SUFFIX = re.compile(r"^(postgresql|sqlite)\+\w+://")
+
+
+def uri_form(url: str) -> str:
+    """The URL as a connection URI other tools take (`psql`, `sqlite3`): as the tenant saved it,
+    without a SQLAlchemy driver suffix (`postgresql+psycopg://` -> `postgresql://`), which
+    connections saved before it was kept as typed still carry."""
+    return _DRIVER_SUFFIX.sub(r"\1://", url, count=1)
+
+
+# The user-information part as SQLAlchemy's make_url reads it (the password may hold '/').
+_USERINFO = re.compile(r"^(?P<scheme>[\w+]+://)(?P<user>[^:/]*):(?P<password>[^@]*)@")
+
+
 def masked_url(url: str) -> str:
-    """The URL without its password (`***` in its place), safe to show and log."""
-    return make_url(url).render_as_string(hide_password=True)
+    """The URL in `uri_form` with `***` for its password, safe to show and log; the rest stays
+    as saved (not re-rendered, so its escaping is the tenant's)."""
+    return _USERINFO.sub(r"\g<scheme>\g<user>:***@", uri_form(url), count=1)
 
 
 async def load_tenant_database(uow: UnitOfWork, workspace_id: str) -> TenantDatabase | None:

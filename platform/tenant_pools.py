@@ -6,8 +6,9 @@ rebuilt when the saved URL changes, and are all disposed on app cleanup. A datab
 answers TenantDatabaseUnavailableError within the connect timeout, and the next request after
 it is back simply connects again (pre-ping drops dead pooled connections).
 
-Before a PostgreSQL engine is made, its host is resolved and checked as when the URL was saved
-(`tenant_urls.check_addresses`), and the engine is pinned to the checked address (`hostaddr`):
+Before an engine is made, the URL is checked again as when it was saved: a SQLite file must lie in
+the workspace's own directory, and a PostgreSQL host is resolved and checked
+(`tenant_urls.check_addresses`), the engine pinned to the checked address (`hostaddr`):
 a name that later resolves to a private or loopback address (DNS rebinding) cannot redirect it.
 Names are resolved only when an engine is made, never per request.
 """
@@ -63,16 +64,18 @@ def _apply(url: str) -> None:
         engine.dispose()
 
 
-async def _pinned_address(url: str, settings: Settings, timeout: float) -> str | None:
-    """The checked address a PostgreSQL engine on `url` connects to; None for SQLite (its path
-    was vetted when saved). TenantDatabaseUnavailableError when the URL or host is refused."""
-    if make_url(url).get_backend_name() == "sqlite":
-        return None
-    parsed = parse_url(url, settings)
+async def _vetted(url: str, tenant_id: str, settings: Settings,
+                  timeout: float) -> tuple[str, str | None]:
+    """What an engine on `url` connects to: the checked URL (a SQLite file resolved inside the
+    workspace's own directory) and, for PostgreSQL, the checked address it is pinned to.
+    TenantDatabaseUnavailableError when the URL, its location or its host is refused."""
+    parsed = parse_url(url, settings, tenant_id=tenant_id)
     if isinstance(parsed, UrlRefusal):
         raise TenantDatabaseUnavailableError(
             "The saved tenant database URL is refused by this service; an owner or admin saves "
             "it again under Settings -> Database.")
+    if parsed.backend == "sqlite":
+        return parsed.text, None
     try:
         async with asyncio.timeout(timeout):
             checked = await check_addresses(parsed, settings)
@@ -83,9 +86,10 @@ async def _pinned_address(url: str, settings: Settings, timeout: float) -> str |
         # The same answer whatever the host resolved to: no map of the internal network.
         raise TenantDatabaseUnavailableError(
             "The tenant database host is refused by this service (private, loopback and "
-            "link-local addresses are not allowed); an owner or admin can check the connection "
-            "under Settings -> Database.")
-    return checked.addresses[0]
+            "link-local addresses are not allowed unless INSUREOPS_TENANT_DATABASE_ALLOWED_NETWORKS "
+            "allows their network); an owner or admin can check the connection under "
+            "Settings -> Database.")
+    return url, checked.addresses[0]
 
 
 def _fingerprint(url: str) -> str:
@@ -116,8 +120,10 @@ class TenantPools:
     async def store_for(self, tenant_id: str, url: str, settings: Settings) -> TenantStore:
         """The tenant's store on `url`; a changed URL replaces (and disposes) the old engine.
 
-        A new PostgreSQL engine is made only after its host passed `check_addresses` under
-        `settings`, pinned to the checked address; TenantDatabaseUnavailableError otherwise.
+        A new engine is made only after the URL passed `parse_url` for this workspace (a SQLite
+        file must be its own) and, for PostgreSQL, its host passed `check_addresses` under
+        `settings` (the engine is pinned to the checked address);
+        TenantDatabaseUnavailableError otherwise.
         """
         fingerprint = _fingerprint(url)
         entry = self._entries.get(tenant_id)
@@ -126,13 +132,13 @@ class TenantPools:
             entry = None
         if entry is None:
             limits = self.limits
-            hostaddr = await _pinned_address(url, settings, limits.connect_timeout)
+            target, hostaddr = await _vetted(url, tenant_id, settings, limits.connect_timeout)
             entry = self._entries.get(tenant_id)  # a concurrent request may have made it
             if entry is None or entry.fingerprint != fingerprint:
                 if entry is not None:
                     self._retire(entry.engine)
                 entry = _Entry(fingerprint, create_async_tenant_engine(
-                    url, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
+                    target, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
                     pool_timeout=limits.pool_timeout, connect_timeout=limits.connect_timeout,
                     hostaddr=hostaddr))
                 self._entries[tenant_id] = entry

@@ -1,6 +1,7 @@
 """Which tenant database URLs the service may connect to: scheme, place and address checks.
 
-PostgreSQL anywhere public; SQLite only as a file under the configured directory; hosts that
+PostgreSQL anywhere public; SQLite only as a file of the workspace's own directory (named by its
+tenant id, under the configured directory), so no URL reaches another workspace's file; hosts that
 resolve to private, loopback, link-local or otherwise non-public addresses only when a configured
 network allows them (the address policy is platform/addresses.py). Refusals are values
 (`UrlRefusal`) with a stable code.
@@ -9,8 +10,9 @@ network allows them (the address policy is platform/addresses.py). Refusals are 
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
@@ -45,14 +47,16 @@ class CheckedUrl:
     database: str | None
     username: str | None
     addresses: tuple[str, ...] = ()  # what the host resolved to when checked (connect to these)
+    saved: str = ""  # the form to store and show back: see `parse_url`
 
     @property
     def text(self) -> str:
         return self.url.render_as_string(hide_password=False)
 
 
-def parse_url(raw: str, settings: Settings) -> CheckedUrl | UrlRefusal:
-    """Check the form of `raw` (no name resolution yet: see `check_addresses`)."""
+def parse_url(raw: str, settings: Settings, *, tenant_id: str) -> CheckedUrl | UrlRefusal:
+    """Check the form of `raw` for workspace `tenant_id` (no name resolution yet: see
+    `check_addresses`); run on saving, on testing and before every engine is made."""
     if len(raw) > MAX_URL_LENGTH or any(char in raw for char in "\r\n\x00"):
         return UrlRefusal("invalid_database_url", "The database URL is malformed.")
     try:
@@ -60,11 +64,17 @@ def parse_url(raw: str, settings: Settings) -> CheckedUrl | UrlRefusal:
     except (ArgumentError, ValueError):
         return UrlRefusal("invalid_database_url", "The database URL is malformed.")
     if url.drivername in POSTGRES_DRIVERS:
-        return _check_postgres(url.set(drivername="postgresql+psycopg"))
+        # Stored and shown back as the tenant wrote it (a libpq URI psql takes), not in the
+        # driver-qualified form the service connects with.
+        checked = _check_postgres(url.set(drivername="postgresql+psycopg"))
+        return replace(checked, saved=raw.strip()) if isinstance(checked, CheckedUrl) else checked
     if url.drivername in SQLITE_DRIVERS:
-        return _check_sqlite(url.set(drivername="sqlite"), settings.tenant_sqlite_directory)
+        # A relative path means nothing outside the service: stored as the absolute file.
+        checked = _check_sqlite(url.set(drivername="sqlite"), settings.tenant_sqlite_root,
+                                tenant_id)
+        return replace(checked, saved=checked.text) if isinstance(checked, CheckedUrl) else checked
     return UrlRefusal("unsupported_database", "Use a postgresql:// URL"
-                      + (" or sqlite:///PATH." if settings.tenant_sqlite_directory else "."))
+                      + (" or sqlite:///PATH." if settings.tenant_sqlite_root else "."))
 
 
 def _check_postgres(url: URL) -> CheckedUrl | UrlRefusal:
@@ -79,18 +89,44 @@ def _check_postgres(url: URL) -> CheckedUrl | UrlRefusal:
     return CheckedUrl(url, "postgresql", url.host, url.port or 5432, url.database, url.username)
 
 
-def _check_sqlite(url: URL, directory: Path | None) -> CheckedUrl | UrlRefusal:
-    if directory is None:
+_TENANT_ID = re.compile(r"[0-9A-Za-z]{1,64}")
+
+
+def workspace_directory(root: Path, tenant_id: str) -> Path:
+    """The directory of one workspace's SQLite tenant databases: `root/<tenant_id>`."""
+    if not _TENANT_ID.fullmatch(tenant_id):
+        raise ValueError("a tenant id is letters and digits only")
+    return root.resolve() / tenant_id
+
+
+def _check_sqlite(url: URL, root: Path | None, tenant_id: str) -> CheckedUrl | UrlRefusal:
+    if root is None:
         return UrlRefusal("unsupported_database", "SQLite tenant databases are not enabled on "
-                          "this service; use a postgresql:// URL.")
+                          "this service (the operator enables them with "
+                          "INSUREOPS_TENANT_SQLITE_DIRECTORY); use a postgresql:// URL.")
     if not url.database or url.database == ":memory:" or url.query or url.host:
         return UrlRefusal("invalid_database_url", "Use sqlite:///PATH with a file path.")
-    base = directory.resolve()
-    path = (base / url.database).resolve()
-    if not path.is_relative_to(base) or path == base:
-        return UrlRefusal("database_location_refused", "SQLite tenant databases must be files "
-                          "under the service's configured directory.")
+    # Relative paths are taken inside the workspace's own directory; after `..` and symlinks are
+    # resolved the file must still be there. The answer is the same whether or not a file exists
+    # elsewhere, so it reveals nothing about other workspaces.
+    own = workspace_directory(root, tenant_id)
+    path = (own / url.database).resolve()
+    if not path.is_relative_to(own) or path == own:
+        return UrlRefusal("database_location_refused", "A SQLite tenant database must be a file "
+                          "in this workspace's own directory under "
+                          "INSUREOPS_TENANT_SQLITE_DIRECTORY (e.g. sqlite:///agency.sqlite3).")
     return CheckedUrl(url.set(database=str(path)), "sqlite", None, None, str(path), None)
+
+
+def host_refusal_message(settings: Settings) -> str:
+    """Why a host is refused, naming the settings that change it (never what it resolved to)."""
+    message = ("The database host does not resolve or is not allowed: private, loopback and "
+               "link-local addresses are refused unless the operator allows their network with "
+               "INSUREOPS_TENANT_DATABASE_ALLOWED_NETWORKS.")
+    if settings.embedded_tenants_on:
+        message += (" Until a connection is saved, the workspace uses its own embedded SQLite "
+                    "database (INSUREOPS_EMBEDDED_TENANT_DATABASES).")
+    return message
 
 
 async def check_addresses(checked: CheckedUrl, settings: Settings) -> CheckedUrl | UrlRefusal:
@@ -101,9 +137,7 @@ async def check_addresses(checked: CheckedUrl, settings: Settings) -> CheckedUrl
     """
     if checked.backend != "postgresql" or checked.host is None:
         return checked
-    refusal = UrlRefusal("database_host_refused", "The database host is not reachable from this "
-                         "service or not allowed (private, loopback and link-local addresses "
-                         "are refused).")
+    refusal = UrlRefusal("database_host_refused", host_refusal_message(settings))
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(
             checked.host, checked.port, type=socket.SOCK_STREAM)
@@ -113,13 +147,12 @@ async def check_addresses(checked: CheckedUrl, settings: Settings) -> CheckedUrl
     if not addresses or not all(address_allowed(address, settings.tenant_database_allowed_networks)
                                 for address in addresses):
         return refusal
-    return CheckedUrl(checked.url, checked.backend, checked.host, checked.port, checked.database,
-                      checked.username, addresses)
+    return replace(checked, addresses=addresses)
 
 
-async def check_url(raw: str, settings: Settings) -> CheckedUrl | UrlRefusal:
+async def check_url(raw: str, settings: Settings, *, tenant_id: str) -> CheckedUrl | UrlRefusal:
     """`parse_url` then `check_addresses`: what saving and testing a connection both run."""
-    parsed = parse_url(raw, settings)
+    parsed = parse_url(raw, settings, tenant_id=tenant_id)
     if isinstance(parsed, UrlRefusal):
         return parsed
     return await check_addresses(parsed, settings)

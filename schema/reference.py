@@ -94,7 +94,7 @@ def _rules(table: Table, item: Field) -> str:
         parts.append(f"hints: {', '.join(item.hints)}")
     if item.note:
         parts.append(item.note)
-    return "; ".join(parts)
+    return "; ".join(dict.fromkeys(parts))  # a note may say what a rule above already says
 
 
 def _default(item: Field) -> str:

@@ -20,7 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                     "Re-encrypt secrets at rest with the newest Fernet key."),
     "mcp": ("insureops.platform.cli.mcp:mcp", "Run the local MCP server; doctor; config."),
     "market": ("insureops.platform.cli.market:market",
-               "Check a market folder of carriers, products and appetites."),
+               "Check or load a market folder of carriers, products and appetites."),
 }
 
 

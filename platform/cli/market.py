@@ -1,4 +1,4 @@
-"""`insureops market check DIR`: read a market folder and check it without loading it."""
+"""`insureops market check DIR` checks a market folder; `market load DIR` (carrier finder) stores it."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from datetime import date, datetime
 from pathlib import Path
 
 import click
+
+from insureops.platform.cli import LazyGroup
 
 MARKET_SUFFIXES = (".toml", ".rules")
 
@@ -23,12 +25,16 @@ def read_market_folder(folder: Path) -> dict[str, str]:
     return texts
 
 
-@click.group()
+@click.group(cls=LazyGroup, lazy_subcommands={
+    "check": ("insureops.platform.cli.market:check", "Check a market folder without loading it."),
+    "load": ("insureops.platform.carrier_finder.cli:load",
+             "Check a market folder and store it in the platform database."),
+})
 def market() -> None:
-    """Check market folders (carriers, products and appetites)."""
+    """Check and load market folders (carriers, products and appetites)."""
 
 
-@market.command()
+@click.command()
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               metavar="DATE", help="Date for appetite tests without their own `as of`; "

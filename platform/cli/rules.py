@@ -168,7 +168,8 @@ def test_command(files: tuple[str, ...], as_of: datetime | None) -> None:
 @rules.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--cases", required=True, type=click.Path(dir_okay=False),
-              help="JSON Lines: {\"id\", \"as_of\"?, \"inputs\": {name: value}} per line.")
+              help="JSON Lines: {\"id\", \"as_of\"?, \"inputs\": {name: value}, "
+              "\"expect\"?} per line.")
 @click.option("--out", type=click.Path(dir_okay=False),
               help="Write results here (JSON Lines); default: stdout, summary on stderr.")
 @click.option("--explain", is_flag=True, help="Add each case's evaluation trace to its result.")
@@ -180,30 +181,38 @@ def simulate(file: str, cases: str, out: str | None, explain: bool,
     Writes one result line per case, in input order.
 
     A case that cannot be read or evaluated gets an error line and the run goes on; the exit
-    status is then 1.
+    status is then 1. A case's `expect` (decision, score, reasons, tags, fired, outputs or
+    error) is checked: each mismatch is reported on stderr and the exit status is 1.
     """
     from insureops.engine.simulation import SummaryAccumulator
     from insureops.platform.cli.rules_cases import CaseError, CaseEvaluator, CaseReader, result_line
     from insureops.platform.cli.rules_output import progress_bar, render_summary
+    from insureops.platform.rule_runs import ExpectationTally, describe_mismatch
 
     compiled = _compile_or_exit(file)
-    evaluate = CaseEvaluator(compiled, filename=file, explain=explain).evaluate
+    evaluator = CaseEvaluator(compiled, filename=file, explain=explain)
     summary = SummaryAccumulator.for_ruleset(compiled.ir)
+    expectations = ExpectationTally()
     started = time.perf_counter()
     with (_open_cases(cases) as stream, _open_out(out) as sink,
           progress_bar(stream, sys.stderr, "simulating") as on_progress):
         write, memo = sink.write, {}
-        for case in CaseReader(stream, default_as_of=_as_of_date(as_of), on_progress=on_progress):
-            outcome = evaluate(case)
+        reader = CaseReader(stream, default_as_of=_as_of_date(as_of), on_progress=on_progress)
+        for case, outcome in evaluator.outcomes(reader):
             if type(outcome) is CaseError:
                 summary.add_error(outcome.code)
             else:
                 summary.add(outcome)
+            if case.expect is not None:
+                expectations.check(case.id, case.expect, outcome)
             write(result_line(case, outcome, memo))
     result = summary.summary()
-    text = render_summary(result, ruleset=compiled.name, elapsed=time.perf_counter() - started)
+    text = render_summary(result, ruleset=compiled.name, elapsed=time.perf_counter() - started,
+                          expectations=expectations)
+    for case_id, mismatches in expectations.failures:
+        click.echo(f"expectation not met: {describe_mismatch(case_id, mismatches)}", err=True)
     click.echo(text, err=out is None, nl=False)
-    if result.error_count:
+    if result.error_count or expectations.not_met:
         sys.exit(1)
 
 

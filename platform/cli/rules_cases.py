@@ -1,18 +1,18 @@
 """Cases files for `rules simulate` and `rules diff`: read a line, evaluate it, write a line.
 
-A cases file is JSON Lines: `{"id": ..., "as_of": "YYYY-MM-DD" (optional), "inputs": {...}}`,
-unknown keys ignored (the examples carry an `expect`). Nothing is kept per case, so memory stays
-flat however long the file is; a case that cannot be read or evaluated becomes an error value
-and the run goes on. Lines are parsed with msgspec where that reads them as the json module
-does (numbers as Decimal, integers as int), else with the json module; result lines are
-written directly, with the same text as `engine.jsonio`.
+A cases file is JSON Lines: `{"id": ..., "as_of": "YYYY-MM-DD" (optional), "inputs": {...},
+"expect": {...} (optional, see platform.rule_runs)}`, unknown keys ignored. Nothing is kept per
+case, so memory stays flat however long the file is; a case that cannot be read or evaluated
+becomes an error value and the run goes on. Lines are parsed with msgspec where that reads them
+as the json module does (numbers as Decimal, integers as int), else with the json module; result
+lines are written directly, with the same text as `engine.jsonio`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -21,8 +21,10 @@ from typing import IO, Any, NamedTuple
 import msgspec
 
 from insureops.engine import jsonio
+from insureops.engine.compiler import BatchItem
 from insureops.engine.errors import EngineError
 from insureops.engine.limits import Limits
+from insureops.engine.result import Result
 
 PROGRESS_EVERY = 2048  # lines between progress callbacks: cheap enough at 100k lines/s
 
@@ -66,6 +68,7 @@ class Case(NamedTuple):
     as_of: date | None
     error: CaseError | None = None
     measured: bool = False  # the line is short enough to be within the engine's input limits
+    expect: object = None  # the line's `expect`, checked by platform.rule_runs when present
 
 
 class CaseReader:
@@ -141,7 +144,8 @@ class CaseReader:
         # so a short line with few brackets cannot exceed the input limits: the engine need not
         # measure its inputs again (two scans in C instead of a walk in Python).
         measured = len(raw) <= self._max_length and brackets <= self._max_depth
-        return _new_tuple(Case, (number, case_id, inputs, as_of, None, measured))
+        return _new_tuple(Case, (number, case_id, inputs, as_of, None, measured,
+                                 data.get("expect")))
 
     def _slow(self, raw: bytes) -> object:
         """The line's JSON through the json module (numbers as Decimal), raising its errors."""
@@ -188,22 +192,54 @@ class CaseEvaluator:
 
     def evaluate(self, case: Case) -> Any:
         """The engine's Result for `case`, or a CaseError."""
-        if case.error is not None:
-            return case.error
-        inputs = case.inputs
-        if not inputs.keys() >= self._required:
-            missing = [name for name in self.input_names if name not in inputs]
-            return CaseError("missing_input", f"missing input {', '.join(missing)}", case.line)
+        refused = self._refused(case)
+        if refused is not None:
+            return refused
         try:
-            return self.compiled.evaluate(inputs, as_of=case.as_of, explain=self.explain,
+            return self.compiled.evaluate(case.inputs, as_of=case.as_of, explain=self.explain,
                                           measured=case.measured)
         except EngineError as exc:
-            span = getattr(exc, "span", None)
-            source = f"{self.filename}:{span.line}:{span.column}" if span is not None else None
-            return CaseError(exc.code, exc.message, case.line, source)
+            return self._error(exc, case)
         except (ArithmeticError, ValueError, TypeError, RecursionError) as exc:
             # an engine bug must not end a run over millions of cases: report it on this case
             return CaseError("internal_error", f"{type(exc).__name__}: {exc}", case.line)
+
+    def outcomes(self, cases: Iterable[Case]) -> Iterator[tuple[Case, Any]]:
+        """(case, `evaluate(case)`) for every case, in order, through the engine's batch entry
+        point (`evaluate_many`): one case read, evaluated and handed back at a time."""
+        refused: list[tuple[Case, CaseError]] = []  # read since the last evaluated case
+        current: list[Case] = []  # the case evaluate_many is evaluating
+        required = self._required
+
+        def items() -> Iterator[BatchItem]:
+            for case in cases:
+                if case.error is None and case.inputs.keys() >= required:
+                    current[:] = (case,)
+                    yield _new_tuple(BatchItem, (case.inputs, case.as_of, case.measured))
+                else:
+                    refused.append((case, self._refused(case)))
+
+        for outcome in self.compiled.evaluate_many(items(), explain=self.explain):
+            if refused:  # evaluate_many reads one item per outcome: these came before it
+                yield from refused
+                refused.clear()
+            case = current[0]
+            yield case, outcome if type(outcome) is Result else self._error(outcome, case)
+        yield from refused  # the cases refused after the last evaluated one
+
+    def _refused(self, case: Case) -> CaseError | None:
+        """The error of a case that cannot be evaluated at all (unreadable, inputs missing)."""
+        if case.error is not None:
+            return case.error
+        if not case.inputs.keys() >= self._required:
+            missing = [name for name in self.input_names if name not in case.inputs]
+            return CaseError("missing_input", f"missing input {', '.join(missing)}", case.line)
+        return None
+
+    def _error(self, exc: EngineError, case: Case) -> CaseError:
+        span = getattr(exc, "span", None)
+        source = f"{self.filename}:{span.line}:{span.column}" if span is not None else None
+        return CaseError(exc.code, exc.message, case.line, source)
 
 
 def result_line(case: Case, outcome: Any, memo: dict | None = None) -> str:

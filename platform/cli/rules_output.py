@@ -42,8 +42,10 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = ""
     return [line(header), *(line(row) for row in rows)]
 
 
-def render_summary(summary: SimulationSummary, *, ruleset: str, elapsed: float) -> str:
-    """The summary table printed at the end of `rules simulate`."""
+def render_summary(summary: SimulationSummary, *, ruleset: str, elapsed: float,
+                   expectations: Any = None) -> str:
+    """The summary table printed at the end of `rules simulate`; `expectations` (an
+    ExpectationTally) adds the count of cases whose `expect` was met, when any had one."""
     lines = [f"Simulation of {ruleset}",
              (f"  cases {summary.cases}, evaluated {summary.evaluated}, "
               f"errors {summary.error_count}"), "", "Decisions"]
@@ -64,6 +66,10 @@ def render_summary(summary: SimulationSummary, *, ruleset: str, elapsed: float) 
     if summary.errors:
         lines += ["", "Errors"]
         lines += _table(["code", "cases"], [[code, str(n)] for code, n in summary.errors.items()])
+    if expectations is not None and expectations.checked:
+        lines += ["", "Expectations",
+                  (f"  checked {expectations.checked}, met {expectations.met}, "
+                   f"not met {expectations.not_met}")]
     lines += ["", f"{summary.cases} cases in {elapsed:.2f}s ({_rate(summary.cases, elapsed)})"]
     return "\n".join(lines) + "\n"
 

@@ -37,7 +37,8 @@ class KeyValidation(BaseModel):
 class DatabaseConnection(BaseModel):
     """The workspace's tenant database connection string (it contains the password)."""
 
-    connection_string: str
+    connection_string: str = Field(description="A connection URI as the workspace saved it "
+                                   "(`postgresql://...`, which psql takes; `sqlite:///<file>`).")
     backend: str = Field(description="postgresql or sqlite")
 
 

@@ -50,6 +50,7 @@ from insureops.platform.tenant_data.payloads import (
     SchemaPayload,
 )
 from insureops.platform.tenant_data.store import TenantStore
+from insureops.platform.tenant_databases import uri_form
 from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
 
 routes = RouteTable("mcp", "The tenant API (MCP v2): clients and policies, with an API key.")
@@ -185,8 +186,8 @@ async def database_connection(call: Call[None, None]) -> DatabaseConnection:
     async with call.unit_of_work() as uow:
         url, _ = await mcp_service.tenant_database_url(
             uow, call.request.config_dict[SECRET_KEYS].fernet,
-            call.principal.active_workspace_id, call.settings.tenant_sqlite_directory)
-    return DatabaseConnection(connection_string=url, backend=mcp_service.backend_of(url))
+            call.principal.active_workspace_id, mcp_service.embedded_root(call.settings))
+    return DatabaseConnection(connection_string=uri_form(url), backend=mcp_service.backend_of(url))
 
 
 @routes.post("/usage/", body=UsageReport, response=UsageAccepted, status=202,

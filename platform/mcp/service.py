@@ -3,58 +3,24 @@
 from __future__ import annotations
 
 import datetime
-from pathlib import Path
 
-from cryptography.fernet import MultiFernet
 from sqlalchemy.engine import make_url
 
-from insureops.platform.config import Settings
 from insureops.platform.db import UnitOfWork
 from insureops.platform.identity import Workspace
-from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
-from insureops.platform.tenant_data.store import TenantStore
-from insureops.platform.tenant_databases import load_tenant_database_url
-from insureops.platform.tenant_pools import TenantPools
+from insureops.platform.tenant_stores import (  # noqa: F401 - the area's names for them
+    TenantDatabaseNotConfiguredError,
+    embedded_database_url,
+    embedded_root,
+    tenant_database_url,
+    tenant_store,
+)
 from insureops.platform.usage import UsageCount, record_usage
 
 
-class TenantDatabaseNotConfiguredError(TenantDatabaseUnavailableError):
-    """The workspace has saved no tenant database connection yet."""
-
-
-def embedded_database_url(directory: Path, tenant_id: str) -> str:
-    """The zero-set-up tenant database of a workspace: a SQLite file under `directory`."""
-    return f"sqlite:///{directory.resolve() / f'{tenant_id}.sqlite3'}"
-
-
-async def tenant_database_url(uow: UnitOfWork, fernet: MultiFernet, tenant_id: str,
-                              sqlite_directory: Path | None = None) -> tuple[str, bool]:
-    """The workspace's decrypted tenant database URL (never log it), and whether it is the
-    embedded default (no connection saved, SQLite directory configured)."""
-    url = await load_tenant_database_url(uow, tenant_id, fernet)
-    if url is not None:
-        return url, False
-    if sqlite_directory is not None:
-        return embedded_database_url(sqlite_directory, tenant_id), True
-    raise TenantDatabaseNotConfiguredError(
-        "This workspace has no tenant database yet: an owner or admin saves its connection "
-        "under Settings -> Database (POST /api/v2/settings/database/).")
-
-
-async def tenant_store(uow: UnitOfWork, fernet: MultiFernet, pools: TenantPools,
-                       tenant_id: str, settings: Settings) -> TenantStore:
-    """The store of the workspace's own database, through its bounded pool; the embedded
-    default is prepared (data model applied) on its first use. A saved PostgreSQL host is
-    checked against `settings` (allowed networks) whenever the pool makes its engine."""
-    url, embedded = await tenant_database_url(uow, fernet, tenant_id,
-                                              settings.tenant_sqlite_directory)
-    if embedded:
-        await pools.prepare_once(url)
-    return await pools.store_for(tenant_id, url, settings)
-
-
 def backend_of(url: str) -> str:
-    return make_url(url).get_backend_name()
+    """postgresql or sqlite (a saved `postgres://` URL is PostgreSQL too)."""
+    return "sqlite" if make_url(url).get_backend_name() == "sqlite" else "postgresql"
 
 
 async def workspace_name(uow: UnitOfWork, tenant_id: str) -> str:

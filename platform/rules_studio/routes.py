@@ -1,14 +1,389 @@
-"""HTTP routes of the rule studio area (its sub-application; routes are added by its issue)."""
+"""HTTP routes of the rule studio (its sub-application, mounted at /api/rules).
+
+Roles: members read, check and simulate; admins (owners satisfy it) create, change, publish,
+archive and execute. Every route acts on the session's active workspace only.
+"""
 
 from __future__ import annotations
 
+import asyncio
+
 from aiohttp import web
 
-from insureops.platform.routing import RouteTable
+from insureops.dsl import RulesetInvalidError
+from insureops.engine import jsonio
+from insureops.platform.auth import Auth, Role
+from insureops.platform.errors import ApiError
+from insureops.platform.keys import CLOCK, SECRET_KEYS, TENANT_POOLS
+from insureops.platform.routing import BodyLimit, Call, RouteTable
+from insureops.platform.rules_studio import (
+    approvals,
+    checking,
+    execution,
+    service,
+    simulation,
+    views,
+)
+from insureops.platform.rules_studio.errors import (
+    ApprovalNotFoundError,
+    ApprovalRequiredError,
+    ApprovalStateError,
+    EvaluationFailedError,
+    ExecutionNotFoundError,
+    InvalidCursorError,
+    PublishRequestError,
+    RecordNotApplicableError,
+    RuleArchivedError,
+    RuleNameTakenError,
+    RuleNotFoundError,
+    RuleNotPublishedError,
+    SelfApprovalError,
+    SimulationTooLargeError,
+    SimulationTooSlowError,
+    StaleVersionError,
+    TestsFailingError,
+    VersionNotFoundError,
+)
+from insureops.platform.rules_studio.payloads import (
+    ApprovalDecision,
+    ApprovalInfo,
+    ApprovalList,
+    ApprovalPath,
+    ApprovalRequest,
+    CheckRequest,
+    CheckResponse,
+    ExecuteRequest,
+    ExecuteResponse,
+    ExecutionInfo,
+    ExecutionListQuery,
+    ExecutionPage,
+    ExecutionPath,
+    PublicationEvent,
+    PublicationHistory,
+    RecordRef,
+    RuleCreate,
+    RuleInfo,
+    RuleListQuery,
+    RulePage,
+    RulePath,
+    RuleUpdate,
+    SimulateRequest,
+    SimulateResponse,
+    StudioSettingsInfo,
+    VersionList,
+    VersionQuery,
+)
+from insureops.platform.rules_studio.repository import RuleFilters
+from insureops.platform.tenant_data import service as tenant_records
+from insureops.platform.tenant_data.errors import RecordMissingError, TenantDatabaseUnavailableError
+from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
+from insureops.platform.tenant_stores import tenant_store
+
+ULID = "[0-9A-HJKMNP-TV-Z]+"  # a rule or approval id (26 long): lower-case words (check/) are not
+RULE = f"/rules/{{rule_id:{ULID}}}"
+APPROVAL = f"{RULE}/approvals/{{approval_id:{ULID}}}"
+SIMULATION_BUDGET: web.AppKey[float] = web.AppKey("rules_simulation_budget")
+MEMBER, ADMIN, OWNER = (Auth.session(role) for role in (Role.MEMBER, Role.ADMIN, Role.OWNER))
 
 routes = RouteTable("rules_studio", "Rules: CRUD, simulate and execute.")
+routes.map_error(RulesetInvalidError, 400, "rule_invalid",
+                 message="The ruleset does not check; error.details lists every diagnostic.",
+                 details=checking.invalid_details)
+routes.map_error(RuleNotFoundError, 404, "not_found")
+routes.map_error(VersionNotFoundError, 404, "version_not_found")
+routes.map_error(RuleNameTakenError, 409, "conflict")
+routes.map_error(StaleVersionError, 409, "version_conflict")
+routes.map_error(RuleArchivedError, 409, "rule_archived")
+routes.map_error(TestsFailingError, 409, "tests_failing")
+routes.map_error(ApprovalRequiredError, 409, "approval_required")
+routes.map_error(SelfApprovalError, 403, "self_approval")
+routes.map_error(ApprovalNotFoundError, 404, "not_found")
+routes.map_error(ApprovalStateError, 409, "invalid_transition")
+routes.map_error(SimulationTooLargeError, 413, "simulation_too_large")
+routes.map_error(SimulationTooSlowError, 422, "simulation_too_slow")
+routes.map_error(RuleNotPublishedError, 409, "rule_not_published")
+routes.map_error(ExecutionNotFoundError, 404, "not_found")
+routes.map_error(RecordMissingError, 404, "not_found")
+routes.map_error(RecordNotApplicableError, 422, "record_not_applicable")
+routes.map_error(TenantDatabaseUnavailableError, 503, "tenant_database_unavailable")
+routes.map_error(EvaluationFailedError, 422, "evaluation_failed", details=lambda e: [
+    {"field": "inputs", "message": f"{e.engine_code}: {e}"}])
+routes.map_error(PublishRequestError, 400, "validation_error", details=lambda e: [
+    {"field": "status", "message": str(e)}])
+routes.map_error(InvalidCursorError, 400, "validation_error", details=lambda e: [
+    {"field": "cursor", "message": "is not a cursor this service issued; pass next_cursor of "
+     "the previous page unchanged"}])
 
 
-def create_app() -> web.Application:
-    """The area's sub-application, mounted by insureops.platform.app.create_app."""
-    return routes.build_app()
+def _deps(call: Call) -> service.StudioDeps:
+    return service.StudioDeps(call.request.config_dict[CLOCK])
+
+
+def _actor(call: Call) -> service.Actor:
+    return service.Actor(call.principal.active_workspace_id, call.principal.user.id)
+
+
+def _if_match(call: Call) -> int | None:
+    """The version number of `If-Match` (`3`, `"3"` or `W/"3"`); None when absent."""
+    raw = call.request.headers.get("If-Match")
+    if raw is None or raw.strip() == "*":
+        return None
+    text = raw.strip().removeprefix("W/").strip('"')
+    if not text.isdigit():
+        raise ApiError(400, "validation_error", "The request is invalid.", details=[
+            {"field": "If-Match", "message": "must be the version number the change is based "
+             "on, e.g. \"3\""}])
+    return int(text)
+
+
+@routes.get("/rules/", query=RuleListQuery, response=RulePage, auth=MEMBER,
+            summary="List rules", description="Oldest first; filters combine with AND; follow "
+            "`next_cursor` for the next page.")
+async def list_rules(call: Call[None, RuleListQuery]) -> RulePage:
+    query = call.query
+    filters = RuleFilters(query.kind, query.status, query.name, query.text)
+    async with call.unit_of_work() as uow:
+        page = await service.list_page(uow, call.principal.active_workspace_id, filters,
+                                       query.limit, query.cursor)
+    return RulePage(items=[views.rule_summary(r) for r in page.rules],
+                    next_cursor=page.next_cursor)
+
+
+@routes.post("/rules/", body=RuleCreate, response=RuleInfo, status=201, auth=ADMIN,
+             errors=(400, 409), summary="Create a rule",
+             description="Checks the source (400 rule_invalid with every diagnostic), runs its "
+             "embedded tests and saves version 1 as a draft; warnings and test results come "
+             "back in `version`.")
+async def create_rule(call: Call[RuleCreate, None]) -> RuleInfo:
+    body = call.body
+    async with call.unit_of_work() as uow:
+        rule, version = await service.create(uow, _deps(call), _actor(call), body.source,
+                                             body.title, body.kind)
+    return views.rule_info(rule, version)
+
+
+@routes.post("/rules/check/", body=CheckRequest, response=CheckResponse, auth=MEMBER,
+             summary="Check a ruleset without saving it",
+             description="Every diagnostic and the outline (inputs, rules, tables).")
+async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
+    report = checking.check(call.body.source)
+    return CheckResponse(ok=report.ok,
+                         diagnostics=[checking.diagnostic_dict(d) for d in report.diagnostics],
+                         outline=checking.outline(report.ruleset))
+
+
+@routes.post("/rules/simulate/", body=SimulateRequest, response=SimulateResponse, auth=MEMBER,
+             body_limit=BodyLimit.SIMULATION, errors=(400, 404, 413, 422),
+             summary="Simulate a ruleset on cases, without side effects",
+             description="A `source` or a saved `rule_id` (+ `version`) on up to 10,000 cases: "
+             "per-case results (traces with `explain`), the summary of `insureops rules "
+             "simulate`, each case's `expect` checked, and with a `baseline` the impact diff "
+             "of `insureops rules diff`. More cases is 413 simulation_too_large; past the "
+             "time budget 422 simulation_too_slow (both name the CLI for larger runs).")
+async def simulate_rules(call: Call[SimulateRequest, None]) -> web.Response:
+    body = call.body
+    simulation.check_size(len(body.cases))
+    baseline = body.baseline
+    async with call.unit_of_work() as uow:
+        source, baseline_source = await service.simulation_sources(
+            uow, call.principal.active_workspace_id, body.source, body.rule_id, body.version,
+            baseline and baseline.version, baseline and baseline.source)
+    job = simulation.SimulationInput(
+        source=source, as_of=body.as_of or _deps(call).today(), explain=body.explain,
+        baseline_source=baseline_source,
+        cases=[(case.id, case.inputs, case.as_of, case.expect) for case in body.cases])
+    text = await asyncio.to_thread(simulation.simulate, job,
+                                   call.request.config_dict[SIMULATION_BUDGET])
+    return web.Response(text=text, content_type="application/json")
+
+
+@routes.get("/rules/settings/", response=StudioSettingsInfo, auth=MEMBER,
+            summary="The workspace's rule studio settings")
+async def get_settings(call: Call[None, None]) -> StudioSettingsInfo:
+    async with call.unit_of_work() as uow:
+        found = await approvals.settings(uow, call.principal.active_workspace_id)
+    return StudioSettingsInfo(four_eyes=bool(found and found.four_eyes))
+
+
+@routes.put("/rules/settings/", body=StudioSettingsInfo, response=StudioSettingsInfo,
+            auth=OWNER, summary="Change the workspace's rule studio settings",
+            description="Owner only. `four_eyes: true`: versions are published only after an "
+            "admin other than their author approves them.")
+async def put_settings(call: Call[StudioSettingsInfo, None]) -> StudioSettingsInfo:
+    async with call.unit_of_work() as uow:
+        found = await approvals.set_four_eyes(uow, _deps(call), _actor(call),
+                                              call.body.four_eyes)
+    return StudioSettingsInfo(four_eyes=found.four_eyes)
+
+
+@routes.get(f"{RULE}/", path_model=RulePath, query=VersionQuery, response=RuleInfo,
+            auth=MEMBER, errors=(404,), summary="Get a rule",
+            description="With its current version, or version N with `?version=N`.")
+async def get_rule(call: Call[None, VersionQuery]) -> RuleInfo:
+    async with call.unit_of_work() as uow:
+        rule, version = await service.get(uow, call.principal.active_workspace_id,
+                                          call.path.rule_id, call.query.version)
+    return views.rule_info(rule, version)
+
+
+@routes.get(f"{RULE}/versions/", path_model=RulePath, response=VersionList,
+            auth=MEMBER, errors=(404,), summary="List a rule's versions",
+            description="Every version with its author, time and test outcome.")
+async def list_versions(call: Call[None, None]) -> VersionList:
+    async with call.unit_of_work() as uow:
+        rows = await service.versions(uow, call.principal.active_workspace_id,
+                                      call.path.rule_id)
+    return VersionList(versions=[views.version_info(v) for v in rows])
+
+
+@routes.patch(f"{RULE}/", path_model=RulePath, body=RuleUpdate, response=RuleInfo,
+              auth=ADMIN, errors=(400, 404, 409), summary="Update a rule",
+              description="A changed `source` is checked and tested and saved as a new "
+              "version. `published_version: N` (or `status: published` for the current "
+              "version) publishes; a version whose tests failed is 409 tests_failing. With `If-Match: \"N\"` the change is refused with 409 "
+              "version_conflict unless N is still the current version.")
+async def update_rule(call: Call[RuleUpdate, None]) -> RuleInfo:
+    body = call.body
+    changes = service.Changes(source=body.source, title=body.title, kind=body.kind,
+                              published_version=body.published_version, status=body.status)
+    if_match = _if_match(call)
+    async with call.unit_of_work() as uow:
+        rule, version = await service.update(uow, _deps(call), _actor(call), call.path.rule_id,
+                                             changes, if_match)
+    return views.rule_info(rule, version)
+
+
+@routes.get(f"{RULE}/history/", path_model=RulePath, response=PublicationHistory,
+            auth=MEMBER, errors=(404,), summary="A rule's publication history",
+            description="Who published or withdrew which version when.")
+async def publication_history(call: Call[None, None]) -> PublicationHistory:
+    async with call.unit_of_work() as uow:
+        rows = await service.history(uow, call.principal.active_workspace_id,
+                                     call.path.rule_id)
+    return PublicationHistory(events=[
+        PublicationEvent(action=r.action, version=r.version, actor_id=r.actor_id, at=r.at)
+        for r in rows])
+
+
+@routes.post(f"{RULE}/approvals/", path_model=RulePath, body=ApprovalRequest,
+             response=ApprovalInfo, status=201, auth=ADMIN, errors=(404, 409),
+             summary="Request approval to publish a version (four eyes)")
+async def request_approval(call: Call[ApprovalRequest, None]) -> ApprovalInfo:
+    async with call.unit_of_work() as uow:
+        row = await approvals.request(uow, _deps(call), _actor(call), call.path.rule_id,
+                                      call.body.version)
+    return views.approval(row)
+
+
+@routes.get(f"{RULE}/approvals/", path_model=RulePath, response=ApprovalList,
+            auth=MEMBER, errors=(404,), summary="List a rule's approval requests")
+async def list_approvals(call: Call[None, None]) -> ApprovalList:
+    async with call.unit_of_work() as uow:
+        rows = await approvals.list_for(uow, call.principal.active_workspace_id,
+                                        call.path.rule_id)
+    return ApprovalList(approvals=[views.approval(row) for row in rows])
+
+
+@routes.post(f"{APPROVAL}/approve/", path_model=ApprovalPath,
+             body=ApprovalDecision, response=ApprovalInfo, auth=ADMIN, errors=(403, 404, 409),
+             summary="Approve a request and publish its version",
+             description="By an admin other than the version's author (403 self_approval).")
+async def approve(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
+    async with call.unit_of_work() as uow:
+        row = await approvals.approve(uow, _deps(call), _actor(call), call.path.rule_id,
+                                      call.path.approval_id, call.body.comment)
+    return views.approval(row)
+
+
+@routes.post(f"{APPROVAL}/reject/", path_model=ApprovalPath,
+             body=ApprovalDecision, response=ApprovalInfo, auth=ADMIN, errors=(404, 409),
+             summary="Reject an approval request")
+async def reject(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
+    async with call.unit_of_work() as uow:
+        row = await approvals.reject(uow, _deps(call), _actor(call), call.path.rule_id,
+                                     call.path.approval_id, call.body.comment)
+    return views.approval(row)
+
+
+async def _record(call: Call, record: RecordRef) -> dict:
+    """A client or policy of the workspace's tenant database (503 when it is down)."""
+    tenant_id = call.principal.active_workspace_id
+    config = call.request.config_dict
+    async with call.unit_of_work() as uow:
+        store = await tenant_store(uow, config[SECRET_KEYS].fernet, config[TENANT_POOLS],
+                                   tenant_id, call.settings)
+    kind = tenant_records.CLIENT if record.type == "client" else tenant_records.POLICY
+    return await store.run(tenant_records.get, kind, tenant_id, record.uuid)
+
+
+@routes.post(f"{RULE}/execute/", path_model=RulePath, body=ExecuteRequest,
+             response=ExecuteResponse, auth=ADMIN, errors=(404, 409, 422, 503),
+             summary="Execute a rule's published version",
+             description="On `inputs`, or on a client or policy of the workspace's tenant "
+             "database (`record`); appends an entry to the execution log. 409 "
+             "rule_not_published / rule_archived; 422 evaluation_failed (logged too); 503 "
+             "tenant_database_unavailable.")
+async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
+    body, deps, actor = call.body, _deps(call), _actor(call)
+    async with call.unit_of_work() as uow:
+        rule, version = await execution.published(uow, actor.workspace_id, call.path.rule_id)
+    compiled = await asyncio.to_thread(execution.compiled_for, version.source)
+    inputs = body.inputs
+    if body.record is not None:
+        name = execution.record_input(compiled, body.record.type)
+        inputs = {name: await _record(call, body.record)}
+    as_of = body.as_of or deps.today()
+    outcome = await asyncio.to_thread(execution.evaluate, compiled, inputs, as_of, body.explain)
+    record = (execution.RecordRef(body.record.type, body.record.uuid)
+              if body.record is not None else None)
+    async with call.unit_of_work() as uow:
+        row = await execution.log(uow, deps, actor, rule, version.number, inputs, record,
+                                  as_of, outcome)
+    if outcome.result is None:
+        raise EvaluationFailedError(
+            f"Version {version.number} could not be evaluated on these inputs "
+            f"({outcome.error_code}); logged as execution {row.id}.", outcome.error_code,
+            row.id)
+    payload = {"execution": views.execution_info(row).model_dump(mode="json"),
+               "result": outcome.result.to_dict()}
+    return web.Response(text=jsonio.dumps(payload), content_type="application/json")
+
+
+@routes.get(f"{RULE}/executions/", path_model=RulePath, query=ExecutionListQuery,
+            response=ExecutionPage, auth=MEMBER, errors=(404,),
+            summary="List a rule's executions", description="Newest first.")
+async def list_executions(call: Call[None, ExecutionListQuery]) -> ExecutionPage:
+    async with call.unit_of_work() as uow:
+        page = await execution.execution_page(uow, call.principal.active_workspace_id,
+                                              call.path.rule_id, call.query.limit,
+                                              call.query.cursor)
+    return ExecutionPage(items=[views.execution_info(row) for row in page.rules],
+                         next_cursor=page.next_cursor)
+
+
+@routes.get(f"{RULE}/executions/{{execution_id:[0-9]+}}/", path_model=ExecutionPath,
+            response=ExecutionInfo, auth=MEMBER, errors=(404,), summary="Read one execution")
+async def get_execution(call: Call[None, None]) -> ExecutionInfo:
+    async with call.unit_of_work() as uow:
+        row = await execution.execution(uow, call.principal.active_workspace_id,
+                                        call.path.rule_id, call.path.execution_id)
+    return views.execution_info(row)
+
+
+@routes.delete(f"{RULE}/", path_model=RulePath, response=None, status=204,
+               auth=ADMIN, errors=(404,), summary="Archive a rule",
+               description="The rule and its versions stay readable; it can no longer be "
+               "changed or executed.")
+async def archive_rule(call: Call[None, None]) -> None:
+    async with call.unit_of_work() as uow:
+        await service.archive(uow, _deps(call), _actor(call), call.path.rule_id)
+
+
+def create_app(simulation_budget: float = simulation.DEFAULT_TIME_BUDGET) -> web.Application:
+    """The area's sub-application, mounted by insureops.platform.app.create_app.
+    `simulation_budget`: seconds one simulate request may compute (tests lower it)."""
+    app = routes.build_app()
+    app[SIMULATION_BUDGET] = simulation_budget
+    app[TENANT_POOLS] = TenantPools()  # the studio's own pools (records read by execute)
+    app.cleanup_ctx.append(tenant_pools_context)
+    return app

@@ -86,7 +86,10 @@ class LastTest(BaseModel):
 class DatabaseInfo(BaseModel):
     """The saved connection, password masked."""
 
-    configured: bool
+    configured: bool = Field(description="A connection of the workspace's own is saved.")
+    embedded: bool = Field(False, description="No connection is saved and the tenant API uses "
+                           "the workspace's own embedded SQLite database (the service's "
+                           "embedded default, INSUREOPS_EMBEDDED_TENANT_DATABASES).")
     url: str | None = Field(description="The URL with its password replaced by ***.")
     backend: str | None
     host: str | None

@@ -93,9 +93,9 @@ async def revoke_api_key(call: Call[None, None]) -> None:
 
 def _database_info(row: TenantDatabase | None, call: Call) -> DatabaseInfo:
     if row is None:
-        return DatabaseInfo(configured=False, url=None, backend=None, host=None, port=None,
-                            database=None, username=None, schema_version=None, last_test=None,
-                            saved_at=None)
+        return DatabaseInfo(configured=False, embedded=call.settings.embedded_tenants_on,
+                            url=None, backend=None, host=None, port=None, database=None,
+                            username=None, schema_version=None, last_test=None, saved_at=None)
     url = masked_url(decrypt_url(_deps(call).fernet, row.url_encrypted))
     last_test = None if row.last_test_at is None else LastTest(
         ok=bool(row.last_test_ok), latency_ms=row.last_test_latency_ms,

@@ -93,8 +93,8 @@ async def revoke_api_key(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
     row.revoked_at = deps.now()
 
 
-async def _checked(deps: SettingsDeps, raw_url: str) -> CheckedUrl:
-    checked = await check_url(raw_url, deps.settings)
+async def _checked(deps: SettingsDeps, raw_url: str, workspace_id: str) -> CheckedUrl:
+    checked = await check_url(raw_url, deps.settings, tenant_id=workspace_id)
     if isinstance(checked, UrlRefusal):
         raise DatabaseUrlRefusedError(checked.code, checked.message)
     return checked
@@ -103,9 +103,9 @@ async def _checked(deps: SettingsDeps, raw_url: str) -> CheckedUrl:
 async def save_database(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, user_id: str,
                         raw_url: str) -> TenantDatabase:
     """Check and store the URL encrypted; a new URL forgets the previous test result."""
-    checked = await _checked(deps, raw_url)
+    checked = await _checked(deps, raw_url, workspace_id)
     row = TenantDatabase(
-        workspace_id=workspace_id, url_encrypted=encrypt_url(deps.fernet, checked.text),
+        workspace_id=workspace_id, url_encrypted=encrypt_url(deps.fernet, checked.saved),
         backend=checked.backend, host=checked.host, port=checked.port,
         database=checked.database, username=checked.username, saved_by=user_id,
         saved_at=deps.now(), last_test_at=None, last_test_ok=None, last_test_latency_ms=None,
@@ -126,7 +126,7 @@ async def run_database_test(uow: UnitOfWork, deps: SettingsDeps, workspace_id: s
         if row is None:
             raise DatabaseNotConfiguredError("Save a database connection first, or send a url.")
         raw_url = decrypt_url(deps.fernet, row.url_encrypted)
-    checked = await _checked(deps, raw_url)
+    checked = await _checked(deps, raw_url, workspace_id)
     await uow.commit()  # no transaction stays open during the outbound connection
     report = await try_connection(checked, deps.settings.tenant_database_timeout_seconds)
     if row is not None:

@@ -50,8 +50,10 @@ from insureops.platform.team.payloads import (
     WorkspaceRef,
 )
 
-# Invitations and resends share one counter per workspace (resending is e-mailing too).
-INVITE_LIMIT = RateLimit("team_invite", service.INVITES_PER_HOUR, 3600, key=RateKey.WORKSPACE)
+# Invitations and resends share one counter per workspace (resending is e-mailing too); only
+# those sent count: a refused one (409 duplicate, 404) gives its hit back.
+INVITE_LIMIT = RateLimit("team_invite", service.INVITES_PER_HOUR, 3600, key=RateKey.WORKSPACE,
+                         successes_only=True)
 MEMBER, ADMIN, OWNER = (Auth.session(role) for role in (Role.MEMBER, Role.ADMIN, Role.OWNER))
 
 routes = RouteTable("team", "Workspace, members, roles and invitations.")
@@ -141,7 +143,7 @@ async def remove_member(call: Call[None, None]) -> None:
 @routes.post("/invite/", body=InviteRequest, response=SentInvitation, status=201, auth=ADMIN,
              rate_limit=INVITE_LIMIT, errors=(400, 409, 429), summary="Send a team invitation",
              description="E-mails a link with a one-time token, valid 7 days. 10 invitations "
-             "(and resends) per hour per workspace.")
+             "(and resends) per hour per workspace; refused ones (409, 404) do not count.")
 async def invite(call: Call[InviteRequest, None]) -> SentInvitation:
     async with call.unit_of_work() as uow:
         sent = await service.invite(uow, _deps(call), _inviter(call.principal), call.body.email,

@@ -184,12 +184,17 @@ async def _invitation(uow: UnitOfWork, workspace_id: str, invitation_id: str) ->
     return found
 
 
+def _a(word: str) -> str:
+    """`word` after its indefinite article, capitalised: "An accepted", "A revoked"."""
+    return f"{'An' if word[:1] in 'aeiou' else 'A'} {word}"
+
+
 async def revoke(uow: UnitOfWork, deps: TeamDeps, workspace_id: str,
                  invitation_id: str) -> Invitation:
     """pending (or expired) -> revoked: the token stops working at once."""
     invitation = await _invitation(uow, workspace_id, invitation_id)
     if invitation.status != "pending":
-        raise InvitationStateError(f"An {invitation.status} invitation cannot be revoked.")
+        raise InvitationStateError(f"{_a(invitation.status)} invitation cannot be revoked.")
     invitation.status, invitation.revoked_at = "revoked", deps.now()
     return invitation
 
@@ -198,7 +203,7 @@ async def resend(uow: UnitOfWork, deps: TeamDeps, inviter: Inviter, invitation_i
     """A new token and expiry (the old token stops working), e-mailed again."""
     invitation = await _invitation(uow, inviter.workspace_id, invitation_id)
     if invitation.status != "pending":
-        raise InvitationStateError(f"An {invitation.status} invitation cannot be resent.")
+        raise InvitationStateError(f"{_a(invitation.status)} invitation cannot be resent.")
     now, token = deps.now(), new_token()
     invitation.token_hash, invitation.sent_at = hash_token(token), now
     invitation.expires_at = now + INVITATION_LIFETIME

@@ -28,6 +28,7 @@ class SchemaPayload(BaseModel):
     model_config = ConfigDict(extra="allow")
     resource: ClassVar[str]
     mode: ClassVar[Mode]
+    descriptions: ClassVar[dict[str, str]] = {}  # what the service adds to the data model's words
 
     @model_validator(mode="wrap")
     @classmethod
@@ -47,6 +48,9 @@ class SchemaPayload(BaseModel):
         schema = resource_schema(cls.resource, cls.mode)
         schema.pop("$schema", None)
         schema.pop("$id", None)
+        for name, description in cls.descriptions.items():
+            schema["properties"][name] = {**schema["properties"][name],
+                                          "description": description}
         return schema
 
     @property
@@ -67,9 +71,17 @@ class ClientUpdate(SchemaPayload):
     mode = "update"
 
 
+POLICY_REFERENCES = {
+    "client_id": "The policy's client, of the same workspace: the client's `id` or its `uuid` "
+                 "(either one; stored and answered as the client's `id`).",
+    "producer_id": "The producer's `id`, of the same workspace.",
+}
+
+
 class PolicyCreate(SchemaPayload):
     resource = "Policy"
     mode = "create"
+    descriptions = POLICY_REFERENCES
 
 
 class PolicyUpdate(SchemaPayload):
@@ -77,6 +89,7 @@ class PolicyUpdate(SchemaPayload):
 
     resource = "Policy"
     mode = "update"
+    descriptions = POLICY_REFERENCES
 
 
 class ClientRecord(SchemaPayload):

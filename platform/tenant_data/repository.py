@@ -41,6 +41,17 @@ def exists(connection: sa.Connection, table_name: str, tenant_id: str,
         table.c.id == record_id, table.c.tenant_id == tenant_id)).first() is not None
 
 
+def client_id_of(connection: sa.Connection, tenant_id: str,
+                 reference: uuid.UUID) -> uuid.UUID | None:
+    """The `id` of the tenant's client whose `id` or `uuid` is `reference` (by `id` first)."""
+    clients = sa_table("clients")
+    rows = connection.execute(sa.select(clients.c.id, clients.c.id == reference).where(
+        clients.c.tenant_id == tenant_id,
+        sa.or_(clients.c.id == reference, clients.c.uuid == reference))).all()
+    rows.sort(key=lambda row: not row[1])
+    return rows[0][0] if rows else None
+
+
 def insert(connection: sa.Connection, table_name: str, values: Mapping[str, Any]) -> uuid.UUID:
     """Insert one row (in a savepoint, refusals as ConstraintViolationError); its new id."""
     table = sa_table(table_name)

@@ -88,13 +88,22 @@ def _violation_to_error(exc: ConstraintViolationError) -> Exception:
     return PayloadInvalidError("The request body is invalid.", detail)
 
 
-def _check_references(connection: sa.Connection, tenant_id: str, values: dict) -> None:
+def _resolve_references(connection: sa.Connection, tenant_id: str, values: dict) -> None:
+    """Check the policy's references in the tenant; a client may be named by its `id` or by its
+    `uuid` (what every client route takes), and is stored by `id`. Producers have no uuid."""
     missing = []
-    for field, table in (("client_id", "clients"), ("producer_id", "producers")):
-        value = values.get(field)
-        if value is not None and not repository.exists(connection, table, tenant_id, value):
-            missing.append({"field": field, "message": f"no {table[:-1]} with this id in "
-                            "your workspace"})
+    client = values.get("client_id")
+    if client is not None:
+        found = repository.client_id_of(connection, tenant_id, client)
+        if found is None:
+            missing.append({"field": "client_id",
+                            "message": "no client with this id or uuid in your workspace"})
+        values["client_id"] = found
+    producer = values.get("producer_id")
+    if producer is not None and not repository.exists(connection, "producers", tenant_id,
+                                                      producer):
+        missing.append({"field": "producer_id",
+                        "message": "no producer with this id in your workspace"})
     if missing:
         raise PayloadInvalidError("The request body is invalid.", missing)
 
@@ -112,7 +121,7 @@ def create(connection: sa.Connection, kind: Kind, tenant_id: str, actor: Actor,
     """Insert a client or policy for the tenant, audit it, and return the stored record."""
     values = to_columns(kind.table, payload.values)
     if kind is POLICY:
-        _check_references(connection, tenant_id, values)
+        _resolve_references(connection, tenant_id, values)
     try:
         record_id = repository.insert(connection, kind.table, {**values, "tenant_id": tenant_id})
     except ConstraintViolationError as exc:
@@ -142,7 +151,7 @@ def update(connection: sa.Connection, kind: Kind, tenant_id: str, actor: Actor,
     before = _load(connection, kind, tenant_id, record_uuid)
     values = to_columns(kind.table, payload.values)
     if kind is POLICY:
-        _check_references(connection, tenant_id, values)
+        _resolve_references(connection, tenant_id, values)
         status = values.pop("status", None)
         if status is not None:
             _change_status(connection, tenant_id, before["id"], status)

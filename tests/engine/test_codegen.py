@@ -12,6 +12,7 @@ from engine_ir_builders import (
     between,
     binary,
     build,
+    call,
     comp,
     decline,
     is_null,
@@ -30,6 +31,7 @@ from engine_ir_builders import (
     tag,
     text,
 )
+from engine_paths import same_everywhere
 
 from insureops.engine import ir
 from insureops.engine.errors import EvaluationError, LimitExceededError
@@ -237,3 +239,19 @@ def test_a_right_side_read_only_from_the_as_of_date_is_remembered_per_date():
             return (error.code, error.message)
     for as_of in moments * 2:
         assert outcome(fast, as_of) == outcome(reference, as_of), as_of
+
+
+LEN_RULES = ruleset(rule("few", binary("<=", call("len", name("business.claims")), 2), tag("few")),
+                    rule("size", True, set_output("n", call("len", name("business.claims")))))
+
+
+@pytest.mark.parametrize("claims", [
+    [], [1, 2], [{"a": 1}] * 3, list(range(1500)), "ab", "abc", {"a": 1}, {}, 7, None, True])
+def test_len_agrees_on_every_path_when_given_any_value(claims):
+    # issue 12: a list given to len is no longer converted; strings and objects still are
+    found = same_everywhere(LEN_RULES, {"business": {"claims": claims}})
+    if isinstance(claims, (list, str, dict)):
+        assert found[0] == "value"
+        assert found[1] == f'{{"n": {len(claims)}}}'
+    else:
+        assert found[0] == ("value" if claims is None else "error")

@@ -9,11 +9,13 @@ from decimal import Decimal
 
 import pytest
 from engine_ir_builders import binary, name, rule, ruleset, set_output, tag
+from engine_ir_builders import call as ir_call
 from engine_paths import AS_OF, every_path, same_everywhere
 
 from insureops.dsl.api import compile_ruleset
 from insureops.engine.errors import EvaluationError
 from insureops.engine.jsonio import loads
+from insureops.engine.limits import Limits
 from insureops.schema.registry import default_registry
 
 BUSINESS_SCHEMA = default_registry().get("Business")
@@ -85,3 +87,37 @@ def test_unread_invalid_field_is_no_error_when_run_plainly_or_explained(junk):
     {"employee_count": Decimal("1E+5000")}, {"state": object()}])
 def test_read_invalid_field_is_invalid_input_when_run_plainly_or_explained(junk):
     assert _codes(SMALL, {"employee_count": 3, "state": "CA", **junk}) == {"invalid_input"}
+
+
+CLAIM_COUNT = ruleset(rule("few", binary("<=", ir_call("len", name("business.prior_claims")), 2),
+                           tag("few")), inputs={"business": "Business"})
+
+
+@pytest.mark.parametrize("claims", [
+    [{"date": "yesterday", "amount": float("nan")}], [float("inf"), None],
+    [{"amount": Decimal("2.5"), "nested": [[1, 2], {"a": float("nan")}]}]])
+@pytest.mark.parametrize("schemas", [TYPED, None])
+def test_len_reads_no_item_when_given_a_list_on_every_path(claims, schemas):
+    # issue 12: `len(prior_claims)` converted (and so checked) the whole list to read its length
+    found = same_everywhere(CLAIM_COUNT, {"business": {"prior_claims": claims}}, schemas)
+    assert found[5] == ("few",)
+
+
+@pytest.mark.parametrize(("value", "kind"), [
+    ("ab", "value"), ({"a": 1, "b": 2}, "value"), (7, "error"), ({"a": float("nan")}, "error")])
+def test_len_still_reads_strings_and_objects_whole_when_not_given_a_list(value, kind):
+    found = same_everywhere(CLAIM_COUNT, {"business": {"prior_claims": value}})
+    assert found[0] == kind
+
+
+def test_len_of_a_list_still_counts_its_items_against_the_input_limits():
+    compiled = compile_ruleset("ruleset t\ninput r: Any\nrule r when len(r.claims) <= 2 then "
+                               "stop end\n")
+    deep = {"claims": [[[[[1]]]]]}
+    with pytest.raises(EvaluationError) as raised:
+        compiled.evaluate({"r": deep}, limits=Limits(max_input_depth=4))
+    assert raised.value.code == "limit_depth"
+    big = {"claims": [{"a": list(range(30))}]}
+    with pytest.raises(EvaluationError) as raised:
+        compiled.evaluate({"r": big}, limits=Limits(max_input_nodes=20))
+    assert raised.value.code == "limit_input_size"

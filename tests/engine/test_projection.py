@@ -157,3 +157,21 @@ def test_inlined_list_items_convert_as_the_full_conversion_when_measured(claims)
         except EvaluationError as error:
             return (error.code, error.message)
     assert outcome(measured=True) == outcome(measured=False) == outcome(explain=True)
+
+
+@pytest.mark.parametrize("unread", [(1, 2), object(), {"a": {1, 2}}])
+def test_unread_values_that_are_not_json_take_the_full_conversion_when_counted(unread):
+    compiled = _compiled()
+    business = {**BUSINESS, "unread": unread}
+    try:
+        compiled._converters["business"].convert("business", business, Limits())
+        expected = "value"
+    except EvaluationError as error:
+        expected = error.code
+    try:
+        compiled.evaluate({"business": business})
+        found = "value"
+    except EvaluationError as error:
+        found = error.code
+    assert found == expected
+    assert measure(business, Limits(), "business") is False

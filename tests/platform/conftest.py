@@ -24,7 +24,7 @@ from tests.platform.email.smtp_server import SmtpTestServer, running_smtp_server
 def settings(platform_database_urls) -> Settings:
     """Settings of a service on a migrated platform database of its own (backend under test)."""
     return Settings(database_url=platform_database_urls.async_, secret_key="test-secret-key",
-                    fernet_keys=(Fernet.generate_key().decode(),))
+                    fernet_keys=(Fernet.generate_key().decode(),), load_example_market=False)
 
 
 @pytest.fixture(scope="session")

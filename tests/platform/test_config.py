@@ -17,6 +17,30 @@ def test_defaults_describe_the_embedded_setup_when_nothing_is_configured():
     assert (settings.host, settings.port) == ("127.0.0.1", 8080)
     assert settings.max_body_bytes == 1024 * 1024
     assert settings.secret_key is None and settings.fernet_keys == ()
+    # Issue 11: every workspace gets its own embedded SQLite tenant database next to it.
+    assert settings.tenant_sqlite_root == Path("insureops.db-tenants")
+    assert settings.embedded_tenants_on
+
+
+def test_embedded_tenant_databases_are_off_when_the_platform_is_postgres_or_turned_off(
+        monkeypatch):
+    postgres = Settings(database_url="postgresql://app@db.internal/insureops")
+    assert postgres.tenant_sqlite_root is None and not postgres.embedded_tenants_on
+    monkeypatch.setenv("INSUREOPS_EMBEDDED_TENANT_DATABASES", "false")
+    off = Settings.from_env()
+    assert off.tenant_sqlite_root is None and not off.embedded_tenants_on
+    directory_only = Settings.from_env(tenant_sqlite_directory="/srv/tenants")
+    assert directory_only.tenant_sqlite_root == Path("/srv/tenants")
+    assert not directory_only.embedded_tenants_on  # SQLite URLs may be saved; no default
+
+
+def test_embedded_tenant_databases_need_a_directory_when_the_platform_is_postgres():
+    with pytest.raises(ValidationError, match="INSUREOPS_TENANT_SQLITE_DIRECTORY"):
+        Settings(database_url="postgresql://app@db.internal/insureops",
+                 embedded_tenant_databases=True)
+    on = Settings(database_url="postgresql://app@db.internal/insureops",
+                  embedded_tenant_databases=True, tenant_sqlite_directory="/srv/tenants")
+    assert on.embedded_tenants_on
 
 
 def test_direct_construction_ignores_the_environment_when_variables_are_set(monkeypatch):

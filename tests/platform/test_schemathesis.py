@@ -164,7 +164,10 @@ def sign_up_owner(base_url: str, mailbox: list[str], tenant_directory: Path) -> 
     key = _check(requests.post(f"{base_url}/api/v2/settings/api-keys/", headers=cookie,
                                timeout=30, json={"name": "fuzz", "scopes": ["read", "write"]}),
                  201)["key"]
-    tenant_url = f"sqlite:///{tenant_directory / 'tenant.sqlite3'}"
+    tenant_id = _check(requests.post(f"{base_url}/api/v2/mcp/validate-key/", timeout=30,
+                                     headers={"Authorization": f"Bearer {key}"}), 200)["tenant_id"]
+    (tenant_directory / tenant_id).mkdir(parents=True, exist_ok=True)  # the workspace's own
+    tenant_url = f"sqlite:///{tenant_directory / tenant_id / 'tenant.sqlite3'}"
     engine = create_tenant_engine(tenant_url)
     try:
         apply_data_model(engine)
@@ -255,6 +258,9 @@ SCHEMA_VALID_BUT_REFUSED = [
     ("/api/v1/carrier_finder/clients/{prospect_id}/", "PATCH"),
     ("/api/v1/carrier_finder/clients/accept-terms/", "POST"),
     ("/api/v1/carrier_finder/clients/check-duplicate/", "GET"),
+    # The URL must be a reachable public http(s) site (400 scan_url_invalid, scan_failed, ...);
+    # arbitrary strings are not, and this machine reaches no public site.
+    ("/api/v1/carrier_finder/scan/", "POST"),
 ]
 
 

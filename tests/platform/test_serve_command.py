@@ -59,7 +59,7 @@ def test_serve_answers_profile_with_401_json_when_started_with_no_configuration(
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_until_serving(process, base, time.monotonic() + 30)
+        wait_until_serving(process, base, time.monotonic() + 90)  # first start loads the market
         status, headers, body = get(f"{base}/api/auth/profile/")
         assert status == 401
         assert headers["Content-Type"].startswith("application/json")

@@ -1,7 +1,7 @@
 """Prospects saved by the browser extension and their owners' terms acceptances.
 
 Revision ID: 0007_prospects
-Revises: 0004
+Revises: 0006_carrier_market
 Create Date: 2026-11-23
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0007_prospects"
-down_revision = "0004"
+down_revision = "0006_carrier_market"
 branch_labels = None
 depends_on = None
 

@@ -107,6 +107,20 @@ def test_evaluator_reports_the_engine_error_with_its_source_when_evaluation_fail
     assert error.source is not None and error.source.startswith("sample.rules:5:")
 
 
+def test_evaluator_outcomes_equal_evaluate_when_refused_cases_surround_evaluated_ones(
+        evaluator):
+    good = '{"id": %d, "inputs": {"business": {"annual_revenue": 5000}, "extra": {"since": %s}}}'
+    lines = ["{not json", good % (2, '"2021-05-01"'), '{"id": 3, "inputs": {"business": {}}}',
+             "[]", good % (5, '"yesterday"'), good % (6, '"2019-01-01"'), "{",
+             '{"id": 8, "inputs": {}}']
+    cases = _read("\n".join(lines))
+    pairs = list(evaluator.outcomes(iter(cases)))
+    assert [case for case, _ in pairs] == cases
+    assert [outcome for _, outcome in pairs] == [evaluator.evaluate(case) for case in cases]
+    assert [type(outcome) is Result for _, outcome in pairs] == [
+        False, True, False, False, False, True, False, False]
+
+
 def test_result_line_is_one_json_object_per_line(evaluator):
     (good, bad) = _read('{"id": "g", "inputs": {"business": {}, "extra": {}}}\n{oops\n')
     first = jsonio.loads(result_line(good, evaluator.evaluate(good)))

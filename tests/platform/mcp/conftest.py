@@ -21,17 +21,56 @@ NOW = datetime.datetime(2026, 11, 22, 3, 0, tzinfo=datetime.UTC)
 
 
 @pytest.fixture
-def settings(settings: Settings) -> Settings:
-    """The platform test settings with loopback tenant databases allowed: the test PostgreSQL is
-    on 127.0.0.1, which the tenant pools otherwise refuse."""
-    return settings.model_copy(update={"tenant_database_allowed_networks": ("127.0.0.1/32",)})
+def tenant_sqlite_root(tmp_path: Path) -> Path:
+    """The SQLite tenant directory: each workspace's files in its own `<tenant_id>/` below."""
+    return tmp_path / "tenants"
 
 
 @pytest.fixture
+def settings(settings: Settings, tenant_sqlite_root: Path) -> Settings:
+    """The platform test settings with loopback tenant databases allowed (the test PostgreSQL is
+    on 127.0.0.1, which the tenant pools otherwise refuse) and SQLite tenant databases on."""
+    return settings.model_copy(update={"tenant_database_allowed_networks": ("127.0.0.1/32",),
+                                       "tenant_sqlite_directory": tenant_sqlite_root})
+
+
+@pytest.fixture
+<<<<<<< HEAD
 def make_tenant_database(test_databases) -> Callable[[], str]:
     """`make_tenant_database()`: a new database of the backend under test holding the data
     model (a copy of the worker's template); its sync URL. Dropped when the test ends."""
     return lambda: test_databases.copy(Template.TENANT).sync
+=======
+def make_tenant_database(backend: str, tmp_path: Path,
+                         tenant_sqlite_root: Path) -> Iterator[Callable[..., str]]:
+    """`make_tenant_database(tenant_id=None)`: a new, prepared database of the backend under
+    test; its URL (a PostgreSQL schema selected by search_path, dropped afterwards; or a SQLite
+    file, in the workspace's own directory when `tenant_id` is given, as the service requires)."""
+    schemas: list[str] = []
+
+    def make(tenant_id: str | None = None) -> str:
+        if backend == "sqlite":
+            directory = tmp_path if tenant_id is None else tenant_sqlite_root / tenant_id
+            directory.mkdir(parents=True, exist_ok=True)
+            url = f"sqlite:///{directory / f'tenant-{uuid.uuid4().hex[:8]}.sqlite3'}"
+        else:
+            base = os.environ[POSTGRES_URL_VARIABLE]
+            schema = f"tenant_{uuid.uuid4().hex[:16]}"
+            with psycopg.connect(_plain(base), autocommit=True) as connection:
+                connection.execute(f'CREATE SCHEMA "{schema}"')
+            schemas.append(schema)
+            separator = "&" if "?" in base else "?"
+            url = f"{base}{separator}options={quote(f'-csearch_path={schema}')}"
+        prepare_tenant_database(url)
+        return url
+
+    yield make
+    if schemas:
+        with psycopg.connect(_plain(os.environ[POSTGRES_URL_VARIABLE]),
+                             autocommit=True) as connection:
+            for schema in schemas:
+                connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+>>>>>>> newcomer
 
 
 @dataclass(frozen=True)
@@ -74,11 +113,12 @@ async def save_database_url(client: TestClient, tenant_id: str, url: str) -> Non
 
 @pytest.fixture
 def make_tenant(client: TestClient) -> Callable[..., Awaitable[Tenant]]:
-    """`await make_tenant(database_url, scopes=...)`: a workspace, a key, the saved URL."""
+    """`await make_tenant(database_url, scopes=..., tenant_id=...)`: a workspace, a key, the
+    saved URL."""
     async def make(database_url: str | None, *,
                    scopes: tuple[Scope, ...] = (Scope.READ, Scope.WRITE),
-                   name: str = "Agency") -> Tenant:
-        tenant_id = new_tenant_id(NOW.timestamp())
+                   name: str = "Agency", tenant_id: str | None = None) -> Tenant:
+        tenant_id = tenant_id or new_tenant_id(NOW.timestamp())
         async with client.app[DATABASE].unit_of_work() as uow:
             uow.session.add(Workspace(tenant_id=tenant_id, name=name, created_at=NOW))
         key, key_id = await add_key(client, tenant_id, scopes)
@@ -89,9 +129,19 @@ def make_tenant(client: TestClient) -> Callable[..., Awaitable[Tenant]]:
 
 
 @pytest.fixture
-async def tenant(make_tenant, make_tenant_database) -> Tenant:
+def make_own_tenant(make_tenant, make_tenant_database) -> Callable[..., Awaitable[Tenant]]:
+    """`await make_own_tenant(scopes=..., name=...)`: a workspace with its own prepared
+    tenant database (a SQLite file can only ever be one workspace's)."""
+    async def make(**options) -> Tenant:
+        tenant_id = new_tenant_id(NOW.timestamp())
+        return await make_tenant(make_tenant_database(tenant_id), tenant_id=tenant_id, **options)
+    return make
+
+
+@pytest.fixture
+async def tenant(make_own_tenant) -> Tenant:
     """A workspace with a read-write key and its own prepared tenant database."""
-    return await make_tenant(make_tenant_database())
+    return await make_own_tenant()
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ def _closed_port() -> int:
 
 
 async def test_unreachable_database_is_503_quickly_and_recovers_when_back(
-        client, tenant, make_tenant, save_url):
+        client, tenant, make_tenant, make_tenant_database, save_url):
     down = await make_tenant(f"postgresql://app:secret@127.0.0.1:{_closed_port()}/tenant")
     for _ in range(2):  # the second attempt must not hang on a poisoned pool either
         started = time.monotonic()
@@ -34,24 +34,26 @@ async def test_unreachable_database_is_503_quickly_and_recovers_when_back(
         assert "secret" not in await response.text()
     healthy = await client.get("/api/v2/mcp/clients/list/", headers=tenant.headers)
     assert healthy.status == 200  # other tenants are not affected
-    await save_url(down.tenant_id, tenant.database_url)
+    await save_url(down.tenant_id, make_tenant_database(down.tenant_id))
     recovered = await client.post("/api/v2/mcp/clients/", json={"name": "Back"},
                                   headers=down.headers)
     assert recovered.status == 201
 
 
-async def test_503_explains_what_to_do_when_no_database_is_saved(client, make_tenant):
+async def test_503_explains_what_to_do_when_no_database_is_saved(
+        make_client, settings, make_tenant):
     unconfigured = await make_tenant(None)
-    response = await client.get("/api/v2/mcp/policies/list/", headers=unconfigured.headers)
+    no_sqlite = await make_client(settings.model_copy(update={
+        "tenant_sqlite_directory": None, "embedded_tenant_databases": False}))
+    response = await no_sqlite.get("/api/v2/mcp/policies/list/", headers=unconfigured.headers)
     body = await response.json()
     assert response.status == 503 and body["error"]["code"] == "tenant_database_unavailable"
     assert "Settings" in body["error"]["message"]
 
 
-async def test_pools_reuse_replace_and_evict_engines_when_urls_and_tenants_change(
-        tmp_path, settings):
+async def test_pools_reuse_replace_and_evict_engines_when_urls_and_tenants_change(settings):
     pools = TenantPools(PoolLimits(max_tenants=2))
-    url_a, url_b = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
+    url_a, url_b = "sqlite:///a.db", "sqlite:///b.db"  # in each workspace's own directory
     first = await pools.store_for("A", url_a, settings)
     assert (await pools.store_for("A", url_a, settings)).engine is first.engine
     replaced = await pools.store_for("A", url_b, settings)
@@ -64,9 +66,15 @@ async def test_pools_reuse_replace_and_evict_engines_when_urls_and_tenants_chang
 
 
 async def test_unprepared_database_is_503_with_the_command_when_tables_are_missing(
-        client, make_tenant, database_urls):
-    # The test's own empty database (SQLite file or PostgreSQL schema) was never prepared.
-    empty = await make_tenant(database_urls.sync)
+        client, make_tenant, database_urls, tenant_sqlite_root):
+    # An empty database, never prepared: the test's PostgreSQL schema, or a new SQLite file in
+    # the workspace's own directory.
+    tenant_id = "01J00000000000000000000EMP"
+    empty_url = database_urls.sync
+    if database_urls.backend == "sqlite":
+        (tenant_sqlite_root / tenant_id).mkdir(parents=True)
+        empty_url = f"sqlite:///{tenant_sqlite_root / tenant_id / 'empty.sqlite3'}"
+    empty = await make_tenant(empty_url, tenant_id=tenant_id)
     response = await client.get("/api/v2/mcp/clients/list/", headers=empty.headers)
     body = await response.json()
     assert response.status == 503 and "insureops schema apply" in body["error"]["message"]
@@ -143,11 +151,12 @@ async def test_embedded_sqlite_database_is_made_on_first_use_when_none_is_saved(
     headers = {"Authorization": f"Bearer {key}"}
     created = await client.post("/api/v2/mcp/clients/", json={"name": "First"}, headers=headers)
     assert created.status == 201
-    assert (directory / "01J00000000000000000000000.sqlite3").is_file()
+    own_file = directory / "01J00000000000000000000000" / "01J00000000000000000000000.sqlite3"
+    assert own_file.is_file()
     connection = await (await client.get("/api/v2/mcp/database/connection/",
                                           headers=headers)).json()
     assert connection["backend"] == "sqlite"
-    assert connection["connection_string"].endswith("01J00000000000000000000000.sqlite3")
+    assert connection["connection_string"] == f"sqlite:///{own_file.resolve()}"
 
 
 async def test_tenant_engines_are_disposed_when_the_app_shuts_down(client, tenant):

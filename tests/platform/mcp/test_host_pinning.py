@@ -51,7 +51,7 @@ async def test_engine_connects_to_the_checked_address_when_the_url_names_a_host(
         hide_password=False)
     allowing = settings.model_copy(update={
         "tenant_database_allowed_networks": ("127.0.0.1/32", "::1/128")})
-    checked = await check_addresses(parse_url(url, allowing), allowing)
+    checked = await check_addresses(parse_url(url, allowing, tenant_id="A"), allowing)
     pools = TenantPools()
     try:
         store = await pools.store_for("A", url, allowing)

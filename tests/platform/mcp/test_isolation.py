@@ -5,13 +5,18 @@ from __future__ import annotations
 import pytest
 
 from insureops.platform.auth import Scope
+from insureops.platform.tenant_databases import uri_form
+from tests.platform.mcp.conftest import add_key
 
 
 @pytest.fixture(params=["own databases", "one shared database"])
-async def two_tenants(request, make_tenant, make_tenant_database):
-    first_url = make_tenant_database()
-    second_url = make_tenant_database() if request.param == "own databases" else first_url
-    return await make_tenant(first_url, name="A"), await make_tenant(second_url, name="B")
+async def two_tenants(request, backend, make_tenant, make_own_tenant):
+    if request.param == "own databases":
+        return await make_own_tenant(name="A"), await make_own_tenant(name="B")
+    if backend == "sqlite":
+        pytest.skip("a SQLite tenant database is only ever one workspace's (issue 17, fix 3)")
+    first = await make_own_tenant(name="A")
+    return first, await make_tenant(first.database_url, name="B")
 
 
 async def test_other_workspace_cannot_reach_records_when_it_knows_their_uuids(
@@ -57,13 +62,14 @@ async def test_connection_and_key_answers_are_the_callers_own_when_two_tenants_e
         assert info["tenant_id"] == tenant.tenant_id
         connection = await (await client.get("/api/v2/mcp/database/connection/",
                                              headers=tenant.headers)).json()
-        assert connection["connection_string"] == tenant.database_url
+        assert connection["connection_string"] == uri_form(tenant.database_url)
 
 
-async def test_scopes_are_enforced_when_the_key_is_read_only(client, make_tenant, tenant):
-    reader = await make_tenant(tenant.database_url, scopes=(Scope.READ,))
-    write = await client.post("/api/v2/mcp/clients/", json={"name": "x"}, headers=reader.headers)
-    connection = await client.get("/api/v2/mcp/database/connection/", headers=reader.headers)
-    listing = await client.get("/api/v2/mcp/clients/list/", headers=reader.headers)
+async def test_scopes_are_enforced_when_the_key_is_read_only(client, tenant):
+    key, _ = await add_key(client, tenant.tenant_id, (Scope.READ,))
+    reader = {"Authorization": f"Bearer {key}"}
+    write = await client.post("/api/v2/mcp/clients/", json={"name": "x"}, headers=reader)
+    connection = await client.get("/api/v2/mcp/database/connection/", headers=reader)
+    listing = await client.get("/api/v2/mcp/clients/list/", headers=reader)
     assert (write.status, connection.status, listing.status) == (403, 403, 200)
     assert (await write.json())["error"]["code"] == "insufficient_scope"

@@ -68,8 +68,10 @@ async def test_create_keeps_every_field_when_all_forty_are_given(client, tenant)
 
 
 async def test_create_refuses_when_client_or_producer_is_not_in_the_tenant(
-        client, tenant, make_tenant):
-    other = await make_tenant(tenant.database_url, name="Other agency")  # same database
+        client, tenant, backend, make_tenant, make_own_tenant):
+    # PostgreSQL: the same database; a SQLite file is only ever one workspace's.
+    other = (await make_tenant(tenant.database_url, name="Other agency")
+             if backend == "postgresql" else await make_own_tenant(name="Other agency"))
     foreign = await _client(client, other)
     response = await client.post(f"{BASE}/", json={
         "client_id": foreign["id"], "producer_id": "6f1c0f5e-0000-4000-8000-000000000000"},
@@ -149,3 +151,48 @@ async def test_list_filters_policies_when_given_status_lob_client_number_and_dat
     assert await numbers(start_date_from="2026-01-01", start_date_to="2026-01-01") == ["A"]
     bad = await client.get(f"{BASE}/list/", params={"status": "lost"}, headers=tenant.headers)
     assert bad.status == 400
+
+
+# Issue 11: a policy's client_id needed the client's `id` while every client route takes its
+# `uuid`; passing the uuid answered "no client with this id".
+async def test_policy_names_its_client_by_uuid_when_created_and_updated(client, tenant):
+    first, second = await _client(client, tenant), await _client(client, tenant)
+    by_uuid = await _create(client, tenant, client_id=first["uuid"], policy_number="U-1")
+    by_id = await _create(client, tenant, client_id=first["id"], policy_number="U-2")
+    assert by_uuid["client_id"] == by_id["client_id"] == first["id"]
+    moved = await client.patch(f"{BASE}/{by_uuid['uuid']}/update/",
+                               json={"client_id": second["uuid"]}, headers=tenant.headers)
+    assert moved.status == 200 and (await moved.json())["client_id"] == second["id"]
+    listed = await (await client.get(f"{BASE}/list/", params={"client_uuid": second["uuid"]},
+                                     headers=tenant.headers)).json()
+    assert [item["policy_number"] for item in listed["items"]] == ["U-1"]
+
+
+async def test_client_uuid_of_another_workspace_is_refused_when_a_policy_names_it(
+        client, tenant, backend, make_tenant, make_own_tenant):
+    other = (await make_tenant(tenant.database_url, name="Other agency")
+             if backend == "postgresql" else await make_own_tenant(name="Other agency"))
+    foreign = await _client(client, other)
+    mine = await _create(client, tenant, policy_number="M-1")
+    attempts = [client.post(f"{BASE}/", json={"client_id": foreign["uuid"]},
+                            headers=tenant.headers),
+                client.put(f"{BASE}/{mine['uuid']}/update/", json={"client_id": foreign["uuid"]},
+                           headers=tenant.headers)]
+    for attempt in attempts:
+        response = await attempt
+        body = await response.json()
+        assert response.status == 400
+        assert body["error"]["details"] == [
+            {"field": "client_id", "message": "no client with this id or uuid in your workspace"}]
+    unchanged = await (await client.get(f"{BASE}/{mine['uuid']}/", headers=tenant.headers)).json()
+    assert unchanged["client_id"] is None
+
+
+def test_published_policy_schema_says_a_client_is_named_by_id_or_uuid_when_read(settings):
+    from insureops.platform.app import create_app
+    from insureops.platform.keys import OPENAPI_DOCUMENT
+    from insureops.platform.tenant_data.payloads import PolicyCreate, PolicyUpdate
+    schemas = create_app(settings)[OPENAPI_DOCUMENT]["components"]["schemas"]
+    for payload in (PolicyCreate, PolicyUpdate):
+        for schema in (payload.model_json_schema(), schemas[payload.__name__]):  # tool, OpenAPI
+            assert "`id` or its `uuid`" in schema["properties"]["client_id"]["description"]

@@ -17,10 +17,12 @@ from mcp.client.stdio import StdioServerParameters
 from tests.platform.mcp.conftest import (  # noqa: F401 - fixtures used by these tests too
     Tenant,
     add_key,
+    make_own_tenant,
     make_tenant,
     make_tenant_database,
     settings,
     tenant,
+    tenant_sqlite_root,
 )
 
 INSUREOPS = str(Path(sys.executable).parent / "insureops")

@@ -134,11 +134,11 @@ async def test_tools_refuse_with_key_tips_when_the_key_is_revoked_during_a_sessi
 
 
 async def test_tools_never_reach_another_workspace_when_they_share_the_database(
-        client, make_tenant, make_tenant_database, recording_service, server_parameters,
-        errlog):
+        client, make_tenant, make_own_tenant, recording_service, server_parameters, errlog):
     service_url, _ = recording_service
-    shared = make_tenant_database()
-    a, b = await make_tenant(shared, name="A"), await make_tenant(shared, name="B")
+    b = await make_own_tenant(name="B")  # B's database, which A's local server opens directly
+    shared = b.database_url
+    a = await make_tenant(shared, name="A")
     theirs = await (await client.post("/api/v2/mcp/clients/", json={"name": "B's client"},
                                       headers=b.headers)).json()
     params = server_parameters(SERVICE_API_KEY=a.key, DATABASE_URL=shared,

@@ -12,6 +12,7 @@ from insureops.platform.mcp_server.service_client import ServiceClient
 from insureops.platform.mcp_server.tools import build_server
 from insureops.platform.mcp_server.troubleshooting import key_problems, url_problem
 from insureops.platform.mcp_server.usage import UsageBatcher
+from insureops.platform.tenant_data.payloads import PolicyCreate
 from insureops.schema.jsonschemas import resource_schema
 
 GOOD_KEY = "iops_" + "a1B2c3" * 6 + "Zz1Y"
@@ -69,6 +70,8 @@ async def test_tool_inputs_use_the_data_model_schemas_when_listed():
     tools = {tool.name: tool for tool in await build_server(None).list_tools()}
     schema = tools["create_policy"].input_schema
     model = schema["$defs"][schema["properties"]["policy"]["$ref"].rsplit("/", 1)[1]]
+    for name, description in PolicyCreate.descriptions.items():  # the service's own words
+        assert model["properties"][name].pop("description") == description
     assert model["properties"] == resource_schema("Policy", "create")["properties"]
     assert tools["update_client"].input_schema["required"] == ["uuid", "client"]
     assert set(tools["list_policies"].input_schema["properties"]) >= {

@@ -38,6 +38,13 @@ async def run_test(tenancy: Tenancy, member: Member, **body):
     return await tenancy.client.post(f"{BASE}/database/test/", json=body, headers=member.headers)
 
 
+def own_directory(tenant_directory: Path, member: Member) -> Path:
+    """The member's workspace's own directory, where its SQLite tenant databases must lie."""
+    directory = tenant_directory / member.workspace_id
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
 def prepared_sqlite(directory: Path, name: str = "agency.sqlite3") -> str:
     path = directory / name
     engine = create_tenant_engine(f"sqlite:///{path}")
@@ -119,7 +126,7 @@ async def test_stored_url_is_encrypted_when_saved(tenancy, postgres_tenant):
 async def test_sqlite_file_under_the_directory_reports_its_version_when_tested(
         tenancy, tenant_directory):
     ann = await tenancy.owner("ann@example.com")
-    url = prepared_sqlite(tenant_directory)
+    url = prepared_sqlite(own_directory(tenant_directory, ann))
     report = await (await run_test(tenancy, ann, url=url)).json()
     assert report == {"ok": True, "latency_ms": report["latency_ms"],
                       "schema_version": DATA_MODEL_VERSION, "error": None}
@@ -129,7 +136,7 @@ async def test_sqlite_file_under_the_directory_reports_its_version_when_tested(
 async def test_unprepared_database_reports_no_schema_version_when_tested(tenancy,
                                                                          tenant_directory):
     ann = await tenancy.owner("ann@example.com")
-    path = tenant_directory / "empty.sqlite3"
+    path = own_directory(tenant_directory, ann) / "empty.sqlite3"
     engine = create_tenant_engine(f"sqlite:///{path}")
     with engine.connect():
         pass
@@ -143,7 +150,7 @@ async def test_test_reports_only_connection_failed_when_the_cause_differs(
     ann = await tenancy.owner("ann@example.com")
     closed_port = f"postgresql://app:{PASSWORD}@127.0.0.1:{free_port()}/agency"
     wrong_database = make_url(postgres_tenant).set(database="no_such_database_here")
-    missing_file = f"sqlite:///{tenant_directory / 'missing.sqlite3'}"
+    missing_file = f"sqlite:///{own_directory(tenant_directory, ann) / 'missing.sqlite3'}"
     reports = []
     for url in (closed_port, wrong_database.render_as_string(hide_password=False), missing_file):
         response = await run_test(tenancy, ann, url=url)
@@ -151,7 +158,7 @@ async def test_test_reports_only_connection_failed_when_the_cause_differs(
         reports.append(await response.json())
     assert reports == [{"ok": False, "latency_ms": None, "schema_version": None,
                         "error": "connection_failed"}] * 3
-    assert not (tenant_directory / "missing.sqlite3").exists()
+    assert not (tenant_directory / ann.workspace_id / "missing.sqlite3").exists()
 
 
 async def test_test_gives_up_within_the_timeout_when_the_server_never_answers(tenancy):
@@ -244,7 +251,8 @@ async def test_loopback_is_refused_when_the_settings_do_not_allow_it(
         aiohttp_client, settings):
     from tests.platform.accounts.conftest import FakeClock
     from tests.platform.workspaces import start_tenancy
-    strict = await start_tenancy(aiohttp_client, settings, FakeClock())
+    strict = await start_tenancy(aiohttp_client, settings.model_copy(
+        update={"embedded_tenant_databases": False}), FakeClock())
     ann = await strict.owner("ann@example.com")
     for url in ("postgresql://app:pw@127.0.0.1/agency", "postgresql://app:pw@localhost/agency",
                 "sqlite:///agency.sqlite3"):
@@ -255,7 +263,8 @@ async def test_loopback_is_refused_when_the_settings_do_not_allow_it(
 async def test_other_workspace_sees_no_connection_when_one_was_saved(tenancy, tenant_directory):
     ann = await tenancy.owner("ann@example.com")
     bob = await tenancy.owner("bob@example.com", "Bob Brokers")
-    assert (await save(tenancy, ann, prepared_sqlite(tenant_directory))).status == 200
+    url = prepared_sqlite(own_directory(tenant_directory, ann))
+    assert (await save(tenancy, ann, url)).status == 200
     assert (await read(tenancy, bob))["configured"] is False
     assert (await run_test(tenancy, bob)).status == 404
     assert (await read(tenancy, ann))["configured"] is True
@@ -265,7 +274,7 @@ async def test_members_read_but_only_admins_save_and_test_when_roles_differ(tena
                                                                            tenant_directory):
     ann = await tenancy.owner("ann@example.com")
     member = await tenancy.member(ann, "max@example.com")
-    url = prepared_sqlite(tenant_directory)
+    url = prepared_sqlite(own_directory(tenant_directory, ann))
     assert (await save(tenancy, member, url)).status == 403
     assert (await run_test(tenancy, member, url=url)).status == 403
     assert (await save(tenancy, ann, url)).status == 200
@@ -281,7 +290,7 @@ async def test_database_routes_are_401_when_there_is_no_session(tenancy, method,
 
 async def test_database_test_is_rate_limited_when_run_too_often(tenancy, tenant_directory):
     ann = await tenancy.owner("ann@example.com")
-    url = prepared_sqlite(tenant_directory)
+    url = prepared_sqlite(own_directory(tenant_directory, ann))
     for remaining in range(19, -1, -1):
         response = await run_test(tenancy, ann, url=url)
         assert response.status == 200
@@ -290,3 +299,82 @@ async def test_database_test_is_rate_limited_when_run_too_often(tenancy, tenant_
     assert refused.status == 429
     assert (await refused.json())["error"]["code"] == "rate_limited"
     assert int(refused.headers["Retry-After"]) > 0
+
+
+# Issue 11 / issue 17, fix 3: with INSUREOPS_TENANT_SQLITE_DIRECTORY set, a workspace could save
+# sqlite:///<other tenant_id>.sqlite3, write into the other workspace's file, and tell from the
+# connection test which workspaces had a file.
+async def test_other_workspace_file_is_neither_reached_nor_revealed_when_its_name_is_saved(
+        tenancy, tenant_directory):
+    ann = await tenancy.owner("ann@example.com")
+    bob = await tenancy.owner("bob@example.com", "Bob Brokers")
+    quiet = await tenancy.owner("quiet@example.com", "No File Yet")
+    bobs_file = own_directory(tenant_directory, bob) / "agency.sqlite3"
+    assert (await save(tenancy, bob, prepared_sqlite(bobs_file.parent))).status == 200
+    before = bobs_file.read_bytes()
+    answers = []
+    for victim in (bob, quiet):  # one workspace has a file, the other none
+        for url in (f"sqlite:///../{victim.workspace_id}/agency.sqlite3",
+                    f"sqlite:///{tenant_directory / victim.workspace_id / 'agency.sqlite3'}",
+                    f"sqlite:///{tenant_directory.resolve()}/{victim.workspace_id}/agency.sqlite3"):
+            for response in (await run_test(tenancy, ann, url=url), await save(tenancy, ann, url)):
+                answers.append((response.status, await response.json()))
+    assert {str(answer) for answer in answers} == {str(answers[0])}  # alike, whoever has a file
+    status, body = answers[0]
+    assert status == 400 and body["error"]["details"] == [
+        {"field": "url", "message": "database_location_refused"}]
+    assert (await read(tenancy, ann))["configured"] is False
+    assert bobs_file.read_bytes() == before
+    assert not (tenant_directory / quiet.workspace_id).exists()
+
+
+async def test_saved_url_to_another_workspace_file_is_refused_when_the_tenant_api_connects(
+        tenancy, tenant_directory):
+    # A row saved before the check existed (or written around it) is checked again on connect.
+    from tests.platform.mcp.conftest import add_key, save_database_url
+    ann = await tenancy.owner("ann@example.com")
+    bob = await tenancy.owner("bob@example.com", "Bob Brokers")
+    bobs_url = prepared_sqlite(own_directory(tenant_directory, bob))
+    await save_database_url(tenancy.client, ann.workspace_id, bobs_url)
+    key, _ = await add_key(tenancy.client, ann.workspace_id)
+    response = await tenancy.client.post("/api/v2/mcp/clients/", json={"name": "Intruder"},
+                                         headers={"Authorization": f"Bearer {key}"})
+    assert response.status == 503
+    assert (await response.json())["error"]["code"] == "tenant_database_unavailable"
+    engine = create_tenant_engine(bobs_url)
+    try:
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("SELECT count(*) FROM clients").scalar() == 0
+    finally:
+        engine.dispose()
+
+
+# Issue 11: GET /api/v2/mcp/database/connection/ and database/get/ answered
+# postgresql+psycopg://..., which psql cannot use; the spec says URI form.
+@pytest.mark.parametrize("saved", [
+    "postgres://app:{pw}@127.0.0.1:5432/agency?sslmode=disable",
+    "postgresql://app:{pw}@127.0.0.1/agency",
+    "postgresql://app:{pw}@127.0.0.1:6543/agency?application_name=agency%20tools"])
+async def test_connection_is_answered_as_saved_when_read_back(tenancy, saved):
+    from tests.platform.mcp.conftest import add_key
+    ann = await tenancy.owner("ann@example.com")
+    url = saved.format(pw=PASSWORD)
+    assert (await save(tenancy, ann, url)).status == 200
+    key, _ = await add_key(tenancy.client, ann.workspace_id)
+    connection = await (await tenancy.client.get(
+        "/api/v2/mcp/database/connection/", headers={"Authorization": f"Bearer {key}"})).json()
+    assert connection == {"connection_string": url, "backend": "postgresql"}
+    assert (await read(tenancy, ann))["url"] == saved.format(pw="***")
+
+
+async def test_connection_saved_in_the_driver_form_is_answered_as_a_uri_when_read_back(tenancy):
+    # Rows saved before the fix hold postgresql+psycopg://.
+    from tests.platform.mcp.conftest import add_key, save_database_url
+    ann = await tenancy.owner("ann@example.com")
+    await save_database_url(tenancy.client, ann.workspace_id,
+                            f"postgresql+psycopg://app:{PASSWORD}@db.example.com/agency")
+    key, _ = await add_key(tenancy.client, ann.workspace_id)
+    connection = await (await tenancy.client.get(
+        "/api/v2/mcp/database/connection/", headers={"Authorization": f"Bearer {key}"})).json()
+    assert connection["connection_string"] == f"postgresql://app:{PASSWORD}@db.example.com/agency"
+    assert (await read(tenancy, ann))["url"] == "postgresql://app:***@db.example.com/agency"

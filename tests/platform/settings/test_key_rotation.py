@@ -14,7 +14,7 @@ from insureops.platform.cli import main
 from insureops.platform.config import Settings
 from insureops.platform.tenant_databases import TenantDatabaseSecretError, decrypt_url
 from tests.platform.accounts.conftest import FakeClock
-from tests.platform.settings.test_database import prepared_sqlite
+from tests.platform.settings.test_database import own_directory, prepared_sqlite
 from tests.platform.workspaces import start_tenancy
 
 OLD, NEW = Fernet.generate_key().decode(), Fernet.generate_key().decode()
@@ -39,10 +39,10 @@ def with_keys(settings: Settings, *keys: str) -> Settings:
 
 async def test_saved_url_survives_rotation_when_the_new_key_goes_first(
         aiohttp_client, settings_under_test, tenant_directory):
-    url = prepared_sqlite(tenant_directory)
     before = with_keys(settings_under_test, OLD)
     first = await start_tenancy(aiohttp_client, before, FakeClock())
     ann = await first.owner("ann@example.com")
+    url = prepared_sqlite(own_directory(tenant_directory, ann))
     assert (await first.client.post("/api/v2/settings/database/", json={"url": url},
                                     headers=ann.headers)).status == 200
     old_token = await saved_token(first, ann.workspace_id)

@@ -57,6 +57,8 @@ def test_payload_models_publish_the_data_model_schema_when_documented():
                                   (PolicyUpdate, "Policy", "update")]:
         published = model.model_json_schema()
         expected = resource_schema(resource, mode)
+        for name, description in model.descriptions.items():  # the service's own words
+            assert published["properties"][name].pop("description") == description
         assert published["properties"] == expected["properties"]
         assert published.get("required") == expected.get("required")
         assert published["additionalProperties"] is False

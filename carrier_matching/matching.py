@@ -1,0 +1,130 @@
+"""Matching a business against a market: every candidate appetite evaluated by the engine, ranked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Protocol
+
+from insureops.carrier_matching.market import Carrier, Market, Product
+
+DECISION_RANK = {"accept": 0, "refer": 1, "decline": 2}
+BUSINESS_INPUT = "business"
+STATE_TAG = "state"
+PRUNED_TAG = "pruned"
+
+
+class CandidateIndex(Protocol):
+    """What matching needs of a candidate index (carrier_matching.pruning): the appetites (by
+    name) that may accept or refer a business, and why any other one cannot."""
+
+    def candidates(self, business: Mapping) -> frozenset[str]: ...
+
+    def why_pruned(self, name: str, business: Mapping) -> str: ...
+
+    def for_criteria(self, naics: str | None = None,
+                     state: str | None = None) -> frozenset[str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """One product's answer for the business: the engine's decision, score, reasons, tags and
+    outputs (`trace` when explained); `evaluated` is False when the product was answered without
+    running its appetite (not offered in the business's state, or pruned by the index)."""
+
+    carrier: Carrier
+    product: Product
+    decision: str
+    score: Decimal
+    reasons: tuple[str, ...]
+    tags: tuple[str, ...]
+    outputs: Mapping[str, object]
+    trace: list | None = None
+    evaluated: bool = True
+
+    @property
+    def sort_key(self) -> tuple:
+        return (DECISION_RANK.get(self.decision, len(DECISION_RANK)), -self.score,
+                self.carrier.name, self.product.name, self.product.id)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchReport:
+    """The ranked results (at most `limit` of them), how many products were considered (active,
+    on the lines asked for) and how many of those the candidate index pruned."""
+
+    results: tuple[MatchResult, ...]
+    considered: int
+    pruned: int
+
+
+def candidate_products(market: Market, lines: Iterable[str] | None = None) -> list[Product]:
+    """The active products of active carriers, on `lines` when given (line codes)."""
+    wanted = frozenset(lines) if lines else None
+    found = []
+    for product in market.products:
+        carrier = market.carrier(product.carrier_id)
+        if not product.active or carrier is None or not carrier.active:
+            continue
+        if wanted is not None and product.line not in wanted:
+            continue
+        found.append(product)
+    return found
+
+
+def requested_lines(business: Mapping, lines: Iterable[str] | None) -> list[str] | None:
+    """The lines to match: `lines` when given, else the business's `lines_of_business`, else all."""
+    chosen = list(lines) if lines else list(business.get("lines_of_business") or [])
+    return chosen or None
+
+
+def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str] | None = None,
+          explain: bool = False, limit: int | None = None,
+          index: CandidateIndex | None = None) -> MatchReport:
+    """Match `business` (JSON-like data of the Business type) against `market`.
+
+    Every active product on the lines asked for is answered. A product not offered in the
+    business's state is declined by its manifest; with `index`, an appetite the index rules out
+    is declined with the index's reason without running it; every other appetite is evaluated
+    by the engine (once per appetite, shared by the products that point at it) as of `as_of`.
+    Raises the engine's EvaluationError when the business does not fit the Business type.
+    """
+    products = candidate_products(market, requested_lines(business, lines))
+    state = business.get("state")
+    allowed = index.candidates(business) if index is not None else None
+    answers: dict[str, tuple] = {}
+    results: list[MatchResult] = []
+    pruned = 0
+    for product in products:
+        carrier = market.carrier(product.carrier_id)
+        if state is not None and state not in product.states:
+            results.append(_declined(carrier, product, f"{product.name} is not offered in "
+                                     f"{state}", STATE_TAG))
+            continue
+        appetite = market.appetite(product.appetite)
+        if allowed is not None and appetite.name not in allowed:
+            pruned += 1
+            results.append(_declined(carrier, product, index.why_pruned(appetite.name, business),
+                                     PRUNED_TAG))
+            continue
+        answer = answers.get(appetite.path)
+        if answer is None:
+            result = appetite.ruleset.evaluate({BUSINESS_INPUT: business}, as_of=as_of,
+                                               explain=explain)
+            answer = answers[appetite.path] = (
+                result.decision or "decline", result.score, tuple(result.reasons),
+                tuple(result.tags), dict(result.outputs), result.trace)
+        decision, score, reasons, tags, outputs, trace = answer
+        results.append(MatchResult(carrier, product, decision, score, reasons, tags, outputs,
+                                   trace))
+    results.sort(key=lambda r: r.sort_key)
+    if limit is not None:
+        results = results[:max(0, limit)]
+    return MatchReport(tuple(results), len(products), pruned)
+
+
+def _declined(carrier: Carrier, product: Product, reason: str, tag: str) -> MatchResult:
+    return MatchResult(carrier, product, "decline", Decimal(0), (reason,), (tag,), {},
+                       None, evaluated=False)

@@ -1,0 +1,145 @@
+"""Executing a rule's published version, on given inputs or on a client or policy of the
+workspace's tenant database, and the append-only execution log."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from insureops.dsl import CompiledRuleset, EngineError, Result, compile_ruleset
+from insureops.platform.db import UnitOfWork
+from insureops.platform.rules_studio import repository as repo
+from insureops.platform.rules_studio.checking import FILENAME
+from insureops.platform.rules_studio.errors import (
+    ExecutionNotFoundError,
+    InvalidCursorError,
+    RecordNotApplicableError,
+    RuleArchivedError,
+    RuleNotPublishedError,
+)
+from insureops.platform.rules_studio.models import Rule, RuleExecution, RuleVersion
+from insureops.platform.rules_studio.service import (
+    Actor,
+    Page,
+    StudioDeps,
+    decode_cursor,
+    encode_cursor,
+    find,
+    version_of,
+)
+
+RECORD_TYPES = {"client": "Client", "policy": "Policy"}
+
+
+@dataclass(frozen=True)
+class RecordRef:
+    type: str  # client or policy
+    uuid: uuid.UUID
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What one evaluation gave: the engine's result, or its error code and message."""
+
+    result: Result | None
+    error_code: str | None
+    error_message: str | None
+    duration_us: int
+
+
+def input_digest(inputs: Any) -> str:
+    """SHA-256 of the inputs as canonical JSON (sorted keys): equal inputs, equal digests."""
+    text = json.dumps(inputs, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+async def published(uow: UnitOfWork, workspace_id: str, rule_id: str) -> tuple[Rule,
+                                                                               RuleVersion]:
+    """The rule and its published version; 409s for an archived or unpublished rule."""
+    rule = await find(uow, workspace_id, rule_id)
+    if rule.status == "archived":
+        raise RuleArchivedError("The rule is archived; it cannot be executed.")
+    if rule.published_version is None:
+        raise RuleNotPublishedError("The rule has no published version: publish one with "
+                                    "PATCH {\"published_version\": N} first.")
+    return rule, await version_of(uow, rule, rule.published_version)
+
+
+def compiled_for(source: str) -> CompiledRuleset:
+    return compile_ruleset(source, filename=FILENAME)
+
+
+def record_input(compiled: CompiledRuleset, record_type: str) -> str:
+    """The input a client or policy record is given to: the ruleset's only input, declared
+    as that type or as Any."""
+    inputs = compiled.ir.inputs
+    if len(inputs) != 1 or inputs[0].type_name not in (RECORD_TYPES[record_type], "Any"):
+        raise RecordNotApplicableError(
+            f"A {record_type} record can be given to a ruleset with one input of type "
+            f"{RECORD_TYPES[record_type]} (or Any); this one declares "
+            f"{', '.join(f'{d.name}: {d.type_name}' for d in inputs) or 'none'}. Pass inputs.")
+    return inputs[0].name
+
+
+def evaluate(compiled: CompiledRuleset, inputs: dict, as_of: datetime.date,
+             explain: bool) -> Evaluation:
+    """One evaluation, timed; an engine error is an outcome, not an exception."""
+    started = time.perf_counter()
+    try:
+        result = compiled.evaluate(inputs, as_of=as_of, explain=explain)
+        error = None
+    except EngineError as exc:
+        result, error = None, exc
+    duration = round((time.perf_counter() - started) * 1_000_000)
+    if error is not None:
+        return Evaluation(None, error.code, error.message, duration)
+    return Evaluation(result, None, None, duration)
+
+
+async def log(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule: Rule, version: int,
+              inputs: dict, record: RecordRef | None, as_of: datetime.date,
+              outcome: Evaluation) -> RuleExecution:
+    """Append the execution to the log."""
+    result = outcome.result
+    row = RuleExecution(
+        rule_id=rule.id, version=version, executed_by=actor.user_id, executed_at=deps.now(),
+        input_digest=input_digest(inputs), record_type=record and record.type,
+        record_uuid=record and str(record.uuid), as_of=as_of,
+        decision=result.decision if result else None,
+        score=format(result.score, "f") if result else None,
+        fired=list(result.fired) if result else [], error=outcome.error_code,
+        duration_us=outcome.duration_us)
+    await repo.add(uow.session, row)
+    return row
+
+
+async def execution_page(uow: UnitOfWork, workspace_id: str, rule_id: str, limit: int,
+                         cursor: str | None) -> Page:
+    """The rule's executions, newest first (Page.rules holds the log entries)."""
+    rule = await find(uow, workspace_id, rule_id)
+    before = None
+    if cursor:
+        text = decode_cursor(cursor)
+        if not text.isdigit():
+            raise InvalidCursorError("The cursor is invalid.")
+        before = int(text)
+    rows = await repo.executions(uow.session, rule.id, limit + 1, before)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return Page(rows, encode_cursor(str(rows[-1].id)) if more else None)
+
+
+async def execution(uow: UnitOfWork, workspace_id: str, rule_id: str,
+                    execution_id: int) -> RuleExecution:
+    rule = await find(uow, workspace_id, rule_id)
+    row = await repo.execution(uow.session, rule.id, execution_id)
+    if row is None:
+        raise ExecutionNotFoundError("No such execution of this rule.")
+    return row
+

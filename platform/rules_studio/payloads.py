@@ -1,0 +1,361 @@
+"""Request and response shapes of the rule studio."""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, StrictBool, model_validator
+
+from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
+
+Kind = Literal["appetite", "triage", "underwriting", "pricing", "other"]
+Status = Literal["draft", "published", "archived"]
+MAX_SOURCE = 512 * 1024  # characters of one ruleset
+DEFAULT_PAGE, MAX_PAGE = 50, 200
+ULID_PATTERN = "^[0-9A-HJKMNP-TV-Z]{26}$"  # rule and approval ids
+
+
+class DiagnosticInfo(BaseModel):
+    """One problem the checker found, with where it is and how to fix it."""
+
+    code: str = Field(description="Stable diagnostic code, e.g. E104 (docs/rules-language.md).")
+    name: str = Field(description="The code's snake_case name, e.g. unknown_field.")
+    severity: Literal["error", "warning"]
+    message: str
+    hint: str | None
+    line: int | None
+    column: int | None
+    end_line: int | None
+    end_column: int | None
+
+
+class TestResult(BaseModel):
+    """One embedded `test` block's outcome at save time."""
+
+    __test__ = False  # not a pytest test class
+
+    description: str
+    passed: bool
+    message: str | None = Field(description="Why it failed; null when it passed.")
+    line: int | None
+
+
+class RuleCreate(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    source: str = Field(min_length=1, max_length=MAX_SOURCE,
+                        description="The ruleset's text; its `ruleset NAME` names the rule.")
+    title: str | None = Field(None, min_length=1, max_length=200,
+                              description="Default: the ruleset's title, else its name.")
+    kind: Kind = "other"
+
+
+class RuleUpdate(BaseModel):
+    """Every field optional; a changed `source` makes a new version."""
+
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+
+    source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE)
+    title: str | None = Field(None, min_length=1, max_length=200)
+    kind: Kind | None = None
+    published_version: int | None = Field(
+        None, ge=1, description="Publish this version (an older one rolls back); its embedded "
+        "tests must have passed.")
+    status: Status | None = Field(
+        None, description="published: publish the current version; draft: withdraw the "
+        "publication; archived: as DELETE.")
+
+
+class VersionInfo(BaseModel):
+    number: int
+    content_hash: str = Field(description="SHA-256 of the source.")
+    author_id: str | None
+    created_at: datetime.datetime
+    tests_passed: bool = Field(description="Every embedded test passed at save time.")
+    tests_failed: int
+
+
+class VersionDetail(VersionInfo):
+    source: str
+    warnings: list[DiagnosticInfo]
+    tests: list[TestResult]
+
+
+class RuleSummary(BaseModel):
+    id: str
+    name: str = Field(description="The ruleset's name, unique in the workspace.")
+    title: str
+    kind: Kind
+    status: Status
+    current_version: int
+    published_version: int | None
+    created_by: str | None
+    created_at: datetime.datetime
+    updated_by: str | None
+    updated_at: datetime.datetime
+
+
+class RuleInfo(RuleSummary):
+    version: VersionDetail = Field(description="The current version, or the one asked for "
+                                   "with ?version=N.")
+
+
+class RulePage(BaseModel):
+    items: list[RuleSummary]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")
+
+
+class VersionList(BaseModel):
+    versions: list[VersionInfo] = Field(description="Oldest first.")
+
+
+class PublicationEvent(BaseModel):
+    action: Literal["published", "unpublished"]
+    version: int | None
+    actor_id: str | None = Field(description="The user who published or withdrew it.")
+    at: datetime.datetime
+
+
+class PublicationHistory(BaseModel):
+    events: list[PublicationEvent] = Field(description="Oldest first.")
+
+
+class StudioSettingsInfo(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    four_eyes: StrictBool = Field(description="Publishing needs the approval of an admin other than "
+                            "the version's author.")
+
+
+class ApprovalRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    version: int | None = Field(None, ge=1, description="Default: the current version.")
+
+
+class ApprovalDecision(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    comment: str | None = Field(None, max_length=2000)
+
+
+class ApprovalPath(BaseModel):
+    rule_id: str = Field(pattern=ULID_PATTERN)
+    approval_id: str = Field(pattern=ULID_PATTERN)
+
+
+class ApprovalInfo(BaseModel):
+    id: str
+    version: int
+    status: Literal["pending", "approved", "rejected"]
+    requested_by: str | None
+    requested_at: datetime.datetime
+    decided_by: str | None
+    decided_at: datetime.datetime | None
+    comment: str | None
+
+
+class ApprovalList(BaseModel):
+    approvals: list[ApprovalInfo] = Field(description="Oldest first.")
+
+
+class RuleListQuery(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    kind: Kind | None = None
+    status: Status | None = None
+    name: str | None = Field(None, max_length=200, description="Ruleset names starting with it.")
+    text: str | None = Field(None, max_length=200, description="Case-insensitive text in the "
+                             "name, title or current source.")
+    limit: int = Field(DEFAULT_PAGE, ge=1, le=MAX_PAGE, description="Page size (max 200).")
+    cursor: str | None = Field(None, max_length=512,
+                               description="`next_cursor` of the previous page (opaque).")
+
+
+class RulePath(BaseModel):
+    rule_id: str = Field(pattern=ULID_PATTERN)
+
+
+class VersionQuery(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    version: int | None = Field(None, ge=1, description="A version number; default: current.")
+
+
+class CheckRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    source: str = Field(max_length=MAX_SOURCE)
+
+
+class OutlineInput(BaseModel):
+    name: str
+    type: str
+
+
+class OutlineRule(BaseModel):
+    name: str
+    title: str | None
+    priority: int
+    enabled: bool
+    line: int | None
+
+
+class OutlineTable(BaseModel):
+    name: str
+    title: str | None
+    priority: int
+    hit: str
+    outputs: list[str]
+    line: int | None
+
+
+class Outline(BaseModel):
+    name: str | None = Field(description="The ruleset's name; null after a syntax error.")
+    title: str | None
+    inputs: list[OutlineInput]
+    rules: list[OutlineRule]
+    tables: list[OutlineTable]
+
+
+class CheckResponse(BaseModel):
+    ok: bool = Field(description="No error (warnings allowed): the source can be saved.")
+    diagnostics: list[DiagnosticInfo]
+    outline: Outline
+
+
+class SimulateCase(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    id: Any = Field(None, description="Any JSON value, copied to the case's result.")
+    inputs: dict[str, Any] = Field(description="Every declared input name -> its value.")
+    as_of: datetime.date | None = Field(None, description="Overrides the request's as_of.")
+    expect: dict[str, Any] | None = Field(
+        None, description="decision, score, reasons, tags, fired, outputs or error, checked "
+        "as `insureops rules simulate` does.")
+
+
+class Baseline(BaseModel):
+    """What to compare against: a version of the same rule, or a source."""
+
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+
+    version: int | None = Field(None, ge=1)
+    source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE)
+
+    @model_validator(mode="after")
+    def _one(self) -> Baseline:
+        if (self.version is None) == (self.source is None):
+            raise ValueError("give exactly one of version and source")
+        return self
+
+
+class SimulateRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE,
+                               description="A ruleset to simulate (not saved).")
+    rule_id: str | None = Field(None, pattern=ULID_PATTERN,
+                                description="Or a saved rule of the workspace.")
+    version: int | None = Field(None, ge=1, description="With rule_id; default: current.")
+    cases: list[SimulateCase] = Field(description="At most 10,000.")
+    as_of: datetime.date | None = Field(None, description="Default date; default: today (UTC).")
+    explain: bool = Field(False, description="Add each case's evaluation trace.")
+    baseline: Baseline | None = Field(None, description="Add the impact diff against it.")
+
+    @model_validator(mode="after")
+    def _target(self) -> SimulateRequest:
+        if (self.source is None) == (self.rule_id is None):
+            raise ValueError("give exactly one of source and rule_id")
+        if self.rule_id is None and (self.version is not None or (
+                self.baseline is not None and self.baseline.version is not None)):
+            raise ValueError("a version needs rule_id")
+        return self
+
+
+class Expectations(BaseModel):
+    checked: int
+    met: int
+    not_met: int
+
+
+class SimulateResponse(BaseModel):
+    """Numbers are exact decimals written as JSON numbers, as the CLI writes them."""
+
+    ruleset: str
+    results: list[dict[str, Any]] = Field(description="Per case, in order: {id, result} or "
+                                          "{id, error}, plus {expect: {met, mismatches}}.")
+    summary: dict[str, Any] = Field(description="The summary of `insureops rules simulate`.")
+    expectations: Expectations
+    impact: dict[str, Any] | None = Field(description="With a baseline: the impact of "
+                                          "`insureops rules diff --json`.")
+
+
+class RecordRef(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    type: Literal["client", "policy"]
+    uuid: uuid.UUID
+
+
+class ExecuteRequest(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    inputs: dict[str, Any] | None = Field(None, description="Every declared input -> value.")
+    record: RecordRef | None = Field(None, description="Or a client or policy of the "
+                                     "workspace's tenant database, given to the ruleset's "
+                                     "only input.")
+    as_of: datetime.date | None = Field(None, description="Default: today (UTC).")
+    explain: bool = Field(False, description="Add the evaluation trace to the result.")
+
+    @model_validator(mode="after")
+    def _one(self) -> ExecuteRequest:
+        if (self.inputs is None) == (self.record is None):
+            raise ValueError("give exactly one of inputs and record")
+        return self
+
+
+class ExecutionInfo(BaseModel):
+    """One entry of the append-only execution log."""
+
+    id: int
+    rule_id: str
+    version: int
+    executed_by: str | None
+    executed_at: datetime.datetime
+    input_digest: str = Field(description="SHA-256 of the inputs as canonical JSON.")
+    record: RecordRef | None
+    as_of: datetime.date
+    decision: str | None
+    score: str | None = Field(description="The exact decimal score, as text.")
+    fired: list[str]
+    error: str | None = Field(description="The engine's error code when evaluation failed.")
+    duration_ms: float
+
+
+class ExecuteResponse(BaseModel):
+    """Numbers in `result` are exact decimals written as JSON numbers."""
+
+    execution: ExecutionInfo
+    result: dict[str, Any] = Field(description="The result object of the rules language.")
+
+
+class ExecutionPage(BaseModel):
+    items: list[ExecutionInfo] = Field(description="Newest first.")
+    next_cursor: str | None
+
+
+class ExecutionListQuery(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    limit: int = Field(DEFAULT_PAGE, ge=1, le=MAX_PAGE)
+    cursor: str | None = Field(None, max_length=512)
+
+
+class ExecutionPath(BaseModel):
+    rule_id: str = Field(pattern=ULID_PATTERN)
+    execution_id: int = Field(ge=1, le=2**62)

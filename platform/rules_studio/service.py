@@ -1,0 +1,274 @@
+"""Use cases of the rule studio: create, read, list, change and archive a workspace's rules.
+
+No aiohttp here: each use case takes a unit of work, the studio's dependencies and its inputs,
+and acts on the caller's workspace only (another workspace's rule is "not found"). Checking,
+compiling and testing a source is CPU work and runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import datetime
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import exc as sa_exc
+from ulid import ULID
+
+from insureops.platform.db import UnitOfWork
+from insureops.platform.rules_studio import repository as repo
+from insureops.platform.rules_studio.checking import Analysis, analyse, content_hash
+from insureops.platform.rules_studio.errors import (
+    ApprovalRequiredError,
+    InvalidCursorError,
+    PublishRequestError,
+    RuleArchivedError,
+    RuleNameTakenError,
+    RuleNotFoundError,
+    StaleVersionError,
+    TestsFailingError,
+    VersionNotFoundError,
+)
+from insureops.platform.rules_studio.models import Rule, RulePublication, RuleVersion
+
+_CURSOR_VERSION = 1
+
+
+@dataclass(frozen=True)
+class StudioDeps:
+    """What the use cases need besides the unit of work; built per request from the app."""
+
+    clock: Callable[[], float]
+
+    def now(self) -> datetime.datetime:
+        return datetime.datetime.fromtimestamp(self.clock(), tz=datetime.UTC)
+
+    def today(self) -> datetime.date:
+        """The date embedded tests without `as of` run on (UTC)."""
+        return self.now().date()
+
+
+@dataclass(frozen=True)
+class Actor:
+    workspace_id: str
+    user_id: str
+
+
+@dataclass(frozen=True)
+class Changes:
+    """A PATCH: None leaves a field as it is."""
+
+    source: str | None = None
+    title: str | None = None
+    kind: str | None = None
+    published_version: int | None = None
+    status: str | None = None  # draft (withdraw publication), published, archived
+
+
+@dataclass(frozen=True)
+class Page:
+    rules: list[Rule]
+    next_cursor: str | None
+
+
+def encode_cursor(last_id: str) -> str:
+    raw = json.dumps({"v": _CURSOR_VERSION, "after": last_id}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> str:
+    try:
+        data = json.loads(base64.urlsafe_b64decode((cursor + "=" * (-len(cursor) % 4)).encode()))
+        if data.get("v") != _CURSOR_VERSION or not isinstance(data.get("after"), str):
+            raise ValueError("unknown cursor")
+        return data["after"]
+    except (ValueError, TypeError, AttributeError, binascii.Error):
+        raise InvalidCursorError("The cursor is invalid.") from None
+
+
+async def _analyse(deps: StudioDeps, source: str) -> Analysis:
+    return await asyncio.to_thread(analyse, source, deps.today())
+
+
+def _version(rule_id: str, number: int, source: str, analysis: Analysis, actor: Actor,
+             now: datetime.datetime) -> RuleVersion:
+    return RuleVersion(rule_id=rule_id, number=number, source=source,
+                       content_hash=content_hash(source), author_id=actor.user_id,
+                       created_at=now, warnings=analysis.warnings, tests=analysis.tests,
+                       tests_passed=analysis.tests_passed)
+
+
+async def _flush_unique(uow: UnitOfWork, *rows: object, error: Exception) -> None:
+    """Add and flush `rows`; a unique violation (a concurrent writer won) raises `error`."""
+    try:
+        await repo.add(uow.session, *rows)
+    except sa_exc.IntegrityError:
+        raise error from None
+
+
+async def create(uow: UnitOfWork, deps: StudioDeps, actor: Actor, source: str,
+                 title: str | None, kind: str) -> tuple[Rule, RuleVersion]:
+    """A new draft rule with version 1; RulesetInvalidError when the source has an error."""
+    analysis = await _analyse(deps, source)
+    taken = RuleNameTakenError(f"A rule named {analysis.name} exists in this workspace; "
+                               "change that rule instead, or rename the ruleset.")
+    if await repo.rule_by_name(uow.session, actor.workspace_id, analysis.name) is not None:
+        raise taken
+    now = deps.now()
+    rule = Rule(id=str(ULID.from_timestamp(deps.clock())), workspace_id=actor.workspace_id,
+                name=analysis.name, title=title or analysis.title or analysis.name, kind=kind,
+                status="draft", current_version=1, published_version=None,
+                created_by=actor.user_id, created_at=now, updated_by=actor.user_id,
+                updated_at=now)
+    await _flush_unique(uow, rule, error=taken)
+    first = _version(rule.id, 1, source, analysis, actor, now)
+    await repo.add(uow.session, first)
+    return rule, first
+
+
+async def find(uow: UnitOfWork, workspace_id: str, rule_id: str, *,
+               lock: bool = False) -> Rule:
+    rule = await repo.rule(uow.session, workspace_id, rule_id, lock=lock)
+    if rule is None:
+        raise RuleNotFoundError("No such rule in this workspace.")
+    return rule
+
+
+async def version_of(uow: UnitOfWork, rule: Rule, number: int | None) -> RuleVersion:
+    """Version `number` of `rule` (default: the current one)."""
+    found = await repo.version(uow.session, rule.id, number or rule.current_version)
+    if found is None:
+        raise VersionNotFoundError(f"Rule {rule.name} has no version {number}; it has "
+                                   f"versions 1 to {rule.current_version}.")
+    return found
+
+
+async def get(uow: UnitOfWork, workspace_id: str, rule_id: str,
+              number: int | None = None) -> tuple[Rule, RuleVersion]:
+    rule = await find(uow, workspace_id, rule_id)
+    return rule, await version_of(uow, rule, number)
+
+
+async def versions(uow: UnitOfWork, workspace_id: str, rule_id: str) -> list[RuleVersion]:
+    rule = await find(uow, workspace_id, rule_id)
+    return await repo.versions(uow.session, rule.id)
+
+
+async def list_page(uow: UnitOfWork, workspace_id: str, filters: repo.RuleFilters, limit: int,
+                    cursor: str | None) -> Page:
+    after = decode_cursor(cursor) if cursor else None
+    rows = await repo.rules_page(uow.session, workspace_id, filters, limit + 1, after)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return Page(rows, encode_cursor(rows[-1].id) if more else None)
+
+
+def check_current(rule: Rule, if_match: int | None) -> None:
+    """Refuse a change based on a version that is no longer current (two authors editing)."""
+    if if_match is not None and if_match != rule.current_version:
+        raise StaleVersionError(
+            f"Version {if_match} is no longer current: version {rule.current_version} was "
+            "saved meanwhile. Read the rule again and reapply your change.")
+
+
+async def update(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
+                 changes: Changes, if_match: int | None) -> tuple[Rule, RuleVersion]:
+    """Apply `changes`; a source that differs from the current version's makes a new version."""
+    rule = await find(uow, actor.workspace_id, rule_id, lock=True)
+    if rule.status == "archived":
+        raise RuleArchivedError("The rule is archived; it can be read but not changed.")
+    check_current(rule, if_match)
+    current = await version_of(uow, rule, None)
+    now = deps.now()
+    if changes.source is not None and content_hash(changes.source) != current.content_hash:
+        analysis = await _analyse(deps, changes.source)
+        if analysis.name != rule.name:
+            other = await repo.rule_by_name(uow.session, actor.workspace_id, analysis.name)
+            if other is not None:
+                raise RuleNameTakenError(f"A rule named {analysis.name} exists in this "
+                                         "workspace.")
+            rule.name = analysis.name
+        current = _version(rule.id, rule.current_version + 1, changes.source, analysis, actor,
+                           now)
+        await _flush_unique(uow, current, error=StaleVersionError(
+            "Another change was saved at the same time; read the rule again."))
+        rule.current_version = current.number
+    if changes.title is not None:
+        rule.title = changes.title
+    if changes.kind is not None:
+        rule.kind = changes.kind
+    rule.updated_by, rule.updated_at = actor.user_id, now
+    if changes.status == "archived":
+        rule.status = "archived"
+    elif changes.status == "draft":
+        if changes.published_version is not None:
+            raise PublishRequestError("Give either published_version (publish) or status "
+                                      "draft (withdraw publication), not both.")
+        await _unpublish(uow, rule, actor, now)
+    elif changes.published_version is not None or changes.status == "published":
+        settings = await repo.settings(uow.session, actor.workspace_id)
+        if settings is not None and settings.four_eyes:
+            raise ApprovalRequiredError(
+                "This workspace requires four eyes: request approval with POST "
+                f"/api/rules/rules/{rule.id}/approvals/; another admin approves it.")
+        await publish(uow, rule, changes.published_version or rule.current_version, actor, now)
+    await uow.session.flush()
+    return rule, current
+
+
+async def publish(uow: UnitOfWork, rule: Rule, number: int, actor: Actor,
+                  now: datetime.datetime) -> None:
+    """Point `published_version` at version `number` (an older one rolls back); a version
+    whose embedded tests failed is refused. Recorded in the publication history."""
+    version = await version_of(uow, rule, number)
+    if not version.tests_passed:
+        failed = [t["description"] for t in version.tests if not t["passed"]]
+        raise TestsFailingError(f"Version {number} cannot be published: its embedded tests "
+                                f"failed ({'; '.join(failed)}). Fix them and save a new version.")
+    if rule.published_version == number and rule.status == "published":
+        return
+    rule.published_version, rule.status = number, "published"
+    await repo.add(uow.session, RulePublication(rule_id=rule.id, version=number,
+                                                action="published", actor_id=actor.user_id,
+                                                at=now))
+
+
+async def _unpublish(uow: UnitOfWork, rule: Rule, actor: Actor, now: datetime.datetime) -> None:
+    if rule.published_version is None:
+        rule.status = "draft"
+        return
+    withdrawn, rule.published_version, rule.status = rule.published_version, None, "draft"
+    await repo.add(uow.session, RulePublication(rule_id=rule.id, version=withdrawn,
+                                                action="unpublished", actor_id=actor.user_id,
+                                                at=now))
+
+
+async def history(uow: UnitOfWork, workspace_id: str, rule_id: str) -> list[RulePublication]:
+    """Who published or withdrew which version when, oldest first."""
+    rule = await find(uow, workspace_id, rule_id)
+    return await repo.publications(uow.session, rule.id)
+
+
+async def archive(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str) -> Rule:
+    """Archive the rule (idempotent): its versions stay readable; it no longer executes."""
+    rule = await find(uow, actor.workspace_id, rule_id, lock=True)
+    if rule.status != "archived":
+        rule.status = "archived"
+        rule.updated_by, rule.updated_at = actor.user_id, deps.now()
+    return rule
+
+
+async def simulation_sources(uow: UnitOfWork, workspace_id: str, source: str | None,
+                             rule_id: str | None, number: int | None,
+                             baseline_version: int | None,
+                             baseline_source: str | None) -> tuple[str, str | None]:
+    """The source to simulate and the baseline's, reading saved versions of the workspace."""
+    if rule_id is not None:
+        rule = await find(uow, workspace_id, rule_id)
+        source = (await version_of(uow, rule, number)).source
+        if baseline_version is not None:
+            baseline_source = (await version_of(uow, rule, baseline_version)).source
+    return source, baseline_source

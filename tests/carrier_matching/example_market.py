@@ -1,0 +1,23 @@
+"""The example market (examples/market/), loaded once per test process, and its test date."""
+
+from __future__ import annotations
+
+from datetime import date
+from functools import cache
+from pathlib import Path
+
+from insureops.carrier_matching import Market, load_market
+
+ROOT = Path(__file__).resolve().parents[2]
+MARKET_FOLDER = ROOT / "examples" / "market"
+AS_OF = date(2026, 3, 1)
+
+
+def read_texts(folder: Path = MARKET_FOLDER) -> dict[str, str]:
+    return {path.relative_to(folder).as_posix(): path.read_text(encoding="utf-8")
+            for path in sorted(folder.rglob("*")) if path.suffix in {".toml", ".rules"}}
+
+
+@cache
+def example_market() -> Market:
+    return load_market(read_texts(), as_of=AS_OF)

@@ -1,0 +1,173 @@
+"""POST /rules/simulate/: the CLI's results, summary, expectations and impact, bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+
+from click.testing import CliRunner
+
+from insureops.engine import jsonio
+from insureops.platform.cli import main
+from insureops.platform.rules_studio import simulation
+from tests.platform.rules_studio.conftest import BASE, BROKEN, LOWERED, TRIAGE, start_studio
+
+CASES = [
+    {"id": "small", "inputs": {"claim": {"amount": 50}}, "expect": {"decision": "accept"}},
+    {"id": "mid", "inputs": {"claim": {"amount": 5000}}, "expect": {"decision": "refer"}},
+    {"id": "big", "inputs": {"claim": {"amount": 20000.5}}, "expect": {"score": 10}},
+    {"id": "none", "inputs": {}, "expect": {"error": "missing_input"}},
+]
+
+
+async def simulate(studio, member, **body):
+    return await studio.client.post(f"{BASE}/simulate/", data=json.dumps(body),
+                                    headers={**member.headers,
+                                             "Content-Type": "application/json"})
+
+
+def cli_lines(tmp_path, source: str, cases: list, *args: str) -> str:
+    rules = tmp_path / "r.rules"
+    rules.write_text(source)
+    lines = tmp_path / "cases.jsonl"
+    lines.write_text("".join(json.dumps(case) + "\n" for case in cases))
+    result = CliRunner().invoke(main, ["rules", *args, str(rules), "--cases", str(lines),
+                                       "--as-of", "2027-01-15"])
+    return result.stdout
+
+
+async def test_simulate_gives_the_clis_results_and_checks_expect_when_given_a_source(
+        studio, owner, tmp_path):
+    response = await simulate(studio, owner, source=TRIAGE, cases=CASES, as_of="2027-01-15")
+    assert response.status == 200, await response.text()
+    body = jsonio.loads(await response.text())
+    cli = [jsonio.loads(line) for line in cli_lines(tmp_path, TRIAGE, CASES, "simulate")
+           .splitlines() if line.startswith("{")]
+    assert [{k: v for k, v in r.items() if k != "expect"} for r in body["results"]] == [
+        {k: v for k, v in line.items() if k != "expect"} for line in cli]
+    assert [r["expect"]["met"] for r in body["results"]] == [True, False, True, True]
+    assert body["results"][1]["expect"]["mismatches"] == [
+        {"field": "decision", "expected": "refer", "actual": "accept"}]
+    assert body["expectations"] == {"checked": 4, "met": 3, "not_met": 1}
+    summary = body["summary"]
+    assert (summary["cases"], summary["evaluated"], summary["errors"]) == (
+        4, 3, {"missing_input": 1})
+    assert summary["decisions"] == {"accept": 2, "refer": 1}
+    assert body["impact"] is None
+
+
+async def test_simulate_adds_the_clis_impact_diff_when_a_baseline_version_is_given(
+        studio, owner, tmp_path):
+    rule = await studio.created(owner)
+    await studio.patch(owner, rule["id"], source=LOWERED)
+    response = await simulate(studio, owner, rule_id=rule["id"], cases=CASES,
+                              baseline={"version": 1}, as_of="2027-01-15")
+    body = jsonio.loads(await response.text())
+    (tmp_path / "old.rules").write_text(TRIAGE)
+    (tmp_path / "new.rules").write_text(LOWERED)
+    (tmp_path / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in CASES))
+    cli = CliRunner().invoke(main, ["rules", "diff", str(tmp_path / "old.rules"),
+                                    str(tmp_path / "new.rules"), "--cases",
+                                    str(tmp_path / "cases.jsonl"), "--json"])
+    assert body["impact"] == jsonio.loads(cli.stdout)
+    assert body["impact"]["transitions"][0] == {"from": "accept", "to": "refer", "count": 1,
+                                                "examples": ["mid"]}
+
+
+async def test_simulate_runs_an_older_version_when_rule_id_and_version_are_given(studio, owner):
+    rule = await studio.created(owner)
+    await studio.patch(owner, rule["id"], source=LOWERED)
+    latest = jsonio.loads(await (await simulate(studio, owner, rule_id=rule["id"],
+                                                cases=CASES[1:2])).text())
+    first = jsonio.loads(await (await simulate(studio, owner, rule_id=rule["id"], version=1,
+                                               cases=CASES[1:2])).text())
+    assert latest["results"][0]["result"]["decision"] == "refer"
+    assert first["results"][0]["result"]["decision"] == "accept"
+
+
+async def test_simulate_adds_traces_when_explain_is_set(studio, owner):
+    body = jsonio.loads(await (await simulate(studio, owner, source=TRIAGE, cases=CASES[:1],
+                                              explain=True)).text())
+    assert body["results"][0]["result"]["trace"]
+
+
+async def test_a_member_simulates_without_saving_anything_when_given_a_source(studio, owner):
+    max_ = await studio.tenancy.member(owner, "max@example.com")
+    assert (await simulate(studio, max_, source=TRIAGE, cases=CASES)).status == 200
+    assert (await (await studio.get(owner, "")).json())["items"] == []
+
+
+async def test_simulate_is_413_simulation_too_large_naming_the_cli_when_over_10000_cases(
+        studio, owner):
+    response = await simulate(studio, owner, source=TRIAGE, cases=[CASES[0]] * 10_001)
+    assert response.status == 413
+    error = (await response.json())["error"]
+    assert error["code"] == "simulation_too_large"
+    assert "insureops rules simulate" in error["message"]
+
+
+async def test_simulate_is_422_simulation_too_slow_when_past_the_time_budget(
+        aiohttp_client, settings):
+    studio = await start_studio(aiohttp_client, settings, simulation_budget=0.0)
+    owner = await studio.tenancy.owner("ann@example.com")
+    response = await simulate(studio, owner, source=TRIAGE, cases=[CASES[0]] * 200)
+    assert response.status == 422
+    error = (await response.json())["error"]
+    assert error["code"] == "simulation_too_slow" and "insureops rules" in error["message"]
+
+
+async def test_simulate_is_400_rule_invalid_when_the_source_has_errors(studio, owner):
+    response = await simulate(studio, owner, source=BROKEN, cases=CASES)
+    assert response.status == 400
+    assert len((await response.json())["error"]["details"]) == 2
+
+
+async def test_simulate_is_400_validation_error_when_source_and_rule_id_are_both_given(
+        studio, owner):
+    rule = await studio.created(owner)
+    response = await simulate(studio, owner, source=TRIAGE, rule_id=rule["id"], cases=CASES)
+    assert response.status == 400
+    assert (await response.json())["error"]["code"] == "validation_error"
+
+
+async def test_simulate_is_404_when_the_rule_is_another_workspaces(studio, owner):
+    rule = await studio.created(owner)
+    zoe = await studio.tenancy.owner("zoe@example.com", "Other Agency")
+    response = await simulate(studio, zoe, rule_id=rule["id"], cases=CASES)
+    assert response.status == 404
+
+
+async def test_simulate_is_404_version_not_found_when_the_baseline_version_is_missing(
+        studio, owner):
+    rule = await studio.created(owner)
+    response = await simulate(studio, owner, rule_id=rule["id"], cases=CASES,
+                              baseline={"version": 9})
+    assert response.status == 404
+    assert (await response.json())["error"]["code"] == "version_not_found"
+
+
+async def test_other_requests_are_served_when_a_simulation_is_running(studio, owner,
+                                                                     monkeypatch):
+    # The real simulation, held at its start until the test has been served another request:
+    # run on the event loop, it would hold the loop (and the list request) for the 10 s wait.
+    started, release = threading.Event(), threading.Event()
+
+    def held(job, budget):
+        started.set()
+        release.wait(10)
+        return real(job, budget)
+    real = simulation.simulate
+    monkeypatch.setattr(simulation, "simulate", held)
+    running = asyncio.create_task(simulate(studio, owner, source=TRIAGE, cases=CASES))
+    for _ in range(500):
+        if started.is_set():
+            break
+        await asyncio.sleep(0.01)
+    listed = await studio.get(owner, "")
+    assert listed.status == 200
+    assert not running.done(), "the list waited for the simulation"
+    release.set()
+    response = await running
+    assert response.status == 200
+    assert jsonio.loads(await response.text())["summary"]["cases"] == 4
