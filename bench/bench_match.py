@@ -1,16 +1,12 @@
 """Speed of carrier matching: the example market's first load, detailed matching, classification.
 
-    /work/.venv/bin/python bench/bench_match.py [--rounds 15] [--copies 13]
+    python bench/bench_match.py [--rounds 15] [--copies 13]
 
-Prints, in one run: the example market's check-and-compile time and its store into a fresh
-SQLite platform database (what the embedded service does on first start); the median and p90
-server-side time of one detailed match against the example market (the handler's work: the
-stored market's freshness check, the engine evaluating every candidate appetite, the result
-converted to JSON values) and against a generated market of about 2,000 products (the example
-market's carriers copied `--copies` times, each copy with appetites of its own); the share
-pruned and the time with pruning once carrier_matching.pruning exists; and the median time to
-classify one description of the classifier's evaluation set. Targets are in
-docs/performance.md.
+Prints, in one run: the example market's check-and-compile and store time (the embedded
+service's first start); the median and p90 server-side time of one detailed match against the
+example market and against a generated market of about 2,000 products (`--copies` of it), with
+pruning on and off and the share pruned; and the median time to classify one description.
+Targets are in docs/performance.md.
 """
 
 from __future__ import annotations

@@ -49,12 +49,16 @@ def embedded_ipv4(address: IpAddress) -> tuple[ipaddress.IPv4Address, ...]:
 
 
 def is_public(address: IpAddress) -> bool:
-    """Globally routable unicast, and so is every IPv4 address it carries."""
+    """Globally routable unicast; an IPv6 form that carries IPv4 addresses (NAT64, 6to4,
+    Teredo, ...) is judged by every address it carries, since that is what it reaches."""
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
-    if not address.is_global or address.is_multicast or address.is_reserved:
+    if address.is_multicast:
         return False
-    return all(is_public(carried) for carried in embedded_ipv4(address))
+    carried = embedded_ipv4(address)
+    if carried:  # 64:ff9b::/96 lies in the reserved ::/8 yet reaches a public IPv4 address
+        return all(is_public(inner) for inner in carried)
+    return address.is_global and not address.is_reserved
 
 
 def is_metadata(address: IpAddress) -> bool:

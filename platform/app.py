@@ -20,6 +20,7 @@ from insureops.platform.connectors import routes as connectors
 from insureops.platform.db import Database, database_context
 from insureops.platform.email.factory import build_email_backend
 from insureops.platform.errors import ErrorTable, error_middleware
+from insureops.platform.jwt_auth import authenticate_jwt, build_verifier
 from insureops.platform.keys import (
     AREA_STARTUP,
     AUTHENTICATORS,
@@ -27,6 +28,7 @@ from insureops.platform.keys import (
     DATABASE,
     EMAIL_BACKEND,
     ERROR_TABLE,
+    JWT_VERIFIER,
     MOUNTS,
     OPENAPI_DOCUMENT,
     RATE_LIMITER,
@@ -94,8 +96,10 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[RATE_LIMITER] = RateLimiter(database.engine, clock=clock)
     app[AUTHENTICATORS] = Authenticators({AuthKind.SESSION: authenticate_session,
                                           AuthKind.API_KEY: authenticate_api_key,
+                                          AuthKind.JWT: authenticate_jwt,
                                           **(authenticators or {})})
     app[CLOCK] = clock
+    app[JWT_VERIFIER] = build_verifier(settings, clock)
     app[EMAIL_BACKEND] = build_email_backend(settings, database, clock)
     errors = ErrorTable()
     mounts = [Mount("", meta.routes)]

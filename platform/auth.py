@@ -96,6 +96,7 @@ class Principal:
     active_workspace_id: str | None = None
     scopes: frozenset[Scope] = field(default_factory=frozenset)
     subject: str | None = None  # API key id, JWT `sub`, or the session's id digest
+    issuer: str | None = None  # JWT `iss` (with `sub`, the owner of prospects)
 
     @property
     def active_membership(self) -> Membership | None:

@@ -6,6 +6,7 @@ import ipaddress
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from cryptography.hazmat.primitives.serialization import load_pem_public_key
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict
 
@@ -109,6 +110,24 @@ class Settings(BaseSettings):
         "addresses are refused.")
     llm_timeout_seconds: float = Field(10.0, gt=0, description="Timeout of an LLM connection "
                                        "test, connecting and reading included.")
+    jwt_jwks_url: str | None = Field(None, description="URL of the identity provider's JWKS "
+                                     "document the prospect routes verify tokens against.")
+    jwt_public_key: str | None = Field(None, description="Instead of a JWKS: the provider's "
+                                       "public key (PEM).")
+    jwt_issuer: str | None = Field(None, description="Required `iss` of identity-provider JWTs.")
+    jwt_audience: str | None = Field(None, description="Required `aud` of identity-provider "
+                                     "JWTs.")
+    jwt_algorithms: Annotated[tuple[str, ...], NoDecode] = Field(
+        ("RS256", "ES256"), description="Signature algorithms accepted (comma-separated; "
+        "asymmetric only).")
+    jwt_leeway_seconds: float = Field(30.0, ge=0, le=300, description="Clock skew allowed on "
+                                      "`exp` and `nbf`.")
+    jwt_jwks_timeout_seconds: float = Field(5.0, gt=0, description="Timeout of a JWKS fetch.")
+    jwt_jwks_refetch_seconds: float = Field(60.0, ge=0, description="Least time between two "
+                                            "JWKS fetches caused by an unknown `kid`.")
+    prospects_terms_version: str = Field("2026-11-01", min_length=1, max_length=64,
+                                         description="Current version of the prospect terms "
+                                         "and conditions users must accept.")
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings,
@@ -133,8 +152,8 @@ class Settings(BaseSettings):
         return url
 
     @field_validator("allowed_origins", "fernet_keys", "tenant_database_allowed_networks",
-                     "scan_allowed_networks", "llm_allowed_hosts", "llm_allowed_networks",
-                     mode="before")
+                     "scan_allowed_networks", "jwt_algorithms", "llm_allowed_hosts",
+                     "llm_allowed_networks", mode="before")
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -153,6 +172,33 @@ class Settings(BaseSettings):
     @classmethod
     def _lower_hosts(cls, hosts: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(host.lower().rstrip(".") for host in hosts)
+
+    @field_validator("jwt_public_key")
+    @classmethod
+    def _check_public_key(cls, pem: str | None) -> str | None:
+        if pem is not None:
+            try:
+                load_pem_public_key(pem.encode())
+            except (ValueError, TypeError):
+                raise ValueError("not a PEM public key (-----BEGIN PUBLIC KEY-----)") from None
+        return pem
+
+    @field_validator("jwt_algorithms")
+    @classmethod
+    def _asymmetric_only(cls, algorithms: tuple[str, ...]) -> tuple[str, ...]:
+        allowed = {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384",
+                   "ES512", "EdDSA"}
+        refused = [name for name in algorithms if name not in allowed]
+        if refused or not algorithms:
+            raise ValueError(f"use asymmetric algorithms among {sorted(allowed)}; refused: "
+                             f"{refused}")
+        return algorithms
+
+    @property
+    def jwt_configured(self) -> bool:
+        """An identity provider is configured: a key source, an issuer and an audience."""
+        return bool((self.jwt_jwks_url or self.jwt_public_key) and self.jwt_issuer
+                    and self.jwt_audience)
 
     @field_validator("allowed_origins")
     @classmethod

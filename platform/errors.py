@@ -110,10 +110,15 @@ class ErrorTable:
                  message: str | None = None,
                  details: Callable[[Exception], list[dict[str, str]] | None] | None = None,
                  headers: dict[str, str] | None = None) -> None:
-        if error in self._mappings and self._mappings[error].code != code:
-            raise ValueError(f"{error.__name__} is already mapped to {self._mappings[error].code}")
-        self._mappings[error] = ErrorMapping(status, code, message, details,
-                                             tuple((headers or {}).items()))
+        mapping = ErrorMapping(status, code, message, details, tuple((headers or {}).items()))
+        known = self._mappings.get(error)
+        # Areas merge into one table: two areas answering one domain error differently would
+        # leave the answer to the order of the areas.
+        if known is not None and (known.status, known.code, known.message, known.headers) != (
+                status, code, message, mapping.headers):
+            raise ValueError(f"{error.__name__} is already mapped to {known.status} {known.code}"
+                             f" differently: map it once, in the module that owns it")
+        self._mappings[error] = mapping
 
     def merge(self, other: ErrorTable) -> None:
         for error, mapping in other._mappings.items():

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from insureops.platform.email import EmailBackend, TemplateRenderer
     from insureops.platform.errors import ErrorTable
     from insureops.platform.identity import Passwords
+    from insureops.platform.jwt_auth import JwtVerifier
     from insureops.platform.ratelimit import RateLimiter, RateLimitState
     from insureops.platform.routing import Mount, RouteTable
     from insureops.platform.secret_keys import SecretKeys
@@ -30,6 +31,7 @@ OPENAPI_DOCUMENT: web.AppKey[dict] = web.AppKey("openapi_document")
 ROUTE_TABLE: web.AppKey[RouteTable] = web.AppKey("route_table")  # on each area's sub-app
 CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("clock")  # Unix time; tests move it
 EMAIL_BACKEND: web.AppKey[EmailBackend] = web.AppKey("email_backend")
+JWT_VERIFIER: web.AppKey[JwtVerifier | None] = web.AppKey("jwt_verifier")  # None: unconfigured
 TENANT_POOLS: web.AppKey[TenantPools] = web.AppKey("tenant_pools")  # on the mcp sub-app
 # on the carrier_finder sub-app: its MarketStore (typed there; platform modules name no area)
 MARKET_STORE: web.AppKey[object] = web.AppKey("carrier_finder_market_store")
@@ -38,6 +40,9 @@ AREA_STARTUP: web.AppKey[tuple] = web.AppKey("area_startup")
 # On the accounts and team sub-apps, each with its own value (tests give cheaper hashing).
 PASSWORDS: web.AppKey[Passwords] = web.AppKey("passwords")
 TEMPLATES: web.AppKey[TemplateRenderer] = web.AppKey("templates")
+
+# Seconds a studio simulation may run (on the rules_studio sub-app; tests shorten it).
+SIMULATION_BUDGET: web.AppKey[float] = web.AppKey("rules_simulation_budget")
 
 # Per request.
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")

@@ -1,16 +1,10 @@
 """Tenant database pools: one bounded async engine per workspace, made on first use.
 
-The service reaches a workspace's own database with the URL saved (encrypted) in its settings.
-Engines are kept per tenant (at most `max_tenants`, least recently used disposed first), are
-rebuilt when the saved URL changes, and are all disposed on app cleanup. A database that is down
-answers TenantDatabaseUnavailableError within the connect timeout, and the next request after
-it is back simply connects again (pre-ping drops dead pooled connections).
-
-Before an engine is made, the URL is checked again as when it was saved: a SQLite file must lie in
-the workspace's own directory, and a PostgreSQL host is resolved and checked
-(`tenant_urls.check_addresses`), the engine pinned to the checked address (`hostaddr`):
-a name that later resolves to a private or loopback address (DNS rebinding) cannot redirect it.
-Names are resolved only when an engine is made, never per request.
+Engines are kept per tenant (at most `max_tenants`, least recently used disposed first), rebuilt
+when the saved URL changes and disposed on app cleanup; a database that is down answers
+TenantDatabaseUnavailableError within the connect timeout. Before an engine is made the URL is
+checked again as when it was saved (a SQLite file in the workspace's own directory; a PostgreSQL
+host resolved, checked and pinned with `hostaddr`, so DNS rebinding cannot redirect it).
 """
 
 from __future__ import annotations

@@ -9,11 +9,20 @@ from cryptography.fernet import MultiFernet
 
 from insureops.platform.config import Settings
 from insureops.platform.db import UnitOfWork
+from insureops.platform.errors import RETRY_AFTER_SECONDS
+from insureops.platform.routing import RouteTable
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
 from insureops.platform.tenant_data.store import TenantStore
 from insureops.platform.tenant_databases import load_tenant_database_url
 from insureops.platform.tenant_pools import TenantPools
 from insureops.platform.tenant_urls import workspace_directory
+
+
+def map_tenant_database_errors(routes: RouteTable) -> None:
+    """The one answer of every area that reads tenant records when the tenant database cannot
+    be used: 503 tenant_database_unavailable with Retry-After."""
+    routes.map_error(TenantDatabaseUnavailableError, 503, "tenant_database_unavailable",
+                     headers={"Retry-After": RETRY_AFTER_SECONDS})
 
 
 class TenantDatabaseNotConfiguredError(TenantDatabaseUnavailableError):

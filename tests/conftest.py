@@ -108,10 +108,11 @@ class TestDatabases:
         self._drops.append(drop)
         return urls
 
-    def copy(self, template: Template) -> DatabaseUrls:
-        """A new database holding what `template` holds."""
+    def copy(self, template: Template, directory: Path | None = None) -> DatabaseUrls:
+        """A new database holding what `template` holds (on SQLite, a file in `directory`,
+        by default the test's own temporary directory)."""
         if self.backend == "sqlite":
-            return self.sqlite.copy(template, self.directory)
+            return self.sqlite.copy(template, directory or self.directory)
         urls, drop = self._postgres.copy(template)
         self._drops.append(drop)
         return urls

@@ -15,7 +15,6 @@ from aiohttp import web
 from pydantic import BaseModel
 
 from insureops.platform.auth import Auth, Scope
-from insureops.platform.errors import RETRY_AFTER_SECONDS
 from insureops.platform.keys import CLOCK, SECRET_KEYS, TENANT_POOLS
 from insureops.platform.mcp import service as mcp_service
 from insureops.platform.mcp.payloads import (
@@ -32,7 +31,6 @@ from insureops.platform.tenant_data.errors import (
     PayloadInvalidError,
     RecordMissingError,
     StateConflictError,
-    TenantDatabaseUnavailableError,
     TransitionRefusedError,
 )
 from insureops.platform.tenant_data.payloads import (
@@ -52,14 +50,14 @@ from insureops.platform.tenant_data.payloads import (
 from insureops.platform.tenant_data.store import TenantStore
 from insureops.platform.tenant_databases import uri_form
 from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
+from insureops.platform.tenant_stores import map_tenant_database_errors
 
 routes = RouteTable("mcp", "The tenant API (MCP v2): clients and policies, with an API key.")
 routes.map_error(PayloadInvalidError, 400, "validation_error", details=lambda e: e.details)
 routes.map_error(RecordMissingError, 404, "not_found")
 routes.map_error(StateConflictError, 409, "conflict", details=lambda e: e.details)
 routes.map_error(TransitionRefusedError, 409, "invalid_transition")
-routes.map_error(TenantDatabaseUnavailableError, 503, "tenant_database_unavailable",
-                 headers={"Retry-After": RETRY_AFTER_SECONDS})
+map_tenant_database_errors(routes)
 
 READ = Auth.api_key(Scope.READ)
 WRITE = Auth.api_key(Scope.WRITE)

@@ -12,5 +12,6 @@ from insureops.platform.accounts import models as accounts_models  # noqa: F401
 from insureops.platform.carrier_finder import models as carrier_finder_models  # noqa: F401
 from insureops.platform.email import log as email_log  # noqa: F401
 from insureops.platform.identity import models as identity_models  # noqa: F401
+from insureops.platform.prospects import models as prospects_models  # noqa: F401
 from insureops.platform.rules_studio import models as rules_studio_models  # noqa: F401
 from insureops.platform.team import models as team_models  # noqa: F401

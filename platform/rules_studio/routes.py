@@ -14,7 +14,7 @@ from insureops.dsl import RulesetInvalidError
 from insureops.engine import jsonio
 from insureops.platform.auth import Auth, Role
 from insureops.platform.errors import ApiError
-from insureops.platform.keys import CLOCK, SECRET_KEYS, TENANT_POOLS
+from insureops.platform.keys import CLOCK, SECRET_KEYS, SIMULATION_BUDGET, TENANT_POOLS
 from insureops.platform.routing import BodyLimit, Call, RouteTable
 from insureops.platform.rules_studio import (
     approvals,
@@ -75,14 +75,13 @@ from insureops.platform.rules_studio.payloads import (
 )
 from insureops.platform.rules_studio.repository import RuleFilters
 from insureops.platform.tenant_data import service as tenant_records
-from insureops.platform.tenant_data.errors import RecordMissingError, TenantDatabaseUnavailableError
+from insureops.platform.tenant_data.errors import RecordMissingError
 from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
-from insureops.platform.tenant_stores import tenant_store
+from insureops.platform.tenant_stores import map_tenant_database_errors, tenant_store
 
 ULID = "[0-9A-HJKMNP-TV-Z]+"  # a rule or approval id (26 long): lower-case words (check/) are not
 RULE = f"/rules/{{rule_id:{ULID}}}"
 APPROVAL = f"{RULE}/approvals/{{approval_id:{ULID}}}"
-SIMULATION_BUDGET: web.AppKey[float] = web.AppKey("rules_simulation_budget")
 MEMBER, ADMIN, OWNER = (Auth.session(role) for role in (Role.MEMBER, Role.ADMIN, Role.OWNER))
 
 routes = RouteTable("rules_studio", "Rules: CRUD, simulate and execute.")
@@ -105,7 +104,7 @@ routes.map_error(RuleNotPublishedError, 409, "rule_not_published")
 routes.map_error(ExecutionNotFoundError, 404, "not_found")
 routes.map_error(RecordMissingError, 404, "not_found")
 routes.map_error(RecordNotApplicableError, 422, "record_not_applicable")
-routes.map_error(TenantDatabaseUnavailableError, 503, "tenant_database_unavailable")
+map_tenant_database_errors(routes)
 routes.map_error(EvaluationFailedError, 422, "evaluation_failed", details=lambda e: [
     {"field": "inputs", "message": f"{e.engine_code}: {e}"}])
 routes.map_error(PublishRequestError, 400, "validation_error", details=lambda e: [

@@ -234,3 +234,21 @@ async def test_lone_surrogate_is_400_validation_error_when_a_json_escape_sends_o
     error = await error_of(response, 400)
     assert error["details"] == [{"field": "name", "message": error["details"][0]["message"]}]
     assert "surrogate" in error["details"][0]["message"]
+
+
+def test_error_table_refuses_a_second_mapping_when_it_answers_differently():
+    """Two areas once mapped TenantDatabaseUnavailableError alike but for Retry-After; the
+    merged table kept whichever came last and the header was lost."""
+    from insureops.platform.errors import ErrorTable
+
+    class Down(Exception):
+        pass
+
+    first, second = ErrorTable(), ErrorTable()
+    first.register(Down, 503, "down", headers={"Retry-After": "5"})
+    second.register(Down, 503, "down")
+    merged = ErrorTable()
+    merged.merge(first)
+    merged.merge(first)  # the same mapping twice is fine
+    with pytest.raises(ValueError, match="already mapped"):
+        merged.merge(second)

@@ -16,6 +16,7 @@ import contextlib
 import itertools
 import re
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,12 +24,15 @@ from pathlib import Path
 from typing import Self
 from urllib.parse import quote
 
+import jwt
 import psycopg
 import pytest
 import requests
 import schemathesis
 from aiohttp import web
 from cryptography.fernet import Fernet
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from hypothesis import HealthCheck, settings
 from schemathesis import GenerationMode
 
@@ -49,6 +53,9 @@ from tests.platform.workspaces import PASSWORD, cheap_areas
 # The coverage phase dominates the time (the policy model has 40 fields): ~50 s in all.
 MAX_EXAMPLES = 15
 ANONYMOUS_MAX_EXAMPLES = 8
+# The identity provider of the prospect routes: a key made here, trusted as a PEM public key.
+IDP_KEY = ec.generate_private_key(ec.SECP256R1())
+IDP_ISSUER, IDP_AUDIENCE = "https://idp.fuzz.test/", "insureops-fuzz"
 
 
 def fuzz_settings_for(max_examples: int) -> settings:
@@ -123,6 +130,7 @@ class Credentials:
     base_url: str
     session_id: str
     api_key: str
+    jwt: str = ""  # an identity-provider token whose user accepted the prospect terms
 
     @property
     def cookie_headers(self) -> dict[str, str]:
@@ -167,7 +175,14 @@ def sign_up_owner(base_url: str, mailbox: list[str], tenant_directory: Path) -> 
         engine.dispose()
     _check(requests.post(f"{base_url}/api/v2/settings/database/", headers=cookie, timeout=30,
                          json={"url": tenant_url}), 200)
-    return Credentials(base_url, session_id, key)
+    token = jwt.encode({"iss": IDP_ISSUER, "aud": IDP_AUDIENCE, "sub": "fuzz-user",
+                        "exp": int(time.time()) + 3600}, IDP_KEY, algorithm="ES256")
+    bearer = {"Authorization": f"Bearer {token}"}
+    current = _check(requests.get(f"{base_url}/api/v1/carrier_finder/clients/terms-status/",
+                                  headers=bearer, timeout=30), 200)["current_version"]
+    _check(requests.post(f"{base_url}/api/v1/carrier_finder/clients/accept-terms/",
+                         headers=bearer, json={"version": current}, timeout=30), 200)
+    return Credentials(base_url, session_id, key, token)
 
 
 @contextlib.contextmanager
@@ -193,7 +208,11 @@ def platform_database(directory: Path) -> Iterator[str]:
 def service_settings(database_url: str, tenants: Path) -> Settings:
     return Settings(database_url=database_url, secret_key="fuzz-secret-key",
                     fernet_keys=(Fernet.generate_key().decode(),),
-                    tenant_sqlite_directory=tenants, tenant_database_timeout_seconds=2.0)
+                    tenant_sqlite_directory=tenants, tenant_database_timeout_seconds=2.0,
+                    jwt_public_key=IDP_KEY.public_key().public_bytes(
+                        serialization.Encoding.PEM,
+                        serialization.PublicFormat.SubjectPublicKeyInfo).decode(),
+                    jwt_issuer=IDP_ISSUER, jwt_audience=IDP_AUDIENCE)
 
 
 @pytest.fixture(scope="module")
@@ -232,6 +251,13 @@ SCHEMA_VALID_BUT_REFUSED = [
     # database_url_refused); arbitrary strings do not.
     ("/api/v2/settings/database/", "POST"),
     ("/api/v2/settings/database/test/", "POST"),
+    # A website must have a host name (400); only the current terms version is accepted (409);
+    # the duplicate check needs one of its four parameters (400); the cursor is opaque (400).
+    ("/api/v1/carrier_finder/clients/", "POST"),
+    ("/api/v1/carrier_finder/clients/", "GET"),
+    ("/api/v1/carrier_finder/clients/{prospect_id}/", "PATCH"),
+    ("/api/v1/carrier_finder/clients/accept-terms/", "POST"),
+    ("/api/v1/carrier_finder/clients/check-duplicate/", "GET"),
     # The URL must be a reachable public http(s) site (400 scan_url_invalid, scan_failed, ...);
     # arbitrary strings are not, and this machine reaches no public site.
     ("/api/v1/carrier_finder/scan/", "POST"),
@@ -258,7 +284,8 @@ def schema_config(base_url: str, credentials: Credentials | None) -> schemathesi
         config["phases"] = {"coverage": {"enabled": False}}
     else:
         config["auth"] = {"openapi": {"sessionCookie": {"api_key": credentials.session_id},
-                                      "apiKey": {"bearer": credentials.api_key}}}
+                                      "apiKey": {"bearer": credentials.api_key},
+                                      "identityJwt": {"bearer": credentials.jwt}}}
     return schemathesis.Config.from_dict(config)
 
 

@@ -1,7 +1,7 @@
 """Connectors: the workspaces' bring-your-own-key LLM provider keys (encrypted).
 
 Revision ID: 0008_connectors
-Revises: 0006_carrier_market
+Revises: 0007_prospects
 Create Date: 2026-11-23
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008_connectors"
-down_revision = "0006_carrier_market"
+down_revision = "0007_prospects"
 branch_labels = None
 depends_on = None
 

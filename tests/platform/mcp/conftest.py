@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from aiohttp.test_utils import TestClient
@@ -15,6 +16,7 @@ from insureops.platform.config import Settings
 from insureops.platform.identity import Workspace, new_tenant_id
 from insureops.platform.keys import DATABASE, SECRET_KEYS
 from insureops.platform.tenant_databases import TenantDatabase, encrypt_url
+from insureops.platform.tenant_urls import workspace_directory
 from tests.databases import Template
 
 NOW = datetime.datetime(2026, 11, 22, 3, 0, tzinfo=datetime.UTC)
@@ -34,43 +36,23 @@ def settings(settings: Settings, tenant_sqlite_root: Path) -> Settings:
                                        "tenant_sqlite_directory": tenant_sqlite_root})
 
 
+def own_tenant_database(test_databases, settings: Settings, tenant_id: str | None = None) -> str:
+    """A new database holding the data model for workspace `tenant_id`; its sync URL. On SQLite
+    the file lies in that workspace's own directory under the settings' SQLite tenant root, as
+    the service requires of a workspace's files."""
+    directory = None
+    if tenant_id is not None and test_databases.backend == "sqlite":
+        directory = workspace_directory(settings.tenant_sqlite_root, tenant_id)
+        directory.mkdir(parents=True, exist_ok=True)
+    return test_databases.copy(Template.TENANT, directory=directory).sync
+
+
 @pytest.fixture
-<<<<<<< HEAD
-def make_tenant_database(test_databases) -> Callable[[], str]:
-    """`make_tenant_database()`: a new database of the backend under test holding the data
-    model (a copy of the worker's template); its sync URL. Dropped when the test ends."""
-    return lambda: test_databases.copy(Template.TENANT).sync
-=======
-def make_tenant_database(backend: str, tmp_path: Path,
-                         tenant_sqlite_root: Path) -> Iterator[Callable[..., str]]:
-    """`make_tenant_database(tenant_id=None)`: a new, prepared database of the backend under
-    test; its URL (a PostgreSQL schema selected by search_path, dropped afterwards; or a SQLite
-    file, in the workspace's own directory when `tenant_id` is given, as the service requires)."""
-    schemas: list[str] = []
-
-    def make(tenant_id: str | None = None) -> str:
-        if backend == "sqlite":
-            directory = tmp_path if tenant_id is None else tenant_sqlite_root / tenant_id
-            directory.mkdir(parents=True, exist_ok=True)
-            url = f"sqlite:///{directory / f'tenant-{uuid.uuid4().hex[:8]}.sqlite3'}"
-        else:
-            base = os.environ[POSTGRES_URL_VARIABLE]
-            schema = f"tenant_{uuid.uuid4().hex[:16]}"
-            with psycopg.connect(_plain(base), autocommit=True) as connection:
-                connection.execute(f'CREATE SCHEMA "{schema}"')
-            schemas.append(schema)
-            separator = "&" if "?" in base else "?"
-            url = f"{base}{separator}options={quote(f'-csearch_path={schema}')}"
-        prepare_tenant_database(url)
-        return url
-
-    yield make
-    if schemas:
-        with psycopg.connect(_plain(os.environ[POSTGRES_URL_VARIABLE]),
-                             autocommit=True) as connection:
-            for schema in schemas:
-                connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
->>>>>>> newcomer
+def make_tenant_database(test_databases, settings: Settings) -> Callable[..., str]:
+    """`make_tenant_database(tenant_id=None)`: a new database of the backend under test holding
+    the data model (a copy of the worker's template), in the workspace's own directory when
+    `tenant_id` is given; its sync URL, dropped when the test ends."""
+    return lambda tenant_id=None: own_tenant_database(test_databases, settings, tenant_id)
 
 
 @dataclass(frozen=True)

@@ -171,12 +171,14 @@ async def test_tenant_engines_are_disposed_when_the_app_shuts_down(client, tenan
 
 
 async def test_tenant_database_unavailable_carries_retry_after_when_the_database_is_down(
-        client, make_tenant):
+        client, make_client, settings, make_tenant):
     """Issue 17: tenant_database_unavailable carried no Retry-After."""
     down = await make_tenant(f"postgresql://app:secret@127.0.0.1:{_closed_port()}/tenant")
     unconfigured = await make_tenant(None)
+    no_embedded = await make_client(settings.model_copy(update={
+        "tenant_sqlite_directory": None, "embedded_tenant_databases": False}))
 
-    for tenant in (down, unconfigured):
-        response = await client.get("/api/v2/mcp/clients/list/", headers=tenant.headers)
+    for service, tenant in ((client, down), (no_embedded, unconfigured)):
+        response = await service.get("/api/v2/mcp/clients/list/", headers=tenant.headers)
         assert response.status == 503
         assert response.headers["Retry-After"] == "5"

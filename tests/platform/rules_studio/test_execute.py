@@ -8,8 +8,7 @@ import uuid
 import pytest
 
 from insureops.engine import jsonio
-from tests.databases import Template
-from tests.platform.mcp.conftest import add_key, save_database_url
+from tests.platform.mcp.conftest import add_key, own_tenant_database, save_database_url
 from tests.platform.rules_studio.conftest import BASE, CLIENT_CHECK, LOWERED
 
 
@@ -26,9 +25,9 @@ async def published_rule(studio, owner, source: str | None = None) -> dict:
 
 
 @pytest.fixture
-async def tenant_database(studio, owner, test_databases) -> str:
+async def tenant_database(studio, owner, test_databases, settings) -> str:
     """The owner's workspace with its own prepared tenant database; its URL."""
-    url = test_databases.copy(Template.TENANT).sync
+    url = own_tenant_database(test_databases, settings, owner.workspace_id)
     await save_database_url(studio.client, owner.workspace_id, url)
     return url
 

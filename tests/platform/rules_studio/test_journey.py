@@ -8,8 +8,7 @@ execute on inputs and on a tenant record -> read the log -> roll back -> archive
 from __future__ import annotations
 
 from insureops.engine import jsonio
-from tests.databases import Template
-from tests.platform.mcp.conftest import add_key, save_database_url
+from tests.platform.mcp.conftest import add_key, own_tenant_database, save_database_url
 
 BASE = "/api/rules/rules"
 
@@ -42,7 +41,7 @@ CASES = [
 
 
 async def test_an_author_goes_from_a_broken_draft_to_an_archived_rule_when_using_the_api(
-        studio, owner, test_databases):
+        studio, owner, test_databases, settings):
     client, headers = studio.client, owner.headers
 
     # create with an error: refused with every diagnostic, line and column
@@ -89,7 +88,8 @@ async def test_an_author_goes_from_a_broken_draft_to_an_archived_rule_when_using
                                                                   "region": "IL"}}},
         headers=headers)).text())
     assert on_inputs["result"]["decision"] == "refer"
-    await save_database_url(client, owner.workspace_id, test_databases.copy(Template.TENANT).sync)
+    await save_database_url(client, owner.workspace_id,
+                            own_tenant_database(test_databases, settings, owner.workspace_id))
     key, _ = await add_key(client, owner.workspace_id)
     record = await (await client.post("/api/v2/mcp/clients/", json={"name": "D", "region": "WI"},
                                       headers={"Authorization": f"Bearer {key}"})).json()

@@ -1,0 +1,102 @@
+"""SQLAlchemy queries of the prospects area; every function receives the session it works in."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import and_, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from insureops.platform.prospects.models import Prospect, TermsAcceptance
+
+Owner = tuple[str, str]  # (issuer, subject)
+
+
+def _owned(owner: Owner):
+    return and_(Prospect.owner_issuer == owner[0], Prospect.owner_subject == owner[1])
+
+
+async def get(session: AsyncSession, owner: Owner, prospect_id: str) -> Prospect | None:
+    statement = select(Prospect).where(Prospect.id == prospect_id, _owned(owner))
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def page(session: AsyncSession, owner: Owner, *, status: str | None, state: str | None,
+               ordering: str, after: str | None, limit: int) -> list[Prospect]:
+    """Up to `limit` + 1 of the owner's prospects in `ordering` (then id), after row `after`.
+
+    The position is the anchor row's own stored values (a subquery), as in the tenant API, so no
+    value round-trips through text and the order is exact on both engines.
+    """
+    descending = ordering.startswith("-")
+    column = getattr(Prospect, ordering.lstrip("-"))
+    statement = select(Prospect).where(_owned(owner))
+    if status is not None:
+        statement = statement.where(Prospect.status == status)
+    if state is not None:
+        statement = statement.where(func.lower(Prospect.state) == state.strip().lower())
+    if after is not None:
+        anchor = (select(column).where(Prospect.id == after, _owned(owner)).scalar_subquery())
+        beyond = column < anchor if descending else column > anchor
+        tie = Prospect.id < after if descending else Prospect.id > after
+        statement = statement.where(or_(beyond, and_(column == anchor, tie)))
+    keys = (column.desc(), Prospect.id.desc()) if descending else (column, Prospect.id)
+    statement = statement.order_by(*keys).limit(limit + 1)
+    return list((await session.execute(statement)).scalars())
+
+
+def _contains(column, text: str):
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return func.lower(column).like(f"%{escaped}%", escape="\\")
+
+
+async def search_candidates(session: AsyncSession, owner: Owner, text: str, digits: str | None,
+                            limit: int) -> list[Prospect]:
+    """The owner's prospects whose name, domain, e-mail, notes (or phone digits) hold `text`."""
+    conditions = [_contains(column, text) for column in
+                  (Prospect.company_name, Prospect.domain, Prospect.email, Prospect.notes)]
+    if digits:
+        conditions.append(Prospect.phone_digits.like(f"%{digits}%"))
+    statement = (select(Prospect).where(_owned(owner), or_(*conditions))
+                 .order_by(Prospect.updated_at.desc(), Prospect.id).limit(limit))
+    return list((await session.execute(statement)).scalars())
+
+
+async def exact_matches(session: AsyncSession, owner: Owner, *, domain: str | None,
+                        email: str | None, digits: str | None) -> list[Prospect]:
+    conditions = []
+    if domain:
+        conditions.append(Prospect.domain == domain)
+    if email:
+        conditions.append(Prospect.email == email)
+    if digits:
+        conditions.append(Prospect.phone_digits == digits)
+    if not conditions:
+        return []
+    statement = select(Prospect).where(_owned(owner), or_(*conditions))
+    return list((await session.execute(statement)).scalars())
+
+
+async def names(session: AsyncSession, owner: Owner, limit: int) -> Sequence[tuple[str, str]]:
+    """(id, company_name) of the owner's `limit` most recently updated prospects."""
+    statement = (select(Prospect.id, Prospect.company_name).where(_owned(owner))
+                 .order_by(Prospect.updated_at.desc()).limit(limit))
+    return [(row[0], row[1]) for row in (await session.execute(statement)).all()]
+
+
+async def by_ids(session: AsyncSession, owner: Owner, ids: Sequence[str]) -> list[Prospect]:
+    if not ids:
+        return []
+    statement = select(Prospect).where(_owned(owner), Prospect.id.in_(ids))
+    return list((await session.execute(statement)).scalars())
+
+
+async def acceptance(session: AsyncSession, owner: Owner,
+                     version: str | None = None) -> TermsAcceptance | None:
+    """The owner's acceptance of `version`, or (without a version) the latest acceptance."""
+    statement = select(TermsAcceptance).where(TermsAcceptance.owner_issuer == owner[0],
+                                              TermsAcceptance.owner_subject == owner[1])
+    if version is not None:
+        statement = statement.where(TermsAcceptance.version == version)
+    statement = statement.order_by(TermsAcceptance.accepted_at.desc()).limit(1)
+    return (await session.execute(statement)).scalar_one_or_none()
