@@ -19,10 +19,10 @@ from types import TracebackType
 from typing import ClassVar, Self
 
 import aiohttp
-from aiohttp.abc import AbstractResolver, ResolveResult
 from yarl import URL
 
 from insureops.platform.addresses import in_networks, is_metadata, is_public, parse_address
+from insureops.platform.checked_resolver import CheckingResolver
 from insureops.platform.config import Settings
 
 MAX_URL_LENGTH = 2048
@@ -147,38 +147,10 @@ def check_literal_host(url: URL, allowed_networks: Iterable[str]) -> None:
         raise _refused(host)
 
 
-class CheckingResolver(AbstractResolver):
-    """Resolves a name and returns its addresses only when every one of them is allowed.
-
-    The connector connects to exactly what this returns, so what was checked is what is
-    connected to. A refused name raises ScanAddressRefusedError (not an OSError, so aiohttp
-    does not turn it into a connection error).
-    """
-
-    def __init__(self, allowed_networks: Iterable[str]) -> None:
-        self._allowed = tuple(allowed_networks)
-
-    async def resolve(self, host: str, port: int = 0,
-                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
-        try:
-            infos = await asyncio.get_running_loop().getaddrinfo(
-                host, port, type=socket.SOCK_STREAM, family=family)
-        except (socket.gaierror, UnicodeError) as exc:
-            raise OSError(f"cannot resolve {host}") from exc
-        results: list[ResolveResult] = []
-        for info_family, _, proto, _, sockaddr in infos:
-            address = str(sockaddr[0])
-            if not scan_address_allowed(address, self._allowed):
-                raise _refused(host)
-            results.append(ResolveResult(hostname=host, host=address, port=int(sockaddr[1]),
-                                         family=info_family, proto=proto,
-                                         flags=socket.AI_NUMERICHOST | socket.AI_NUMERICSERV))
-        if not results:
-            raise OSError(f"{host} has no address")
-        return results
-
-    async def close(self) -> None:
-        return None
+def scan_resolver(allowed_networks: Iterable[str]) -> CheckingResolver:
+    """The resolver of scans: every address of a name must pass `scan_address_allowed`."""
+    allowed = tuple(allowed_networks)
+    return CheckingResolver(lambda address: scan_address_allowed(address, allowed), _refused)
 
 
 class ScanSession:
@@ -191,7 +163,7 @@ class ScanSession:
         self._session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> Self:
-        connector = aiohttp.TCPConnector(resolver=CheckingResolver(self.allowed_networks),
+        connector = aiohttp.TCPConnector(resolver=scan_resolver(self.allowed_networks),
                                          use_dns_cache=False, limit=20)
         self._session = aiohttp.ClientSession(connector=connector, trust_env=False,
                                               cookie_jar=aiohttp.DummyCookieJar(),

@@ -4,7 +4,6 @@ every address it connects to."""
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import socket
 import time
@@ -12,10 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import aiohttp
-from aiohttp.abc import AbstractResolver, ResolveResult
 from yarl import URL
 
 from insureops.platform.addresses import in_networks, is_metadata, is_public, parse_address
+from insureops.platform.checked_resolver import CheckingResolver
 from insureops.platform.config import Settings
 
 
@@ -99,34 +98,12 @@ def normalise_base_url(raw: str, settings: Settings) -> str:
     return str(url.with_path(path or "/")).rstrip("/")
 
 
-class CheckingResolver(AbstractResolver):
-    """Resolves a name and returns its addresses only when every one is allowed, so what was
-    checked is what the connector connects to (no rebinding between check and connect)."""
-
-    def __init__(self, allowed_networks: Iterable[str]) -> None:
-        self._allowed = tuple(allowed_networks)
-
-    async def resolve(self, host: str, port: int = 0,
-                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
-        try:
-            infos = await asyncio.get_running_loop().getaddrinfo(
-                host, port, type=socket.SOCK_STREAM, family=family)
-        except (socket.gaierror, UnicodeError) as exc:
-            raise OSError(f"cannot resolve {host}") from exc
-        results: list[ResolveResult] = []
-        for info_family, _, proto, _, sockaddr in infos:
-            address = str(sockaddr[0])
-            if not address_allowed(address, self._allowed):
-                raise BaseUrlRefusedError(f"The address of {host} is not allowed.")
-            results.append(ResolveResult(hostname=host, host=address, port=int(sockaddr[1]),
-                                         family=info_family, proto=proto,
-                                         flags=socket.AI_NUMERICHOST | socket.AI_NUMERICSERV))
-        if not results:
-            raise OSError(f"{host} has no address")
-        return results
-
-    async def close(self) -> None:
-        return None
+def _resolver(allowed_networks: Iterable[str]) -> CheckingResolver:
+    """Every address a provider's host resolves to must pass the shared address policy."""
+    allowed = tuple(allowed_networks)
+    return CheckingResolver(
+        lambda address: address_allowed(address, allowed),
+        lambda host: BaseUrlRefusedError(f"The address of {host} is not allowed."))
 
 
 def auth_headers(provider: Provider, api_key: str) -> dict[str, str]:
@@ -170,7 +147,7 @@ async def probe_provider(provider: Provider, api_key: str, base_url: str | None,
         latency = max(0, round((clock() - started) * 1000))
         return ProbeOutcome(ok, latency, None if error is None else _scrub(error, api_key))
 
-    connector = aiohttp.TCPConnector(resolver=CheckingResolver(settings.llm_allowed_networks),
+    connector = aiohttp.TCPConnector(resolver=_resolver(settings.llm_allowed_networks),
                                      use_dns_cache=False, limit=2)
     timeout = aiohttp.ClientTimeout(total=settings.llm_timeout_seconds)
     try:

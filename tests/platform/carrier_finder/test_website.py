@@ -7,7 +7,6 @@ from aiohttp.test_utils import TestServer
 
 from insureops.platform.carrier_finder.website import (
     MAX_REDIRECTS,
-    CheckingResolver,
     ScanAddressRefusedError,
     ScanFailedError,
     ScanNotHtmlError,
@@ -16,6 +15,7 @@ from insureops.platform.carrier_finder.website import (
     ScanTooLargeError,
     ScanUrlInvalidError,
     fetch_page,
+    scan_resolver,
 )
 from insureops.platform.config import Settings
 from tests.platform.carrier_finder.site import build_site
@@ -136,10 +136,10 @@ async def test_host_name_is_fetched_through_the_checking_resolver_when_allowed(s
 
 
 async def test_resolver_returns_only_checked_addresses_when_a_name_resolves():
-    results = await CheckingResolver(("127.0.0.1/32",)).resolve("localhost", 80)
+    results = await scan_resolver(("127.0.0.1/32",)).resolve("localhost", 80)
     assert {result["host"] for result in results} <= {"127.0.0.1"} and results
     with pytest.raises(ScanAddressRefusedError):
-        await CheckingResolver(()).resolve("localhost", 80)
+        await scan_resolver(()).resolve("localhost", 80)
 
 
 async def test_metadata_address_is_refused_when_its_network_is_allowed():
