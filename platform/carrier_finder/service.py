@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import datetime
-import json
 import time
 from dataclasses import dataclass
 from decimal import Decimal
@@ -16,9 +13,8 @@ from insureops.carrier_matching import search as market_search
 from insureops.carrier_matching.lines import LINES, line_by_code
 from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
 from insureops.carrier_matching.matching import CandidateIndex, MatchReport, match
+from insureops.platform import cursors
 from insureops.platform.errors import ApiError
-
-_CURSOR_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -34,18 +30,14 @@ class Filters:
     cursor: str | None = None
 
 
-def encode_cursor(last_id: str) -> str:
-    raw = json.dumps({"v": _CURSOR_VERSION, "after": last_id}, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+encode_cursor = cursors.encode_cursor
 
 
 def decode_cursor(cursor: str) -> str:
+    """The id a listing's cursor continues after; 400 validation_error naming `cursor`."""
     try:
-        data = json.loads(base64.urlsafe_b64decode((cursor + "=" * (-len(cursor) % 4)).encode()))
-        if data.get("v") != _CURSOR_VERSION or not isinstance(data.get("after"), str):
-            raise ValueError("unknown cursor")
-        return data["after"]
-    except (ValueError, TypeError, AttributeError, binascii.Error):
+        return cursors.decode_cursor(cursor)
+    except cursors.CursorInvalidError:
         raise ApiError(400, "validation_error", "The query is invalid.", details=[
             {"field": "cursor", "message": "is not a cursor this service issued; pass "
              "next_cursor of the previous page unchanged"}]) from None

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime
-import json
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 from sqlalchemy.exc import IntegrityError
 from ulid import ULID
 
+from insureops.platform import cursors
 from insureops.platform.db import UnitOfWork
 from insureops.platform.prospects import repository
 from insureops.platform.prospects.errors import (
@@ -39,7 +37,6 @@ SEARCH_CANDIDATES = 500  # most recently updated matches ranked per search
 NAME_CANDIDATES = 5000  # most recently updated names compared per duplicate check
 NAME_SIMILARITY_CUTOFF = 90.0  # rapidfuzz token_sort_ratio of the normalised names
 MIN_PHONE_DIGITS = 7  # shorter numbers are too ambiguous to call a duplicate
-_CURSOR_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -91,22 +88,18 @@ async def update(uow: UnitOfWork, owner: Owner, prospect_id: str, body: Prospect
 
 
 def _encode_cursor(last_id: str, ordering: str) -> str:
-    raw = json.dumps({"v": _CURSOR_VERSION, "after": last_id, "o": ordering},
-                     separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return cursors.encode_cursor(last_id, o=ordering)
 
 
 def _decode_cursor(cursor: str, ordering: str) -> str:
+    """The id a cursor of this ordering continues after (a cursor of another is refused)."""
     try:
-        data = json.loads(base64.urlsafe_b64decode((cursor + "=" * (-len(cursor) % 4)).encode()))
-        if data.get("v") != _CURSOR_VERSION or data.get("o") != ordering:
-            raise ValueError("another version or ordering")
-        after = data["after"]
-        if not isinstance(after, str) or len(after) != 26:
-            raise ValueError("not an id")
-        return after
-    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error):
+        after = cursors.decode_cursor(cursor, o=ordering)
+    except cursors.CursorInvalidError:
         raise CursorInvalidError(cursor) from None
+    if len(after) != 26:
+        raise CursorInvalidError(cursor)
+    return after
 
 
 async def page(uow: UnitOfWork, owner: Owner, query: ListQuery) -> tuple[list[Prospect], str | None]:

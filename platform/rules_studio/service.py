@@ -8,16 +8,14 @@ compiling and testing a source is CPU work and runs in a worker thread.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import datetime
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import exc as sa_exc
 from ulid import ULID
 
+from insureops.platform import cursors
 from insureops.platform.db import UnitOfWork
 from insureops.platform.rules_studio import repository as repo
 from insureops.platform.rules_studio.checking import Analysis, analyse, content_hash
@@ -33,8 +31,6 @@ from insureops.platform.rules_studio.errors import (
     VersionNotFoundError,
 )
 from insureops.platform.rules_studio.models import Rule, RulePublication, RuleVersion
-
-_CURSOR_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -74,18 +70,13 @@ class Page:
     next_cursor: str | None
 
 
-def encode_cursor(last_id: str) -> str:
-    raw = json.dumps({"v": _CURSOR_VERSION, "after": last_id}, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+encode_cursor = cursors.encode_cursor
 
 
 def decode_cursor(cursor: str) -> str:
     try:
-        data = json.loads(base64.urlsafe_b64decode((cursor + "=" * (-len(cursor) % 4)).encode()))
-        if data.get("v") != _CURSOR_VERSION or not isinstance(data.get("after"), str):
-            raise ValueError("unknown cursor")
-        return data["after"]
-    except (ValueError, TypeError, AttributeError, binascii.Error):
+        return cursors.decode_cursor(cursor)
+    except cursors.CursorInvalidError:
         raise InvalidCursorError("The cursor is invalid.") from None
 
 
