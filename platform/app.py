@@ -38,7 +38,7 @@ from insureops.platform.keys import (
 )
 from insureops.platform.log import add_request_id_header, request_id_middleware
 from insureops.platform.mcp import routes as mcp
-from insureops.platform.openapi import build_openapi
+from insureops.platform.openapi import OpenApiOnDemand
 from insureops.platform.prospects import routes as prospects
 from insureops.platform.ratelimit import RateLimiter
 from insureops.platform.routing import Mount, add_rate_limit_headers
@@ -114,7 +114,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
         startup_hooks.extend(sub_app.get(AREA_STARTUP, ()))
     app[ERROR_TABLE] = errors
     app[MOUNTS] = tuple(mounts)
-    app[OPENAPI_DOCUMENT] = build_openapi(app[MOUNTS], title="insureops API",
+    app[OPENAPI_DOCUMENT] = OpenApiOnDemand(app[MOUNTS], title="insureops API",
                                           version=_package_version())
     app.cleanup_ctx.append(database_context)
     app.on_startup.extend(startup_hooks)  # after cleanup_ctx's start: the database is migrated

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from insureops.platform.errors import ErrorTable
     from insureops.platform.identity import Passwords
     from insureops.platform.jwt_auth import JwtVerifier
+    from insureops.platform.openapi import OpenApiOnDemand
     from insureops.platform.ratelimit import RateLimiter, RateLimitState
     from insureops.platform.routing import Mount, RouteTable
     from insureops.platform.secret_keys import SecretKeys
@@ -27,7 +28,7 @@ RATE_LIMITER: web.AppKey[RateLimiter] = web.AppKey("rate_limiter")
 ERROR_TABLE: web.AppKey[ErrorTable] = web.AppKey("error_table")
 AUTHENTICATORS: web.AppKey[Authenticators] = web.AppKey("authenticators")
 MOUNTS: web.AppKey[tuple[Mount, ...]] = web.AppKey("mounts")
-OPENAPI_DOCUMENT: web.AppKey[dict] = web.AppKey("openapi_document")
+OPENAPI_DOCUMENT: web.AppKey[OpenApiOnDemand] = web.AppKey("openapi_document")
 ROUTE_TABLE: web.AppKey[RouteTable] = web.AppKey("route_table")  # on each area's sub-app
 CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("clock")  # Unix time; tests move it
 EMAIL_BACKEND: web.AppKey[EmailBackend] = web.AppKey("email_backend")

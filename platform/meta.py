@@ -45,7 +45,7 @@ class Health(BaseModel):
 @routes.get(OPENAPI_PATH, response=OpenApiDocument, auth=Auth.NONE,
             summary="This API's OpenAPI 3.1 description")
 async def openapi_document(call: Call[None, None]) -> web.StreamResponse:
-    return web.json_response(call.request.config_dict[OPENAPI_DOCUMENT])
+    return web.json_response(call.request.config_dict[OPENAPI_DOCUMENT].get())
 
 
 def swagger_page(title: str) -> str:

@@ -175,6 +175,22 @@ class _Builder:
         return paths
 
 
+class OpenApiOnDemand:
+    """The app's OpenAPI document, built on first use and kept: building it (pydantic's JSON
+    Schemas of every model) is most of `create_app`'s cost, and most apps (every test's) never
+    serve it."""
+
+    def __init__(self, mounts: tuple[Mount, ...], *, title: str, version: str) -> None:
+        self._arguments = (mounts, title, version)
+        self._document: dict[str, Any] | None = None
+
+    def get(self) -> dict[str, Any]:
+        if self._document is None:
+            mounts, title, version = self._arguments
+            self._document = build_openapi(mounts, title=title, version=version)
+        return self._document
+
+
 def build_openapi(mounts: tuple[Mount, ...], *, title: str, version: str) -> dict[str, Any]:
     """The OpenAPI 3.1 document of every documented route under `mounts`."""
     builder = _Builder(mounts)

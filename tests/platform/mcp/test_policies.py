@@ -192,7 +192,7 @@ def test_published_policy_schema_says_a_client_is_named_by_id_or_uuid_when_read(
     from insureops.platform.app import create_app
     from insureops.platform.keys import OPENAPI_DOCUMENT
     from insureops.platform.tenant_data.payloads import PolicyCreate, PolicyUpdate
-    schemas = create_app(settings)[OPENAPI_DOCUMENT]["components"]["schemas"]
+    schemas = create_app(settings)[OPENAPI_DOCUMENT].get()["components"]["schemas"]
     for payload in (PolicyCreate, PolicyUpdate):
         for schema in (payload.model_json_schema(), schemas[payload.__name__]):  # tool, OpenAPI
             assert "`id` or its `uuid`" in schema["properties"]["client_id"]["description"]
