@@ -76,3 +76,15 @@ def address_allowed(address: str, allowed_networks: Iterable[str]) -> bool:
     """A public address, or one inside a network the settings allow."""
     parsed = parse_address(address)
     return is_public(parsed) or in_networks(parsed, allowed_networks)
+
+
+def outbound_address_allowed(address: str, allowed_networks: Iterable[str]) -> bool:
+    """For calls to a host a user gave (a website scan, an LLM provider): public or inside an
+    allowed network, and a cloud metadata address never, whatever network is allowed."""
+    try:
+        parsed = parse_address(address)
+    except ValueError:
+        return False
+    if is_metadata(parsed):
+        return False
+    return is_public(parsed) or in_networks(parsed, allowed_networks)

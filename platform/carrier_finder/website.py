@@ -21,7 +21,10 @@ from typing import ClassVar, Self
 import aiohttp
 from yarl import URL
 
-from insureops.platform.addresses import in_networks, is_metadata, is_public, parse_address
+from insureops.platform.addresses import (
+    outbound_address_allowed,
+    parse_address,
+)
 from insureops.platform.checked_resolver import CheckingResolver
 from insureops.platform.config import Settings
 
@@ -91,17 +94,6 @@ class FetchedPage:
             return self.body.decode("utf-8", errors="replace")
 
 
-def scan_address_allowed(address: str, allowed_networks: Iterable[str]) -> bool:
-    """Public, or inside an allowed network; a metadata address never."""
-    try:
-        parsed = parse_address(address)
-    except ValueError:
-        return False
-    if is_metadata(parsed):
-        return False
-    return is_public(parsed) or in_networks(parsed, allowed_networks)
-
-
 def _refused(host: str) -> ScanAddressRefusedError:
     return ScanAddressRefusedError(
         f"The site's address ({host}) is not allowed: private, loopback, link-local, metadata "
@@ -143,14 +135,14 @@ def check_literal_host(url: URL, allowed_networks: Iterable[str]) -> None:
             address = socket.inet_ntoa(socket.inet_aton(host))
         except (OSError, ValueError):
             return  # a name: the resolver checks what it resolves to
-    if not scan_address_allowed(address, allowed_networks):
+    if not outbound_address_allowed(address, allowed_networks):
         raise _refused(host)
 
 
 def scan_resolver(allowed_networks: Iterable[str]) -> CheckingResolver:
-    """The resolver of scans: every address of a name must pass `scan_address_allowed`."""
+    """The resolver of scans: every address of a name must pass `outbound_address_allowed`."""
     allowed = tuple(allowed_networks)
-    return CheckingResolver(lambda address: scan_address_allowed(address, allowed), _refused)
+    return CheckingResolver(lambda address: outbound_address_allowed(address, allowed), _refused)
 
 
 class ScanSession:

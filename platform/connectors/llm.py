@@ -13,7 +13,12 @@ from dataclasses import dataclass
 import aiohttp
 from yarl import URL
 
-from insureops.platform.addresses import in_networks, is_metadata, is_public, parse_address
+from insureops.platform.addresses import (
+    in_networks,
+    is_metadata,
+    outbound_address_allowed,
+    parse_address,
+)
 from insureops.platform.checked_resolver import CheckingResolver
 from insureops.platform.config import Settings
 
@@ -40,17 +45,6 @@ class ProbeOutcome:
     ok: bool
     latency_ms: int
     error: str | None
-
-
-def address_allowed(address: str, allowed_networks: Iterable[str]) -> bool:
-    """Public or inside an allowed network; a cloud metadata address never."""
-    try:
-        parsed = parse_address(address)
-    except ValueError:
-        return False
-    if is_metadata(parsed):
-        return False
-    return is_public(parsed) or in_networks(parsed, allowed_networks)
 
 
 def _literal_address(host: str) -> str | None:
@@ -102,7 +96,7 @@ def _resolver(allowed_networks: Iterable[str]) -> CheckingResolver:
     """Every address a provider's host resolves to must pass the shared address policy."""
     allowed = tuple(allowed_networks)
     return CheckingResolver(
-        lambda address: address_allowed(address, allowed),
+        lambda address: outbound_address_allowed(address, allowed),
         lambda host: BaseUrlRefusedError(f"The address of {host} is not allowed."))
 
 
@@ -154,7 +148,7 @@ async def probe_provider(provider: Provider, api_key: str, base_url: str | None,
         async with aiohttp.ClientSession(connector=connector, trust_env=False, timeout=timeout,
                                          cookie_jar=aiohttp.DummyCookieJar()) as session:
             if URL(base).host and (literal := _literal_address(URL(base).raw_host or "")) \
-                    and not address_allowed(literal, settings.llm_allowed_networks):
+                    and not outbound_address_allowed(literal, settings.llm_allowed_networks):
                 return outcome(False, "The provider's address is not allowed.")
             async with session.get(url, headers=auth_headers(provider, api_key),
                                    allow_redirects=False) as response:
