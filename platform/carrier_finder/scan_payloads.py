@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from insureops.carrier_matching.similarity import MAX_LIMIT
+from insureops.platform.carrier_finder.payloads import NAICS_PATTERN, Business
 from insureops.platform.carrier_finder.website import MAX_URL_LENGTH
-
-NAICS_PATTERN = r"^[0-9]{2,6}$"
 
 
 class ScanRequest(BaseModel):
@@ -46,35 +44,12 @@ class ScanResponse(BaseModel):
         description="From examples/coverage_recommendations.rules, in the ruleset's order.")
 
 
-class BusinessQuery(BaseModel):
-    """A Business (schema/business.py); similarity reads naics, description, state, annual
-    revenue and employee count."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str | None = Field(None, max_length=255)
-    description: str | None = Field(None, max_length=10_000)
-    website: str | None = Field(None, max_length=2048)
-    naics: str | None = Field(None, pattern=NAICS_PATTERN)
-    state: str | None = Field(None, min_length=2, max_length=2)
-    postal_code: str | None = Field(None, max_length=20)
-    country: str | None = Field(None, max_length=100)
-    annual_revenue: float | None = Field(None, ge=0)
-    payroll: float | None = Field(None, ge=0)
-    employee_count: int | None = Field(None, ge=0)
-    years_in_business: float | None = Field(None, ge=0)
-    founded_on: dt.date | None = None
-    lines_of_business: list[str] | None = None
-    requested_limit: float | None = Field(None, ge=0)
-    prior_claims: list[dict[str, Any]] | None = None
-
-
 class SimilarBusinessesRequest(BaseModel):
     """Either `business`, or `naics` and/or `description`."""
 
     model_config = ConfigDict(extra="forbid")
 
-    business: BusinessQuery | None = None
+    business: Business | None = None
     naics: str | None = Field(None, pattern=NAICS_PATTERN)
     description: str | None = Field(None, max_length=10_000)
     limit: int = Field(10, ge=1, le=MAX_LIMIT)
