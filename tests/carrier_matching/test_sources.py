@@ -64,7 +64,7 @@ def test_pruning_stays_correct_when_an_own_appetite_shares_a_market_appetites_na
     # a market appetite the index prunes for the restaurant, and an own one of the same name
     # that accepts it: the own one must be evaluated, the market one may be evaluated too
     index = index_market_appetites(market.appetites)
-    pruned_name = sorted(index.pruned(RESTAURANT))[0]
+    pruned_name = min(index.pruned(RESTAURANT))
     own = appetite(pruned_name, "true")
     source = LayeredSource(base_source(), own_market([LOCAL], [product("gl", own.path)], [own]))
     pruned = match_source(RESTAURANT, source, as_of=AS_OF)
