@@ -96,3 +96,16 @@ async def test_another_workspaces_approval_is_404_when_addressed(studio, owner, 
     zoe = await studio.tenancy.owner("zoe@example.com", "Other Agency")
     response = await decide(studio, zoe, rule["id"], pending["id"], "approve")
     assert response.status == 404
+
+
+async def test_a_member_is_403_when_requesting_approving_or_rejecting(studio, owner, governed):
+    _, rule = governed
+    max_ = await studio.tenancy.member(owner, "max@example.com")
+    asked = await request(studio, owner, rule["id"], version=1)
+    approval_id = (await asked.json())["id"]
+    refused = [await request(studio, max_, rule["id"], version=1),
+               await decide(studio, max_, rule["id"], approval_id, "approve"),
+               await decide(studio, max_, rule["id"], approval_id, "reject")]
+    assert [r.status for r in refused] == [403, 403, 403]
+    listed = await studio.client.get(f"{BASE}/{rule['id']}/approvals/", headers=max_.headers)
+    assert [a["status"] for a in (await listed.json())["approvals"]] == ["pending"]
