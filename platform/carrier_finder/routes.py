@@ -137,14 +137,16 @@ async def list_products(call: Call[None, ListQuery]) -> ProductPage:
             summary="List carrier appetites",
             description="Each appetite's metadata and source, with the products naming it.")
 async def list_appetites(call: Call[None, ListQuery]) -> AppetitePage:
-    market, filters = await _market(call), _filters(call.query)
+    view, filters = await view_for(call), _filters(call.query)
     store = _store(call)
-    found, cursor = service.page(service.appetites(market, filters), lambda row: row[0].name,
-                                 filters)
-    items = [AppetiteInfo(name=a.name, title=a.title, path=a.path,
-                          carrier_id=a.path.split("/", 1)[0], content_hash=a.content_hash,
-                          version=store.version(a.content_hash),
-                          products=sorted(p.id for p in ps), source=a.source)
+    found, cursor = service.page(service.appetites(view.market, filters),
+                                 lambda row: row[0].name, filters)
+    items = [AppetiteInfo(**{"name": a.name, "title": a.title, "path": a.path,
+                             "carrier_id": a.path.split("/", 1)[0],
+                             "content_hash": a.content_hash,
+                             "version": store.version(a.content_hash),
+                             "products": sorted(p.id for p in ps), "source": a.source,
+                             **workspace_listing.appetite_fields(view, a, ps)})
              for a, ps in found]
     return AppetitePage(items=items, next_cursor=cursor)
 

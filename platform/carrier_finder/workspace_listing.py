@@ -26,6 +26,16 @@ def product_marks(view: View, product_id: str) -> dict:
             "appetite_status": state.status}
 
 
+def appetite_fields(view: View, appetite, products: list) -> dict:
+    """AppetiteInfo's carrier and version for an own appetite (a published rule version)."""
+    rule_id = next((view.own_products[p.id].appetite_rule_id for p in products
+                    if p.id in view.own_products), None)
+    if rule_id is None:
+        return {}
+    state = view.appetites[rule_id]
+    return {"carrier_id": products[0].carrier_id, "version": state.version}
+
+
 def _kept(view: View, filters: service.Filters, row, carrier) -> bool:
     if filters.naics:  # no published appetite: nothing says which classes it writes
         return False

@@ -96,20 +96,30 @@ class View:
                 and self.state_of(p).status != "published"]
 
 
+@dataclass(frozen=True)
+class Compiled:
+    """A published version's source compiled: `ruleset`, or why it cannot be an appetite
+    (`problem`: status and reason)."""
+
+    source: str
+    ruleset: CompiledRuleset | None
+    problem: tuple[str, str] | None = None
+
+
 class CompiledCache:
     """Compiled published versions by content hash (a bounded LRU), shared by the workspaces."""
 
     def __init__(self, size: int = MAX_COMPILED) -> None:
         self._size = size
-        self._items: OrderedDict[str, CompiledRuleset | tuple[str, str]] = OrderedDict()
+        self._items: OrderedDict[str, Compiled] = OrderedDict()
 
-    def get(self, content_hash: str) -> CompiledRuleset | tuple[str, str] | None:
+    def get(self, content_hash: str) -> Compiled | None:
         found = self._items.get(content_hash)
         if found is not None:
             self._items.move_to_end(content_hash)
         return found
 
-    def put(self, content_hash: str, compiled: CompiledRuleset | tuple[str, str]) -> None:
+    def put(self, content_hash: str, compiled: Compiled) -> None:
         self._items[content_hash] = compiled
         self._items.move_to_end(content_hash)
         while len(self._items) > self._size:
@@ -121,14 +131,16 @@ def appetite_path(rule_id: str, version: int) -> str:
     return f"@{rule_id}/v{version}"
 
 
-def _compile(source: str, rule_id: str) -> CompiledRuleset | tuple[str, str]:
-    """The compiled ruleset, or why it cannot be an appetite: (status, reason)."""
+def _compile(source: str, rule_id: str) -> Compiled:
     try:
         compiled = compile_ruleset(source, filename=f"{rule_id}.rules")
     except RulesetInvalidError as exc:
-        return "invalid", f"it does not compile ({str(exc).splitlines()[0]})"
+        return Compiled(source, None, ("invalid",
+                                       f"it does not compile ({str(exc).splitlines()[0]})"))
     problem = appetite_input_problem(compiled.ir)
-    return ("wrong_inputs", problem) if problem else compiled
+    if problem:
+        return Compiled(source, None, ("wrong_inputs", problem))
+    return Compiled(source, compiled)
 
 
 async def _appetites(session: AsyncSession, catalog: RuleCatalog | None, cache: CompiledCache,
@@ -146,14 +158,15 @@ async def _appetites(session: AsyncSession, catalog: RuleCatalog | None, cache: 
                 source = await catalog.source(session, workspace_id, rule_id, state.version)
                 compiled = await asyncio.to_thread(_compile, source or "", rule_id)
                 cache.put(rule.published_hash, compiled)
-            if isinstance(compiled, tuple):
-                status, reason = compiled
+            if compiled.problem is not None:
+                status, reason = compiled.problem
                 state = AppetiteState(rule_id, rule.name, status, state.version,
                                       f"Version {state.version} of rule {rule.name} is not "
                                       f"matched: {reason}.")
             else:
                 path = appetite_path(rule_id, state.version)
-                appetites[rule_id] = Appetite(compiled.ir.name, path, "", compiled)
+                appetites[rule_id] = Appetite(compiled.ruleset.ir.name, path, compiled.source,
+                                              compiled.ruleset)
         states[rule_id] = state
     return states, appetites
 
@@ -266,9 +279,9 @@ async def check_appetite_rule(session: AsyncSession, catalog: RuleCatalog | None
     for number in sorted({rule.current_version, rule.published_version} - {None}):
         source = await catalog.source(session, workspace_id, rule_id, number)
         compiled = await asyncio.to_thread(_compile, source or "", rule_id)
-        if isinstance(compiled, tuple):
+        if compiled.problem is not None:
             raise AppetiteRuleInvalidError(f"Rule {rule.name} cannot be an appetite: in version "
-                                           f"{number}, {compiled[1]}.")
+                                           f"{number}, {compiled.problem[1]}.")
     return rule
 
 
@@ -314,6 +327,7 @@ async def create_product(session: AsyncSession, catalog: RuleCatalog | None, act
             "/api/v1/carrier_finder/carriers/ first.") from None
     await check_appetite_rule(session, catalog, actor.workspace_id, values["appetite_rule_id"])
     _check_limits(values.get("max_limit"), values.get("max_aggregate"))
+    _check_states(values.get("states"), carrier)
     values.setdefault("states", sorted(carrier.states))
     values["admitted"] = values.get("admitted", carrier.market == "admitted")
     row = WorkspaceProduct(workspace_id=actor.workspace_id, carrier_id=carrier.id,
@@ -334,6 +348,7 @@ async def update_product(session: AsyncSession, catalog: RuleCatalog | None, act
                                   values["appetite_rule_id"])
     _check_limits(values.get("max_limit", row.max_limit),
                   values.get("max_aggregate", row.max_aggregate))
+    _check_states(values.get("states"), await carrier_of(session, row))
     for key, value in values.items():
         setattr(row, key, value)
     row.updated_by, row.updated_at = actor.user_id, now
@@ -347,7 +362,18 @@ def _check_limits(max_limit, max_aggregate) -> None:
 
 
 class OwnLimitsError(Exception):
-    """`max_aggregate` below `max_limit`."""
+    """A product's fields disagree: `field` names the one to change."""
+
+    def __init__(self, message: str, field: str = "max_aggregate") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _check_states(states: list[str] | None, carrier: WorkspaceCarrier) -> None:
+    outside = sorted(set(states or ()) - set(carrier.states))
+    if outside:
+        raise OwnLimitsError(f"names states the carrier does not write in: {', '.join(outside)}",
+                             "states")
 
 
 async def product_state(session: AsyncSession, catalog: RuleCatalog | None,

@@ -105,7 +105,7 @@ def add_workspace_routes(routes: RouteTable) -> None:
     routes.map_error(own.OwnCarrierUnknownError, 400, "validation_error", details=lambda e: [
         {"field": "carrier_id", "message": str(e)}])
     routes.map_error(own.OwnLimitsError, 400, "validation_error", details=lambda e: [
-        {"field": "max_aggregate", "message": str(e)}])
+        {"field": e.field, "message": str(e)}])
     routes.map_error(own.AppetiteRuleInvalidError, 422, "appetite_rule_invalid",
                      details=lambda e: [{"field": "appetite_rule_id", "message": str(e)}])
 

@@ -250,3 +250,37 @@ async def test_deactivated_entries_are_neither_listed_nor_matched_when_deleted(a
     await agency.ok("DELETE", "/carriers/mesa-county-mutual/", status=204)
     assert PRODUCT_ID not in ranked(await agency.match())
     assert (await agency.call("GET", "/carriers/mesa-county-mutual/")).status == 404
+
+
+async def test_listings_search_and_appetites_read_the_published_rule_when_it_is_live(agency):
+    rule_id = await agency.rule()
+    await agency.ok("PATCH", f"{RULES}/{rule_id}/", {"published_version": 1})
+    await agency.ok("POST", "/carriers/", CARRIER, 201)
+    await agency.ok("POST", "/products/", product(rule_id, states=["AZ"]), 201)
+    # the appetite names NAICS 238210: judged from its published source, as the market's are
+    electric = await agency.ok("GET", "/products/?naics=238210&line=CGL&limit=200")
+    assert PRODUCT_ID in {p["id"] for p in electric["items"]}
+    food = await agency.ok("GET", "/products/?naics=722511&line=CGL&limit=200")
+    assert PRODUCT_ID not in {p["id"] for p in food["items"]}
+    found = await agency.ok("POST", "/search/", {"naics": "238210", "state": "AZ",
+                                                 "lines": ["CGL"]})
+    assert PRODUCT_ID in {r["product"]["id"] for r in found["results"]}
+    appetites = await agency.ok("GET", "/appetites/?carrier=mesa-county-mutual")
+    assert [(a["name"], a["carrier_id"], a["version"], a["products"]) for a in
+            appetites["items"]] == [("appetite.mesa_county.gl", "mesa-county-mutual", 1,
+                                     [PRODUCT_ID])]
+    assert appetites["items"][0]["source"] == APPETITE
+
+
+async def test_a_product_is_400_when_it_names_states_its_carrier_does_not_write_in(agency):
+    rule_id = await agency.rule()
+    await agency.ok("POST", "/carriers/", CARRIER, 201)
+    response = await agency.call("POST", "/products/", product(rule_id, states=["AZ", "TX"]))
+    error = (await response.json())["error"]
+    assert (response.status, error["details"][0]["field"]) == (400, "states")
+    assert "TX" in error["details"][0]["message"]
+    await agency.ok("POST", "/products/", product(rule_id), 201)
+    response = await agency.call("PATCH", f"/products/{PRODUCT_ID}/", {"states": ["CA"]})
+    assert response.status == 400
+    limits = await agency.call("PATCH", f"/products/{PRODUCT_ID}/", {"max_aggregate": 10})
+    assert (await limits.json())["error"]["details"][0]["field"] == "max_aggregate"
