@@ -7,7 +7,8 @@ owns a workspace, logs in, and POSTs the appetite example with `--cases` seeded 
 /api/rules/rules/simulate/ `--rounds` times (the body encoded once). A middleware added in front
 of the service measures each request's server time, from the request's arrival to its response
 (JSON body read and validated, the simulation in its worker thread, the response written); the
-round trip seen by the client is printed beside it. Prints medians.
+round trip seen by the client is printed beside it. Then times 50 calls of /rules/check/ on the
+same source (what an editor calls as the author types). Prints medians.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from insureops.platform.identity import Membership, Passwords, User, Workspace, 
 from insureops.platform.keys import DATABASE
 
 PASSWORD = "correct horse battery"
+CHECKS = 50
 
 
 async def owner_session(client: TestClient) -> str:
@@ -60,6 +62,7 @@ async def owner_session(client: TestClient) -> str:
 
 async def run(cases: int, rounds: int) -> None:
     server_times: list[float] = []
+    check_times: list[float] = []
 
     @web.middleware
     async def timing(request, handler):
@@ -67,6 +70,8 @@ async def run(cases: int, rounds: int) -> None:
         response = await handler(request)
         if request.path.endswith("/simulate/"):
             server_times.append(time.perf_counter() - started)
+        elif request.path.endswith("/check/"):
+            check_times.append(time.perf_counter() - started)
         return response
 
     with tempfile.TemporaryDirectory() as folder:
@@ -90,11 +95,19 @@ async def run(cases: int, rounds: int) -> None:
                 payload = await response.read()
                 trips.append(time.perf_counter() - started)
                 assert response.status == 200, payload[:500]
+            check = json.dumps({"source": APPETITE.read_text()}).encode()
+            for _ in range(CHECKS):  # what an editor calls as the author types
+                response = await client.post("/api/rules/rules/check/", data=check,
+                                             headers=headers)
+                assert response.status == 200, await response.text()
     server, trip = server_times[1:], trips[1:]
     print(f"{cases:,} cases, body {len(body) / 1e6:.1f} MB, response {len(payload) / 1e6:.1f} MB")
     print(f"server time  median {statistics.median(server):.3f} s  "
           f"(min {min(server):.3f}, max {max(server):.3f}; first round {server_times[0]:.3f})")
     print(f"round trip   median {statistics.median(trip):.3f} s")
+    print(f"check (appetite example, {len(APPETITE.read_text().splitlines())} lines) server time "
+          f"median {statistics.median(check_times) * 1000:.1f} ms over {CHECKS} calls "
+          f"(max {max(check_times) * 1000:.1f} ms)")
 
 
 def main() -> None:

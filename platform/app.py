@@ -33,6 +33,7 @@ from insureops.platform.keys import (
     OPENAPI_DOCUMENT,
     RATE_LIMITER,
     ROUTE_TABLE,
+    RULE_CATALOG,
     SECRET_KEYS,
     SETTINGS,
 )
@@ -43,6 +44,7 @@ from insureops.platform.prospects import routes as prospects
 from insureops.platform.ratelimit import RateLimiter
 from insureops.platform.routing import Mount, add_rate_limit_headers
 from insureops.platform.rules_studio import routes as rules_studio
+from insureops.platform.rules_studio.catalog import StudioRuleCatalog
 from insureops.platform.secret_keys import load_secret_keys
 from insureops.platform.settings import routes as settings_area
 from insureops.platform.team import routes as team
@@ -99,6 +101,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
                                           AuthKind.JWT: authenticate_jwt,
                                           **(authenticators or {})})
     app[CLOCK] = clock
+    app[RULE_CATALOG] = StudioRuleCatalog()  # the finder reads workspace appetite rules
     app[JWT_VERIFIER] = build_verifier(settings, clock)
     app[EMAIL_BACKEND] = build_email_backend(settings, database, clock)
     errors = ErrorTable()

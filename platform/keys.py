@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from insureops.platform.openapi import OpenApiOnDemand
     from insureops.platform.ratelimit import RateLimiter, RateLimitState
     from insureops.platform.routing import Mount, RouteTable
+    from insureops.platform.rule_catalog import RuleCatalog
     from insureops.platform.secret_keys import SecretKeys
     from insureops.platform.tenant_pools import TenantPools
 
@@ -36,6 +37,11 @@ JWT_VERIFIER: web.AppKey[JwtVerifier | None] = web.AppKey("jwt_verifier")  # Non
 TENANT_POOLS: web.AppKey[TenantPools] = web.AppKey("tenant_pools")  # on the mcp sub-app
 # on the carrier_finder sub-app: its MarketStore (typed there; platform modules name no area)
 MARKET_STORE: web.AppKey[object] = web.AppKey("carrier_finder_market_store")
+# on the carrier_finder sub-app: compiled published appetite rules of the workspaces
+OWN_APPETITES: web.AppKey[object] = web.AppKey("carrier_finder_own_appetites")
+# on the root app: the rule studio's rules as other areas may read them (the finder's workspace
+# appetites); set by the composition root, which alone may name the studio
+RULE_CATALOG: web.AppKey[RuleCatalog] = web.AppKey("rule_catalog")
 # on an area's sub-app: start-up hooks run with the root app, after the database is migrated
 AREA_STARTUP: web.AppKey[tuple] = web.AppKey("area_startup")
 # On the accounts and team sub-apps, each with its own value (tests give cheaper hashing).

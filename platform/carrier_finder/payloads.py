@@ -79,6 +79,17 @@ class MatchItem(BaseModel):
     evaluated: bool = Field(description="False when the product was answered without running its "
                             "appetite (not offered in the state, or pruned).")
     trace: list[Any] | None = None
+    own: bool = Field(False, description="The session workspace's own product, its appetite a "
+                      "published rule of the rule studio.")
+
+
+class UnmatchedItem(BaseModel):
+    carrier: CarrierRef
+    product: ProductRef
+    appetite_rule_id: str
+    appetite_status: str = Field(description="unpublished, archived, wrong_kind, wrong_inputs "
+                                 "or invalid.")
+    reason: str
 
 
 class MatchResponse(BaseModel):
@@ -86,6 +97,9 @@ class MatchResponse(BaseModel):
     considered: int = Field(description="Active products on the lines asked for.")
     pruned: int = Field(description="Products the candidate index ruled out unevaluated.")
     elapsed_ms: float = Field(description="Server-side matching time.")
+    unmatched: list[UnmatchedItem] = Field(
+        default_factory=list, description="The workspace's own products on the lines asked for "
+        "that were not matched because their appetite rule has no usable published version.")
 
 
 class ListQuery(_Strict):
@@ -112,6 +126,11 @@ class ProductInfo(BaseModel):
     max_aggregate: float | None
     admitted: bool
     appetite: str = Field(description="The appetite's ruleset name.")
+    own: bool = Field(False, description="The session workspace's own product (POST /products/).")
+    appetite_rule_id: str | None = Field(None, description="Own products: the appetite rule.")
+    appetite_status: str | None = Field(
+        None, description="Own products: `published` (matched), else why it is not matched: "
+        "unpublished, archived, wrong_kind, wrong_inputs, invalid.")
 
 
 class CarrierInfo(BaseModel):
@@ -124,6 +143,7 @@ class CarrierInfo(BaseModel):
     website: str | None
     lines: list[str]
     product_count: int
+    own: bool = Field(False, description="The session workspace's own carrier (POST /carriers/).")
 
 
 class CarrierDetail(CarrierInfo):

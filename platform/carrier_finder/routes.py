@@ -13,7 +13,7 @@ from insureops.carrier_matching.market import Carrier, Market, Product
 from insureops.carrier_matching.pruning import index_market_appetites
 from insureops.engine.errors import EvaluationError
 from insureops.platform.auth import Auth
-from insureops.platform.carrier_finder import service
+from insureops.platform.carrier_finder import service, workspace_listing
 from insureops.platform.carrier_finder.jurisdictions import jurisdictions as all_jurisdictions
 from insureops.platform.carrier_finder.market_store import MarketStore
 from insureops.platform.carrier_finder.payloads import (
@@ -45,7 +45,9 @@ from insureops.platform.carrier_finder.payloads import (
 )
 from insureops.platform.carrier_finder.scan_routes import add_scan_routes
 from insureops.platform.carrier_finder.startup import STARTUP_HOOKS
-from insureops.platform.keys import AREA_STARTUP, CLOCK, MARKET_STORE
+from insureops.platform.carrier_finder.workspace_market import CompiledCache, View
+from insureops.platform.carrier_finder.workspace_routes import add_workspace_routes, view_for
+from insureops.platform.keys import AREA_STARTUP, CLOCK, MARKET_STORE, OWN_APPETITES
 from insureops.platform.ratelimit import RateKey, RateLimit
 from insureops.platform.routing import Call, RouteTable
 
@@ -63,8 +65,8 @@ def _store(call: Call) -> MarketStore:
 
 
 async def _market(call: Call) -> Market:
-    async with call.unit_of_work() as uow:
-        return await _store(call).market(uow.session, call.principal.active_workspace_id)
+    """The market the session's workspace sees: the shared one with its own entries."""
+    return (await view_for(call)).market
 
 
 def _filters(query: ListQuery) -> service.Filters:
@@ -73,7 +75,7 @@ def _filters(query: ListQuery) -> service.Filters:
                            limit=query.limit, cursor=query.cursor)
 
 
-def _product(market: Market, product: Product) -> ProductInfo:
+def _product(market: Market, product: Product, view: View | None = None) -> ProductInfo:
     carrier = market.carrier(product.carrier_id)
     return ProductInfo(
         id=product.id, carrier_id=carrier.id, carrier_name=carrier.name, line=product.line,
@@ -81,14 +83,16 @@ def _product(market: Market, product: Product) -> ProductInfo:
         description=product.description, states=sorted(product.states),
         minimum_premium=float(product.minimum_premium), max_limit=float(product.max_limit),
         max_aggregate=None if product.max_aggregate is None else float(product.max_aggregate),
-        admitted=product.admitted, appetite=market.appetite(product.appetite).name)
+        admitted=product.admitted, appetite=market.appetite(product.appetite).name,
+        **(workspace_listing.product_marks(view, product.id) if view else {}))
 
 
-def _carrier(carrier: Carrier, products: list[Product]) -> dict:
+def _carrier(carrier: Carrier, products: list[Product], view: View | None = None) -> dict:
     return {"id": carrier.id, "name": carrier.name, "naic_code": carrier.naic_code,
             "rating": carrier.rating, "market": carrier.market,
             "states": sorted(carrier.states), "website": carrier.website,
-            "lines": sorted({p.line for p in products}), "product_count": len(products)}
+            "lines": sorted({p.line for p in products}), "product_count": len(products),
+            "own": view is not None and carrier.id in view.own_carriers}
 
 
 @routes.get("/carriers/", query=ListQuery, response=CarrierPage, auth=Auth.SESSION,
@@ -96,46 +100,53 @@ def _carrier(carrier: Carrier, products: list[Product]) -> dict:
             description="Filters (line, state, carrier, naics prefix, q) combine with AND; follow "
             "`next_cursor` for the next page.")
 async def list_carriers(call: Call[None, ListQuery]) -> CarrierPage:
-    filters = _filters(call.query)
-    found, cursor = service.page(service.carriers(await _market(call), filters),
+    filters, view = _filters(call.query), await view_for(call)
+    found, cursor = service.page(service.carriers(view.market, filters),
                                  lambda row: row[0].id, filters)
-    return CarrierPage(items=[CarrierInfo(**_carrier(c, ps)) for c, ps in found],
+    return CarrierPage(items=[CarrierInfo(**_carrier(c, ps, view)) for c, ps in found],
                        next_cursor=cursor)
 
 
 @routes.get("/carriers/{carrier_id}/", path_model=CarrierPath, response=CarrierDetail,
             auth=Auth.SESSION, errors=(404,), summary="Carrier details, with its products")
 async def carrier_detail(call: Call[None, None]) -> CarrierDetail:
-    market = await _market(call)
+    view = await view_for(call)
+    market = view.market
     carrier = market.carrier(call.path.carrier_id)
     if carrier is None or not carrier.active:
         raise service.ApiError(404, "not_found", "No such carrier.")
     own = service.products(market, service.Filters(carrier=carrier.id))
-    return CarrierDetail(**_carrier(carrier, own),
-                         products=[_product(market, p) for p in sorted(own, key=lambda p: p.id)])
+    items = [_product(market, p, view) for p in own]
+    items += workspace_listing.unmatched_products(view, service.Filters(carrier=carrier.id))
+    return CarrierDetail(**_carrier(carrier, own, view),
+                         products=sorted(items, key=lambda p: p.id))
 
 
 @routes.get("/products/", query=ListQuery, response=ProductPage, auth=Auth.SESSION,
             summary="List carrier products",
             description="Active products of active carriers; filters combine with AND.")
 async def list_products(call: Call[None, ListQuery]) -> ProductPage:
-    market, filters = await _market(call), _filters(call.query)
-    found, cursor = service.page(service.products(market, filters), lambda p: p.id, filters)
-    return ProductPage(items=[_product(market, p) for p in found], next_cursor=cursor)
+    view, filters = await view_for(call), _filters(call.query)
+    items = [_product(view.market, p, view) for p in service.products(view.market, filters)]
+    items += workspace_listing.unmatched_products(view, filters)
+    found, cursor = service.page(items, lambda p: p.id, filters)
+    return ProductPage(items=found, next_cursor=cursor)
 
 
 @routes.get("/appetites/", query=ListQuery, response=AppetitePage, auth=Auth.SESSION,
             summary="List carrier appetites",
             description="Each appetite's metadata and source, with the products naming it.")
 async def list_appetites(call: Call[None, ListQuery]) -> AppetitePage:
-    market, filters = await _market(call), _filters(call.query)
+    view, filters = await view_for(call), _filters(call.query)
     store = _store(call)
-    found, cursor = service.page(service.appetites(market, filters), lambda row: row[0].name,
-                                 filters)
-    items = [AppetiteInfo(name=a.name, title=a.title, path=a.path,
-                          carrier_id=a.path.split("/", 1)[0], content_hash=a.content_hash,
-                          version=store.version(a.content_hash),
-                          products=sorted(p.id for p in ps), source=a.source)
+    found, cursor = service.page(service.appetites(view.market, filters),
+                                 lambda row: row[0].name, filters)
+    items = [AppetiteInfo(**{"name": a.name, "title": a.title, "path": a.path,
+                             "carrier_id": a.path.split("/", 1)[0],
+                             "content_hash": a.content_hash,
+                             "version": store.version(a.content_hash),
+                             "products": sorted(p.id for p in ps), "source": a.source,
+                             **workspace_listing.appetite_fields(view, a, ps)})
              for a, ps in found]
     return AppetitePage(items=items, next_cursor=cursor)
 
@@ -152,9 +163,9 @@ def _refs(carrier: Carrier, product: Product) -> dict:
 async def search(call: Call[SearchRequest, None]) -> SearchResponse:
     body = call.body
     wanted = service.criteria(body.naics, body.state, body.lines, body.q)
-    market = await _market(call)
-    index = _store(call).index(market)
-    found = market_search.search(market, wanted, index)
+    view = await view_for(call)
+    index = view.source.index
+    found = market_search.search(view.market, wanted, index)
     return SearchResponse(results=[SearchItem(**_refs(c.carrier, c.product),
                                               appetite=c.appetite.name, reasons=list(c.reasons))
                                    for c in found],
@@ -172,20 +183,22 @@ def _today(call: Call) -> datetime.date:
              "with their reasons; `explain` adds the engine's trace.")
 async def match_detailed(call: Call[MatchRequest, None]) -> MatchResponse:
     body = call.body
-    market = await _market(call)
+    view = await view_for(call)
+    market = view.market
     business = service.business_data(body.business.model_dump(mode="json"))
     lines = [str(line) for line in body.lines] if body.lines else None
     report, elapsed = await service.match_business(market, business, lines=lines,
                                                    explain=body.explain, limit=body.limit,
-                                                   as_of=_today(call),
-                                                   index=_store(call).index(market))
+                                                   as_of=_today(call), index=view.source.index)
     items = [MatchItem(**_refs(r.carrier, r.product), decision=r.decision, score=float(r.score),
                        reasons=list(r.reasons), tags=list(r.tags), outputs=service.plain(r.outputs),
                        evaluated=r.evaluated,
-                       trace=service.plain(r.trace) if r.trace is not None else None)
+                       trace=service.plain(r.trace) if r.trace is not None else None,
+                       own=r.product.id in view.own_products)
              for r in report.results]
     return MatchResponse(results=items, considered=report.considered, pruned=report.pruned,
-                         elapsed_ms=round(elapsed, 3))
+                         elapsed_ms=round(elapsed, 3),
+                         unmatched=workspace_listing.unmatched_items(view, business, lines))
 
 
 @routes.post("/jurisdictions/", body=Criteria, response=JurisdictionList, auth=Auth.SESSION,
@@ -231,6 +244,7 @@ async def classify_business(call: Call[ClassifyRequest, None]) -> ClassifyRespon
 
 
 add_scan_routes(routes)
+add_workspace_routes(routes)
 
 
 def create_app(index_builder=index_market_appetites) -> web.Application:
@@ -239,5 +253,6 @@ def create_app(index_builder=index_market_appetites) -> web.Application:
     candidate (the benchmark's comparison)."""
     app = routes.build_app()
     app[MARKET_STORE] = MarketStore(index_builder)
+    app[OWN_APPETITES] = CompiledCache()
     app[AREA_STARTUP] = STARTUP_HOOKS
     return app

@@ -10,6 +10,9 @@ from insureops.platform import (  # noqa: F401
 )
 from insureops.platform.accounts import models as accounts_models  # noqa: F401
 from insureops.platform.carrier_finder import models as carrier_finder_models  # noqa: F401
+from insureops.platform.carrier_finder import (  # noqa: F401
+    workspace_models as carrier_finder_workspace_models,
+)
 from insureops.platform.email import log as email_log  # noqa: F401
 from insureops.platform.identity import models as identity_models  # noqa: F401
 from insureops.platform.prospects import models as prospects_models  # noqa: F401

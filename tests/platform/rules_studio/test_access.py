@@ -37,7 +37,10 @@ async def test_admins_create_and_change_when_they_are_not_owners(studio, owner):
 
 @pytest.mark.parametrize("method,path,body", [
     ("GET", "{id}/", None), ("GET", "{id}/versions/", None), ("PATCH", "{id}/", {"title": "x"}),
-    ("DELETE", "{id}/", None)])
+    ("DELETE", "{id}/", None), ("GET", "{id}/history/", None), ("GET", "{id}/executions/", None),
+    ("GET", "{id}/approvals/", None), ("POST", "{id}/approvals/", {}),
+    ("POST", "{id}/execute/", {"inputs": {"claim": {"amount": 1}}}),
+    ("PATCH", "{id}/", {"published_version": 1})])
 async def test_another_workspaces_rule_is_404_when_addressed(studio, owner, method, path, body):
     rule = await studio.created(owner)
     zoe = await studio.tenancy.owner("zoe@example.com", "Other Agency")

@@ -96,3 +96,37 @@ async def test_another_workspaces_approval_is_404_when_addressed(studio, owner, 
     zoe = await studio.tenancy.owner("zoe@example.com", "Other Agency")
     response = await decide(studio, zoe, rule["id"], pending["id"], "approve")
     assert response.status == 404
+
+
+async def test_a_member_is_403_when_requesting_approving_or_rejecting(studio, owner, governed):
+    _, rule = governed
+    max_ = await studio.tenancy.member(owner, "max@example.com")
+    asked = await request(studio, owner, rule["id"], version=1)
+    approval_id = (await asked.json())["id"]
+    refused = [await request(studio, max_, rule["id"], version=1),
+               await decide(studio, max_, rule["id"], approval_id, "approve"),
+               await decide(studio, max_, rule["id"], approval_id, "reject")]
+    assert [r.status for r in refused] == [403, 403, 403]
+    listed = await studio.client.get(f"{BASE}/{rule['id']}/approvals/", headers=max_.headers)
+    assert [a["status"] for a in (await listed.json())["approvals"]] == ["pending"]
+
+
+async def test_approvals_are_409_rule_archived_when_the_rule_was_archived(studio, owner, governed):
+    ada, rule = governed
+    pending = await (await request(studio, owner, rule["id"], version=1)).json()
+    assert (await studio.client.delete(f"{BASE}/{rule['id']}/",
+                                       headers=owner.headers)).status == 204
+    refused = [await decide(studio, ada, rule["id"], pending["id"], "approve"),
+               await request(studio, owner, rule["id"], version=1)]
+    assert [(r.status, (await r.json())["error"]["code"]) for r in refused] == [
+        (409, "rule_archived"), (409, "rule_archived")]
+    body = await (await studio.get(owner, f"{rule['id']}/")).json()
+    assert (body["status"], body["published_version"]) == ("archived", None)
+
+
+async def test_request_is_404_version_not_found_when_the_version_does_not_exist(
+        studio, owner, governed):
+    _, rule = governed
+    response = await request(studio, owner, rule["id"], version=9)
+    assert (response.status, (await response.json())["error"]["code"]) == (
+        404, "version_not_found")

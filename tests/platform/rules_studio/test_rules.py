@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests.platform.rules_studio.conftest import (
@@ -109,6 +111,20 @@ async def test_patch_is_409_version_conflict_when_if_match_is_no_longer_current(
     assert (await second.json())["error"]["code"] == "version_conflict"
     body = await (await studio.get(owner, f"{rule['id']}/")).json()
     assert body["current_version"] == 2 and body["version"]["source"] == LOWERED
+
+
+async def test_one_of_two_concurrent_patches_is_409_when_both_are_based_on_one_version(
+        studio, owner):
+    rule = await studio.created(owner)
+    ada = await studio.tenancy.member(owner, "ada@example.com", "admin")
+    answers = await asyncio.gather(
+        studio.patch(owner, rule["id"], {"If-Match": '"1"'}, source=LOWERED),
+        studio.patch(ada, rule["id"], {"If-Match": '"1"'}, source=FAILING))
+    assert sorted(r.status for r in answers) == [200, 409]
+    refused = next(r for r in answers if r.status == 409)
+    assert (await refused.json())["error"]["code"] == "version_conflict"
+    versions = await (await studio.get(owner, f"{rule['id']}/versions/")).json()
+    assert [v["number"] for v in versions["versions"]] == [1, 2]
 
 
 async def test_patch_is_400_when_if_match_is_not_a_version_number(studio, owner):

@@ -147,6 +147,13 @@ async def test_simulate_is_404_version_not_found_when_the_baseline_version_is_mi
     assert (await response.json())["error"]["code"] == "version_not_found"
 
 
+async def test_simulate_is_404_version_not_found_when_the_version_is_missing(studio, owner):
+    rule = await studio.created(owner)
+    response = await simulate(studio, owner, rule_id=rule["id"], version=9, cases=CASES)
+    assert response.status == 404
+    assert (await response.json())["error"]["code"] == "version_not_found"
+
+
 async def test_other_requests_are_served_when_a_simulation_is_running(studio, owner,
                                                                      monkeypatch):
     # The real simulation, held at its start until the test has been served another request:
