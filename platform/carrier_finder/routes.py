@@ -47,7 +47,7 @@ from insureops.platform.carrier_finder.scan_routes import add_scan_routes
 from insureops.platform.carrier_finder.startup import STARTUP_HOOKS
 from insureops.platform.keys import AREA_STARTUP, CLOCK, MARKET_STORE
 from insureops.platform.ratelimit import RateKey, RateLimit
-from insureops.platform.routing import Call, RouteTable
+from insureops.platform.routing import Call, Owner, RouteTable
 
 CLASSIFY_LIMIT = RateLimit("classify", 30, 60, key=RateKey.CLIENT_IP)
 
@@ -104,7 +104,8 @@ async def list_carriers(call: Call[None, ListQuery]) -> CarrierPage:
 
 
 @routes.get("/carriers/{carrier_id}/", path_model=CarrierPath, response=CarrierDetail,
-            auth=Auth.SESSION, errors=(404,), summary="Carrier details, with its products")
+            auth=Auth.SESSION, owner=Owner.WORKSPACE, errors=(404,),
+            summary="Carrier details, with its products")
 async def carrier_detail(call: Call[None, None]) -> CarrierDetail:
     market = await _market(call)
     carrier = market.carrier(call.path.carrier_id)
