@@ -9,7 +9,6 @@ database) and on PostgreSQL (each with a tenant database of its own, a schema).
 from __future__ import annotations
 
 import datetime
-import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -50,14 +49,6 @@ FORGER_KEY = ec.generate_private_key(ec.SECP256R1())
 IDP_ISSUER, IDP_AUDIENCE = "https://idp.security.test/", "insureops-security"
 PAST = datetime.datetime(2020, 1, 1, tzinfo=datetime.UTC)
 TOKEN = "invitation-token-of-the-matrix"  # the known token of B's revoked invitation
-
-_OBJECT_PARAMETER = re.compile(r"([^/{}]*)/\{(\w+)(?::[^}]*)?\}")
-
-
-def object_keys(full_path: str) -> list[str]:
-    """ "segment/{parameter}" for each path parameter: what kind of object it names, e.g.
-    "rules/{rule_id}", "policies/{uuid}"."""
-    return [f"{segment}/{{{name}}}" for segment, name in _OBJECT_PARAMETER.findall(full_path)]
 
 
 @dataclass

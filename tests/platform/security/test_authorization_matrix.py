@@ -14,38 +14,20 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from cryptography.fernet import Fernet
-from pydantic import BaseModel, ValidationError
 
-from insureops.platform.app import create_app
 from insureops.platform.auth import Auth, AuthKind, Role, Scope
-from insureops.platform.config import Settings
-from insureops.platform.keys import MOUNTS
 from insureops.platform.routing import Mount, Owner, Route
-from tests.platform.security.conftest import MAKERS, TOKEN, World, object_keys
+from tests.platform.security import declared
+from tests.platform.security.conftest import MAKERS, TOKEN, World
+from tests.platform.security.declared import (
+    STRONGEST,
+    crossable,
+    filled_path,
+    object_keys,
+    valid_body,
+)
 
-# Valid bodies of the request models that `{}` does not satisfy, for the cross-workspace case
-# (the body is parsed before the handler looks the object up). By model name.
-BODIES: dict[str, dict[str, Any]] = {
-    "RoleChange": {"role": "member"},
-    "ExecuteRequest": {"inputs": {"claim": {"amount": 1}}},
-}
-
-OWNED = (Owner.WORKSPACE, Owner.TENANT, Owner.SUBJECT)
-
-
-def served_routes() -> list[tuple[Mount, Route]]:
-    app = create_app(
-        Settings(
-            database_url="sqlite+aiosqlite:///unused.db",
-            secret_key="k",
-            fernet_keys=(Fernet.generate_key().decode(),),
-        )
-    )
-    return [(mount, route) for mount in app[MOUNTS] for route in mount.table.routes]
-
-
-ROUTES = served_routes()
+ROUTES = declared.ROUTES
 
 
 @dataclass(frozen=True)
@@ -59,19 +41,6 @@ class Expectation:
     cross: bool = False  # the path names B's objects and the body is valid
     body: dict[str, Any] | None = None  # a token route's body (its credential)
     variant: str = ""  # name B's objects of this variant (MAKERS: "<key> <variant>")
-
-
-def valid_body(model: type[BaseModel] | None) -> dict[str, Any] | None:
-    """A body `model` accepts: from BODIES, or `{}` when every field is optional."""
-    if model is None:
-        return None
-    if model.__name__ in BODIES:
-        return BODIES[model.__name__]
-    try:
-        model.model_validate({})
-    except ValidationError:
-        return None
-    return {}
 
 
 def _session(route: Route) -> list[Expectation]:
@@ -159,23 +128,16 @@ CASES_OF_KIND = {
     AuthKind.NONE: _public,
 }
 
-# The strongest credential of A on B's object: what it must answer is 404 not_found.
-CROSS_CREDENTIAL = {
-    AuthKind.SESSION: "owner session",
-    AuthKind.API_KEY: "api key",
-    AuthKind.JWT: "jwt",
-}
-
 
 def expectations(route: Route) -> list[Expectation]:
     """The matrix row of `route`, from its declaration alone."""
     cases = CASES_OF_KIND[route.auth.kind](route)
-    if route.path_owner in OWNED and route.auth.kind in CROSS_CREDENTIAL:
+    if crossable(route):
         who = "subject" if route.path_owner is Owner.SUBJECT else "workspace"
         cases.append(
             Expectation(
                 f"right credential, another {who}'s object",
-                CROSS_CREDENTIAL[route.auth.kind],
+                STRONGEST[route.auth.kind],
                 404,
                 "not_found",
                 cross=True,
@@ -197,7 +159,7 @@ def classification_problems(routes: list[tuple[Mount, Route]]) -> list[str]:
                 f"{operation}: declare whose object its path names, owner=Owner.X "
                 "(platform/routing.py)"
             )
-        if route.path_owner in OWNED and route.auth.kind in CROSS_CREDENTIAL:
+        if crossable(route):
             problems += [
                 f"{operation}: add a maker of B's {key} to MAKERS "
                 "(tests/platform/security/conftest.py)"
@@ -257,15 +219,6 @@ def test_matrix_covers_every_route_and_case_kind():
     } <= kinds
 
 
-def _path(world: World, mount: Mount, route: Route, variant: str) -> str:
-    """The route's path naming B's objects (or "0" where B has none of the kind)."""
-    path = mount.full_path(route)
-    for key, name in zip(object_keys(path), route.path_parameters(), strict=True):
-        value = world.objects.get(f"{key} {variant}".strip(), "0")
-        path = path.replace(f"{{{name}}}", value, 1)
-    return path
-
-
 async def _answer(
     world: World, method: str, path: str, headers: dict[str, str], body: dict[str, Any] | None
 ) -> tuple[int, dict | None]:
@@ -291,7 +244,7 @@ async def test_route_answers_as_its_declaration_says(
     world: World, mount: Mount, route: Route, expected: Expectation
 ):
     headers = world.credentials[expected.credential]
-    path = _path(world, mount, route, expected.variant)
+    path = filled_path(mount, route, world.objects, expected.variant)
     body = expected.body
     if expected.cross:
         body = valid_body(route.body)
