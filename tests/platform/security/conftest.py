@@ -22,7 +22,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from sqlalchemy import text, update
+from sqlalchemy import Engine, update
 
 from insureops.carrier_matching import load_market
 from insureops.platform.accounts.credentials import hash_session_id
@@ -77,6 +77,7 @@ class World:
     b: Side
     credentials: dict[str, dict[str, str]] = field(default_factory=dict)
     objects: dict[str, str] = field(default_factory=dict)  # B's, by object key
+    engines: dict[str, Engine] = field(default_factory=dict)  # tenant databases, read directly
 
     @property
     def client(self) -> TestClient:
@@ -102,6 +103,15 @@ class World:
 
     def bearer(self, credential: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {credential}"}
+
+    def tenant_engine(self, side: Side) -> Engine:
+        """An engine of `side`'s own tenant database, for reading it directly."""
+        url = side.tenant_url or embedded_database_url(
+            self.settings.tenant_sqlite_root, side.tenant_id
+        )
+        if url not in self.engines:
+            self.engines[url] = create_tenant_engine(url)
+        return self.engines[url]
 
     async def object(self, key: str) -> str:
         """B's object of kind `key` ("rules/{rule_id}"), made on first use (MAKERS)."""
@@ -365,29 +375,13 @@ async def world(
             world.credentials = await _credentials(world)
             for key in MAKERS:
                 await world.object(key)
-            yield world
+            try:
+                yield world
+            finally:
+                for engine in world.engines.values():
+                    engine.dispose()
         finally:
             await client.close()
     finally:
         for release in reversed(releases):
             release()
-
-
-async def tenant_rows(world: World, side: Side) -> dict[str, list[tuple]]:
-    """Every client and policy row of `side`'s tenant database, read directly (not through the
-    service)."""
-    url = side.tenant_url or embedded_database_url(
-        world.settings.tenant_sqlite_root, side.tenant_id
-    )
-    engine = create_tenant_engine(url)
-    try:
-        with engine.connect() as connection:
-            return {
-                table: [
-                    tuple(row)
-                    for row in connection.execute(text(f"SELECT * FROM {table} ORDER BY id"))
-                ]
-                for table in ("clients", "policies")
-            }
-    finally:
-        engine.dispose()

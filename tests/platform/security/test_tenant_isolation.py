@@ -25,7 +25,6 @@ from sqlalchemy import text, update
 from insureops.platform.routing import Mount, Route
 from insureops.platform.team.invitations import hash_token
 from insureops.platform.team.models import Invitation
-from insureops.platform.tenant_engine import create_tenant_engine
 from insureops.platform.tenant_stores import embedded_database_url
 from tests.platform.rules_studio.conftest import CLIENT_CHECK
 from tests.platform.security.conftest import Side, World
@@ -269,25 +268,16 @@ def markers(world: World) -> set[str]:
     return found
 
 
-def _rows(url: str) -> dict[str, list[str]]:
-    engine = create_tenant_engine(url)
-    try:
-        with engine.connect() as connection:
-            names = sa.inspect(connection).get_table_names()
-            return {
-                name: sorted(
-                    str(tuple(row)) for row in connection.execute(text(f'SELECT * FROM "{name}"'))
-                )
-                for name in names
-            }
-    finally:
-        engine.dispose()
-
-
-def tenant_url(world: World, side: Side) -> str:
-    return side.tenant_url or embedded_database_url(
-        world.settings.tenant_sqlite_root, side.tenant_id
-    )
+def _rows(world: World, side: Side) -> dict[str, list[str]]:
+    """Every row of `side`'s tenant database, by table."""
+    with world.tenant_engine(side).connect() as connection:
+        names = sa.inspect(connection).get_table_names()
+        return {
+            name: sorted(
+                str(tuple(row)) for row in connection.execute(text(f'SELECT * FROM "{name}"'))
+            )
+            for name in names
+        }
 
 
 async def platform_rows_of_b(world: World) -> dict[str, list[str]]:
@@ -312,8 +302,8 @@ async def platform_rows_of_b(world: World) -> dict[str, list[str]]:
 async def state(world: World) -> dict[str, Any]:
     """Both tenant databases and B's platform rows, read directly."""
     return {
-        "tenant A": _rows(tenant_url(world, world.a)),
-        "tenant B": _rows(tenant_url(world, world.b)),
+        "tenant A": _rows(world, world.a),
+        "tenant B": _rows(world, world.b),
         "platform rows of B": await platform_rows_of_b(world),
     }
 
