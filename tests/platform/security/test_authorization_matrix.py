@@ -259,3 +259,26 @@ async def test_route_answers_as_its_declaration_says(
         code = "not_found"  # a route's own name for it (llm_key_not_found) is as good
     assert (status, code) == (expected.status, expected.code), payload
     assert set(payload) == {"error"} and {"code", "message"} <= set(payload["error"])
+
+
+CONTROLS = [(mount, route) for mount, route in ROUTES if crossable(route) and route.method == "GET"]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize(
+    ("mount", "route"), CONTROLS, ids=[declared.operation(m, r) for m, r in CONTROLS]
+)
+async def test_owner_reads_the_object_the_other_workspace_gets_404_for(
+    world: World, mount: Mount, route: Route
+):
+    """The control of the cross-workspace case: B's own credential reads the very path A was
+    refused, so that 404 was about ownership (the no-credential case's 401 shows it routes)."""
+    b = world.b
+    own = {
+        AuthKind.SESSION: b.owner.headers,
+        AuthKind.API_KEY: world.bearer(b.key),
+        AuthKind.JWT: world.bearer(world.token(b.subject)),
+    }
+    path = filled_path(mount, route, world.objects)
+    status, payload = await _answer(world, "GET", path, own[route.auth.kind], None)
+    assert status == 200, payload
