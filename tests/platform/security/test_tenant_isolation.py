@@ -367,6 +367,14 @@ async def test_b_still_sees_its_own_objects_when_a_has_tried_everything(world: W
         "admin@b.test",
         "member@b.test",
     }
+    logs = await world.ok("GET", "/api/v1/connectors/email/logs/", b.owner.headers)
+    assert "invited@b.test" in {to for item in logs["items"] for to in item["to"]}
+    keys = await world.ok("GET", "/api/v1/connectors/llm-adaptor/keys", b.owner.headers)
+    assert {k["provider"] for k in keys["providers"] if k["configured"]} == {"anthropic"}
+    prospects = await world.ok(
+        "GET", "/api/v1/carrier_finder/clients/", world.bearer(world.token(b.subject))
+    )
+    assert [p["company_name"] for p in prospects["items"]] == ["B's prospect"]
 
 
 def test_every_field_naming_an_object_is_tried_across_workspaces():
