@@ -78,6 +78,7 @@ class World:
     credentials: dict[str, dict[str, str]] = field(default_factory=dict)
     objects: dict[str, str] = field(default_factory=dict)  # B's, by object key
     engines: dict[str, Engine] = field(default_factory=dict)  # tenant databases, read directly
+    tables: dict[str, list[str]] = field(default_factory=dict)  # their names, read once
 
     @property
     def client(self) -> TestClient:

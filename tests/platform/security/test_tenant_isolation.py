@@ -271,7 +271,9 @@ def markers(world: World) -> set[str]:
 def _rows(world: World, side: Side) -> dict[str, list[str]]:
     """Every row of `side`'s tenant database, by table."""
     with world.tenant_engine(side).connect() as connection:
-        names = sa.inspect(connection).get_table_names()
+        names = world.tables.get(side.tenant_id) or world.tables.setdefault(
+            side.tenant_id, sa.inspect(connection).get_table_names()
+        )
         return {
             name: sorted(
                 str(tuple(row)) for row in connection.execute(text(f'SELECT * FROM "{name}"'))
@@ -290,8 +292,11 @@ async def platform_rows_of_b(world: World) -> dict[str, list[str]]:
     } | {v for v in world.objects.values() if len(v) >= 8}
     found: dict[str, list[str]] = {}
     async with world.tenancy.database.engine.connect() as connection:
-        names = await connection.run_sync(lambda c: sa.inspect(c).get_table_names())
-        for name in names:
+        if "platform" not in world.tables:  # the tables do not change during the sweep
+            world.tables["platform"] = await connection.run_sync(
+                lambda c: sa.inspect(c).get_table_names()
+            )
+        for name in world.tables["platform"]:
             rows = (await connection.execute(text(f'SELECT * FROM "{name}"'))).all()
             found[name] = sorted(
                 str(tuple(row)) for row in rows if ids & {str(value) for value in row}
