@@ -76,7 +76,7 @@ class World:
     a: Side
     b: Side
     credentials: dict[str, dict[str, str]] = field(default_factory=dict)
-    objects: dict[str, str] = field(default_factory=dict)  # B's, by object key
+    objects: dict[str, str] = field(default_factory=dict)  # B's, by object key (MAKERS)
     engines: dict[str, Engine] = field(default_factory=dict)  # tenant databases, read directly
     tables: dict[str, list[str]] = field(default_factory=dict)  # their names, read once
 
