@@ -407,3 +407,24 @@ def test_sweep_covers_every_area_that_holds_workspace_data():
         "/api/v1/carrier_finder/",
     ):
         assert any(area in name for name in DERIVED), area
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_same_requests_work_when_they_name_a_own_objects(world: World, mine):
+    """The control of the body-borne attempts: they were refused for naming B's objects, not
+    for their shape."""
+    headers, key = world.a.owner.headers, world.bearer(world.a.key)
+    record = {"record": {"type": "client", "uuid": mine["client"]}}
+    executed = await world.ok("POST", f"/api/rules/rules/{mine['rule']}/execute/", headers, record)
+    assert executed["result"]["decision"] in ("accept", "refer")
+    simulated = await world.ok(
+        "POST",
+        "/api/rules/rules/simulate/",
+        world.a.member.headers,
+        {"rule_id": mine["rule"], "cases": [{"inputs": {"client": {"name": "Ann"}}}]},
+    )
+    assert simulated
+    filtered = await world.ok(
+        "GET", f"/api/v2/mcp/policies/list/?client_uuid={mine['client']}", key
+    )
+    assert [item["uuid"] for item in filtered["items"]] == [mine["policy"]]
