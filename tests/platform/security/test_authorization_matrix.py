@@ -282,3 +282,123 @@ async def test_owner_reads_the_object_the_other_workspace_gets_404_for(
     path = filled_path(mount, route, world.objects)
     status, payload = await _answer(world, "GET", path, own[route.auth.kind], None)
     assert status == 200, payload
+
+
+# The interface specification's access column (spec/service-interface.md, "Endpoints"): the
+# matrix checks that routes enforce their declarations; this pins the declarations of the
+# specified routes to at least what the specification demands. Routes it does not list (later
+# additions) are free; a route it lists must not go missing.
+S, N, J, T = AuthKind.SESSION, AuthKind.NONE, AuthKind.JWT, AuthKind.TOKEN
+SPEC: dict[str, tuple[AuthKind, Role | Scope | None]] = {
+    **{
+        f"POST /api/auth/{p}/": (N, None)
+        for p in ("signup", "register", "verify", "resend-code", "login")
+    },
+    "POST /api/auth/logout/": (S, None),
+    "GET /api/auth/profile/": (S, None),
+    **{
+        f"{m} /api/v1/carrier_finder/{p}/": (S, None)
+        for m, p in (
+            ("GET", "carriers"),
+            ("GET", "carriers/{carrier_id}"),
+            ("GET", "products"),
+            ("GET", "appetites"),
+            ("POST", "search"),
+            ("POST", "match-carriers-detailed"),
+            ("POST", "similar-businesses"),
+            ("POST", "jurisdictions"),
+            ("POST", "product-lines"),
+            ("POST", "scan"),
+        )
+    },
+    "POST /api/v1/carrier_finder/classify/": (N, None),
+    **{
+        f"{m} /api/v1/carrier_finder/clients/{p}": (J, None)
+        for m, p in (
+            ("POST", ""),
+            ("GET", ""),
+            ("PATCH", "{prospect_id}/"),
+            ("POST", "accept-terms/"),
+            ("GET", "terms-status/"),
+            ("GET", "search-prospects/"),
+            ("GET", "check-duplicate/"),
+        )
+    },
+    **{
+        f"{m} /api/v2/mcp/{r}/{p}": (AuthKind.API_KEY, s)
+        for r in ("clients", "policies")
+        for m, p, s in (
+            ("POST", "", Scope.WRITE),
+            ("GET", "{uuid}/", Scope.READ),
+            ("GET", "list/", Scope.READ),
+            ("PATCH", "{uuid}/update/", Scope.WRITE),
+        )
+    },
+    "GET /api/team/workspace/": (S, None),
+    "POST /api/team/invite/": (S, Role.ADMIN),
+    "GET /api/team/members/": (S, None),
+    "PATCH /api/team/members/{user_id}/": (S, Role.OWNER),
+    "DELETE /api/team/members/{user_id}/": (S, Role.ADMIN),
+    "GET /api/team/invitations/": (S, Role.ADMIN),
+    "POST /api/team/invitations/{invitation_id}/accept/": (T, None),
+    "POST /api/team/invitations/{invitation_id}/revoke/": (S, Role.ADMIN),
+    "POST /api/team/invitations/{invitation_id}/resend/": (S, Role.ADMIN),
+    **{
+        f"{m} /api/v2/settings/{p}": (S, None)
+        for m, p in (
+            ("POST", "api-keys/"),
+            ("GET", "api-keys/list/"),
+            ("DELETE", "api-keys/{key_id}/"),
+            ("POST", "database/"),
+            ("GET", "database/get/"),
+            ("POST", "database/test/"),
+        )
+    },
+    **{
+        f"{m} /api/rules/rules/{p}": (S, None)
+        for m, p in (
+            ("GET", ""),
+            ("GET", "{rule_id}/"),
+            ("POST", ""),
+            ("PATCH", "{rule_id}/"),
+            ("DELETE", "{rule_id}/"),
+            ("POST", "simulate/"),
+            ("POST", "{rule_id}/execute/"),
+        )
+    },
+    **{
+        f"{m} /api/v1/connectors/{p}": (S, None)
+        for m, p in (
+            ("POST", "email/send/"),
+            ("GET", "email/templates/"),
+            ("GET", "email/logs/"),
+            ("POST", "llm-adaptor/keys"),
+            ("GET", "llm-adaptor/keys"),
+            ("DELETE", "llm-adaptor/keys/{provider}"),
+            ("POST", "llm-adaptor/test"),
+        )
+    },
+}
+
+
+def _meets(route: Route, kind: AuthKind, grant: Role | Scope | None) -> bool:
+    if route.auth.kind is not kind:
+        return False
+    if isinstance(grant, Role):
+        return route.auth.role is not None and route.auth.role.satisfies(grant)
+    if grant is Scope.WRITE:
+        return route.auth.scope is Scope.WRITE
+    if grant is Scope.READ:
+        return route.auth.scope in (Scope.READ, Scope.WRITE)
+    return True
+
+
+def test_declarations_demand_at_least_what_the_specification_does():
+    by_operation = {declared.operation(mount, route): route for mount, route in ROUTES}
+    assert set(SPEC) <= set(by_operation), sorted(set(SPEC) - set(by_operation))
+    weaker = [
+        f"{op}: declared {by_operation[op].auth.describe()}, specified {kind.value} {grant}"
+        for op, (kind, grant) in SPEC.items()
+        if not _meets(by_operation[op], kind, grant)
+    ]
+    assert weaker == []
