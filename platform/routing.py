@@ -38,6 +38,21 @@ QueryT = TypeVar("QueryT")
 _PATH_PARAMETER = re.compile(r"\{(\w+)(?::[^}]*)?\}")
 
 
+class Owner(StrEnum):
+    """Whose object a route's path parameters name: any other caller gets 404 for it."""
+
+    WORKSPACE = "workspace"  # a row of the caller's active workspace (platform database)
+    TENANT = "tenant"  # a record of the workspace's own tenant database
+    SUBJECT = "subject"  # the identity-provider subject's own (prospects)
+    SHARED = "shared"  # the same for every caller (market data, documentation files)
+
+
+# What a path parameter names when the route declares no `owner`: implied by its requirement.
+# A session route without a role implies nothing (it may serve shared data): it must declare.
+_IMPLIED_OWNER = {AuthKind.API_KEY: Owner.TENANT, AuthKind.JWT: Owner.SUBJECT,
+                  AuthKind.TOKEN: Owner.WORKSPACE, AuthKind.NONE: Owner.SHARED}
+
+
 class BodyLimit(StrEnum):
     DEFAULT = "default"  # Settings.max_body_bytes, max_body_values
     SIMULATION = "simulation"  # Settings.simulation_max_body_bytes, simulation_max_body_values
@@ -86,10 +101,25 @@ class Route:
     deprecated: bool = False
     documented: bool = True
     content_type: str = "application/json"  # of the success response
+    owner: Owner | None = None  # whose object the path names; default: see path_owner
 
     @property
     def name(self) -> str:
         return self.handler.__name__
+
+    @property
+    def path_owner(self) -> Owner | None:
+        """Whose object the path parameters name: the declared `owner`, else the one implied by
+        the requirement (API key: tenant; JWT: subject; a session with a role or a token:
+        workspace; none: shared). None without path parameters, or when a session route without
+        a role declares nothing: the authorization matrix test fails on such a route."""
+        if not self.path_parameters():
+            return None
+        if self.owner is not None:
+            return self.owner
+        if self.auth.kind is AuthKind.SESSION:
+            return Owner.WORKSPACE if self.auth.role is not None else None
+        return _IMPLIED_OWNER[self.auth.kind]
 
     def path_parameters(self) -> list[str]:
         return _PATH_PARAMETER.findall(self.path)

@@ -49,7 +49,7 @@ from insureops.platform.carrier_finder.workspace_market import CompiledCache, Vi
 from insureops.platform.carrier_finder.workspace_routes import add_workspace_routes, view_for
 from insureops.platform.keys import AREA_STARTUP, CLOCK, MARKET_STORE, OWN_APPETITES
 from insureops.platform.ratelimit import RateKey, RateLimit
-from insureops.platform.routing import Call, RouteTable
+from insureops.platform.routing import Call, Owner, RouteTable
 
 CLASSIFY_LIMIT = RateLimit("classify", 30, 60, key=RateKey.CLIENT_IP)
 
@@ -108,7 +108,8 @@ async def list_carriers(call: Call[None, ListQuery]) -> CarrierPage:
 
 
 @routes.get("/carriers/{carrier_id}/", path_model=CarrierPath, response=CarrierDetail,
-            auth=Auth.SESSION, errors=(404,), summary="Carrier details, with its products")
+            auth=Auth.SESSION, owner=Owner.WORKSPACE, errors=(404,),
+            summary="Carrier details, with its products")
 async def carrier_detail(call: Call[None, None]) -> CarrierDetail:
     view = await view_for(call)
     market = view.market

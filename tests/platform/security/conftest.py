@@ -1,0 +1,388 @@
+"""Two workspaces, A and B, on the whole service: set up once per test module and backend.
+
+The authorization matrix and the tenant isolation sweep send hundreds of requests each; building
+the service, its users, keys, tokens and B's objects per test would cost most of their time. So a
+module-scoped `world` holds it all, on SQLite (each workspace with its embedded SQLite tenant
+database) and on PostgreSQL (each with a tenant database of its own, a schema).
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jwt
+import pytest
+import pytest_asyncio
+from aiohttp import DummyCookieJar
+from aiohttp.test_utils import TestClient, TestServer
+from cryptography.fernet import Fernet
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from sqlalchemy import Engine, update
+
+from insureops.carrier_matching import load_market
+from insureops.platform.accounts.credentials import hash_session_id
+from insureops.platform.accounts.models import Session
+from insureops.platform.api_keys import ApiKey
+from insureops.platform.app import create_app
+from insureops.platform.auth import Scope
+from insureops.platform.carrier_finder.loading import store_market
+from insureops.platform.config import Settings
+from insureops.platform.team.invitations import hash_token
+from insureops.platform.team.models import Invitation
+from insureops.platform.tenant_engine import create_tenant_engine
+from insureops.platform.tenant_stores import embedded_database_url
+from tests.carrier_matching.market_texts import market_texts
+from tests.conftest import BACKENDS, require_postgres
+from tests.databases import Template
+from tests.platform.accounts.conftest import FakeClock
+from tests.platform.mcp.conftest import add_key, save_database_url
+from tests.platform.rules_studio.conftest import TRIAGE
+from tests.platform.workspaces import Member, Tenancy, cheap_areas
+
+IDP_KEY = ec.generate_private_key(ec.SECP256R1())
+FORGER_KEY = ec.generate_private_key(ec.SECP256R1())
+IDP_ISSUER, IDP_AUDIENCE = "https://idp.security.test/", "insureops-security"
+PAST = datetime.datetime(2020, 1, 1, tzinfo=datetime.UTC)
+TOKEN = "invitation-token-of-the-matrix"  # the known token of B's revoked invitation
+
+
+@dataclass
+class Side:
+    """One workspace: members of each role, API keys, its extension user and tenant database."""
+
+    owner: Member
+    admin: Member
+    member: Member
+    key: str  # read and write
+    read_key: str
+    subject: str  # the identity-provider user of its browser extension
+    tenant_url: str | None  # its own tenant database (PostgreSQL); None: the embedded one
+
+    @property
+    def tenant_id(self) -> str:
+        return self.owner.workspace_id
+
+
+@dataclass
+class World:
+    backend: str
+    settings: Settings
+    tenancy: Tenancy
+    a: Side
+    b: Side
+    credentials: dict[str, dict[str, str]] = field(default_factory=dict)
+    objects: dict[str, str] = field(default_factory=dict)  # B's, by object key (MAKERS)
+    engines: dict[str, Engine] = field(default_factory=dict)  # tenant databases, read directly
+    tables: dict[str, list[str]] = field(default_factory=dict)  # their names, read once
+
+    @property
+    def client(self) -> TestClient:
+        return self.tenancy.client
+
+    @property
+    def clock(self) -> FakeClock:
+        return self.tenancy.clock  # type: ignore[return-value]
+
+    def token(self, subject: str, *, key=IDP_KEY, lifetime: int = 3600) -> str:
+        now = int(self.clock())
+        return jwt.encode(
+            {
+                "iss": IDP_ISSUER,
+                "aud": IDP_AUDIENCE,
+                "sub": subject,
+                "iat": now - 7200,
+                "exp": now + lifetime,
+            },
+            key,
+            algorithm="ES256",
+        )
+
+    def bearer(self, credential: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {credential}"}
+
+    def tenant_engine(self, side: Side) -> Engine:
+        """An engine of `side`'s own tenant database, for reading it directly."""
+        url = side.tenant_url or embedded_database_url(
+            self.settings.tenant_sqlite_root, side.tenant_id
+        )
+        if url not in self.engines:
+            self.engines[url] = create_tenant_engine(url)
+        return self.engines[url]
+
+    async def object(self, key: str) -> str:
+        """B's object of kind `key` ("rules/{rule_id}"), made on first use (MAKERS)."""
+        if key not in self.objects:
+            self.objects[key] = await MAKERS[key](self)
+        return self.objects[key]
+
+    async def ok(
+        self, method: str, path: str, headers: dict[str, str], body=None, status: int = 200
+    ) -> dict:
+        response = await self.client.request(method, path, json=body, headers=headers)
+        assert response.status == status, f"{method} {path}: {await response.text()}"
+        return await response.json() if response.status != 204 else {}
+
+
+def settings_for(backend: str, database_url: str, tenants: Path) -> Settings:
+    public_key = (
+        IDP_KEY.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    return Settings(
+        database_url=database_url,
+        secret_key="security-secret-key",
+        fernet_keys=(Fernet.generate_key().decode(),),
+        load_example_market=False,
+        tenant_sqlite_directory=tenants,
+        embedded_tenant_databases=backend == "sqlite",
+        tenant_database_allowed_networks=("127.0.0.1/32",),
+        tenant_database_timeout_seconds=5.0,
+        jwt_public_key=public_key,
+        jwt_issuer=IDP_ISSUER,
+        jwt_audience=IDP_AUDIENCE,
+    )
+
+
+async def _side(world_tenancy: Tenancy, name: str, tenant_url: str | None) -> Side:
+    tenancy = world_tenancy
+    owner = await tenancy.owner(f"owner@{name}.test", f"Agency {name.upper()}")
+    admin = await tenancy.member(owner, f"admin@{name}.test", "admin")
+    member = await tenancy.member(owner, f"member@{name}.test", "member")
+    key, _ = await add_key(tenancy.client, owner.workspace_id, (Scope.READ, Scope.WRITE))
+    read_key, _ = await add_key(tenancy.client, owner.workspace_id, (Scope.READ,))
+    if tenant_url is not None:
+        await save_database_url(tenancy.client, owner.workspace_id, tenant_url)
+    return Side(owner, admin, member, key, read_key, f"extension-user-{name}", tenant_url)
+
+
+async def _set(tenancy: Tenancy, statement) -> None:
+    async with tenancy.database.unit_of_work() as uow:
+        await uow.session.execute(statement)
+
+
+async def _credentials(world: World) -> dict[str, dict[str, str]]:
+    """Every credential the matrix sends, by name; all of workspace A (or A's extension user)."""
+    tenancy, a = world.tenancy, world.a
+    logged_out = await tenancy.login(a.member.email)
+    await world.ok("POST", "/api/auth/logout/", {"Cookie": f"sessionid={logged_out}"}, status=204)
+    expired = await tenancy.login(a.member.email)
+    await _set(
+        tenancy,
+        update(Session).where(Session.id_hash == hash_session_id(expired)).values(expires_at=PAST),
+    )
+    revoked_key, revoked_id = await add_key(world.client, a.tenant_id)
+    await _set(tenancy, update(ApiKey).where(ApiKey.id == revoked_id).values(revoked_at=PAST))
+    expired_key, expired_id = await add_key(world.client, a.tenant_id)
+    await _set(tenancy, update(ApiKey).where(ApiKey.id == expired_id).values(expires_at=PAST))
+    return {
+        "none": {},
+        "owner session": a.owner.headers,
+        "admin session": a.admin.headers,
+        "member session": a.member.headers,
+        "garbage session cookie": {"Cookie": "sessionid=not-a-session"},
+        "logged-out session": {"Cookie": f"sessionid={logged_out}"},
+        "expired session": {"Cookie": f"sessionid={expired}"},
+        "api key": world.bearer(a.key),
+        "read-only api key": world.bearer(a.read_key),
+        "malformed api key": world.bearer("iops_short"),
+        "basic credentials": {"Authorization": "Basic YW5uOnNlY3JldA=="},
+        "revoked api key": world.bearer(revoked_key),
+        "expired api key": world.bearer(expired_key),
+        "jwt": world.bearer(world.token(a.subject)),
+        "malformed jwt": world.bearer("not.a.jwt"),
+        "expired jwt": world.bearer(world.token(a.subject, lifetime=-3600)),
+        "forged jwt": world.bearer(world.token(a.subject, key=FORGER_KEY)),
+    }
+
+
+# B's objects, made through the API as B's users would: one maker per object key
+# ("segment/{parameter}"). A route on a new kind of object needs a maker here.
+
+
+async def _rule(world: World) -> str:
+    headers = world.b.owner.headers
+    rule = await world.ok("POST", "/api/rules/rules/", headers, {"source": TRIAGE}, 201)
+    await world.ok("PATCH", f"/api/rules/rules/{rule['id']}/", headers, {"published_version": 1})
+    return rule["id"]
+
+
+async def _approval(world: World) -> str:
+    rule_id = await world.object("rules/{rule_id}")
+    done = await world.ok(
+        "POST", f"/api/rules/rules/{rule_id}/approvals/", world.b.owner.headers, {"version": 1}, 201
+    )
+    return done["id"]
+
+
+async def _execution(world: World) -> str:
+    rule_id = await world.object("rules/{rule_id}")
+    done = await world.ok(
+        "POST",
+        f"/api/rules/rules/{rule_id}/execute/",
+        world.b.owner.headers,
+        {"inputs": {"claim": {"amount": 20000}}},
+    )
+    return str(done["execution"]["id"])
+
+
+async def _api_key(world: World) -> str:
+    done = await world.ok(
+        "POST", "/api/v2/settings/api-keys/", world.b.owner.headers, {"name": "B's laptop"}, 201
+    )
+    return done["id"]
+
+
+async def _invitation(world: World) -> str:
+    done = await world.ok(
+        "POST",
+        "/api/team/invite/",
+        world.b.owner.headers,
+        {"email": "invited@b.test", "role": "member"},
+        201,
+    )
+    return done["id"]
+
+
+async def _revoked_invitation(world: World) -> str:
+    headers = world.b.owner.headers
+    done = await world.ok(
+        "POST", "/api/team/invite/", headers, {"email": "revoked@b.test", "role": "member"}, 201
+    )
+    await world.ok("POST", f"/api/team/invitations/{done['id']}/revoke/", headers)
+    await _set(
+        world.tenancy,
+        update(Invitation).where(Invitation.id == done["id"]).values(token_hash=hash_token(TOKEN)),
+    )
+    return done["id"]
+
+
+async def _member(world: World) -> str:
+    return world.b.member.user_id
+
+
+async def _provider(world: World) -> str:
+    await world.ok(
+        "POST",
+        "/api/v1/connectors/llm-adaptor/keys",
+        world.b.owner.headers,
+        {"provider": "anthropic", "api_key": "sk-ant-b-secret-key"},
+    )
+    return "anthropic"
+
+
+async def _client(world: World) -> str:
+    done = await world.ok(
+        "POST", "/api/v2/mcp/clients/", world.bearer(world.b.key), {"name": "B's client"}, 201
+    )
+    world.objects["client id"] = done["id"]
+    return done["uuid"]
+
+
+async def _policy(world: World) -> str:
+    await world.object("clients/{uuid}")
+    done = await world.ok(
+        "POST",
+        "/api/v2/mcp/policies/",
+        world.bearer(world.b.key),
+        {"client_id": world.objects["client id"], "policy_number": "B-1"},
+        201,
+    )
+    return done["uuid"]
+
+
+async def _prospect(world: World) -> str:
+    headers = world.bearer(world.token(world.b.subject))
+    await world.ok(
+        "POST",
+        "/api/v1/carrier_finder/clients/accept-terms/",
+        headers,
+        {"version": world.settings.prospects_terms_version},
+    )
+    done = await world.ok(
+        "POST", "/api/v1/carrier_finder/clients/", headers, {"company_name": "B's prospect"}, 201
+    )
+    return done["id"]
+
+
+async def _carrier(world: World) -> str:
+    async with world.tenancy.database.unit_of_work() as uow:
+        await store_market(
+            uow.session,
+            load_market(market_texts()),
+            now=datetime.datetime.fromtimestamp(world.clock(), datetime.UTC),
+            workspace_id=world.b.tenant_id,
+        )
+    return "alpha"
+
+
+MAKERS: dict[str, Callable[[World], Awaitable[str]]] = {
+    "rules/{rule_id}": _rule,
+    "approvals/{approval_id}": _approval,
+    "executions/{execution_id}": _execution,
+    "api-keys/{key_id}": _api_key,
+    "invitations/{invitation_id}": _invitation,
+    "invitations/{invitation_id} revoked": _revoked_invitation,
+    "members/{user_id}": _member,
+    "keys/{provider}": _provider,
+    "clients/{uuid}": _client,
+    "policies/{uuid}": _policy,
+    "clients/{prospect_id}": _prospect,
+    "carriers/{carrier_id}": _carrier,
+}
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def world_backend(request: pytest.FixtureRequest) -> str:
+    if request.param == "postgresql":
+        require_postgres()
+    return request.param
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def world(
+    world_backend: str, tmp_path_factory, sqlite_databases, postgres_databases
+) -> AsyncIterator[World]:
+    """The service with workspaces A and B, A's credentials and every object of B."""
+    directory = tmp_path_factory.mktemp("security")
+    releases: list[Callable[[], None]] = []
+    try:
+        if world_backend == "sqlite":
+            platform = sqlite_databases.copy(Template.PLATFORM, directory)
+            tenant_urls: list[str | None] = [None, None]
+        else:
+            platform, release = postgres_databases.copy(Template.PLATFORM)
+            releases.append(release)
+            tenant_urls = []
+            for _ in range(2):
+                urls, release = postgres_databases.copy(Template.TENANT)
+                releases.append(release)
+                tenant_urls.append(urls.sync)
+        settings = settings_for(world_backend, platform.async_, directory / "tenants")
+        clock = FakeClock(time.time())
+        app = create_app(settings, clock=clock, areas=cheap_areas())
+        client = TestClient(TestServer(app), cookie_jar=DummyCookieJar())
+        await client.start_server()
+        try:
+            tenancy = Tenancy(client, clock)
+            a = await _side(tenancy, "a", tenant_urls[0])
+            b = await _side(tenancy, "b", tenant_urls[1])
+            world = World(world_backend, settings, tenancy, a, b)
+            world.credentials = await _credentials(world)
+            for key in MAKERS:
+                await world.object(key)
+            try:
+                yield world
+            finally:
+                for engine in world.engines.values():
+                    engine.dispose()
+        finally:
+            await client.close()
+    finally:
+        for release in reversed(releases):
+            release()
