@@ -321,6 +321,45 @@ async def _carrier(world: World) -> str:
     return "alpha"
 
 
+OWN_APPETITE = """ruleset appetite.b_mutual.gl "B Mutual: contractors liability"
+input business: Business
+default decision decline
+
+rule electricians "Electricians in Arizona"
+when business.naics == "238210" and business.state == "AZ"
+then
+    accept "B Mutual writes electricians in Arizona"
+end
+"""
+
+
+async def _own_carrier(world: World) -> str:
+    """B's own carrier (POST /carriers/), not a market one."""
+    body = {"id": "b-mutual", "name": "B Mutual", "states": ["AZ"]}
+    done = await world.ok("POST", "/api/v1/carrier_finder/carriers/", world.b.owner.headers, body, 201)
+    return done["id"]
+
+
+async def _own_product(world: World) -> str:
+    """A product of B's own carrier, its appetite a rule of B's."""
+    headers = world.b.owner.headers
+    carrier = await world.object("products/{carrier_id}")
+    rule = await world.ok(
+        "POST", "/api/rules/rules/", headers, {"source": OWN_APPETITE, "kind": "appetite"}, 201
+    )
+    world.objects["appetite rule id"] = rule["id"]
+    body = {
+        "carrier_id": carrier,
+        "code": "contractors-gl",
+        "line": "CGL",
+        "name": "Contractors GL",
+        "max_limit": 1000000,
+        "appetite_rule_id": rule["id"],
+    }
+    done = await world.ok("POST", "/api/v1/carrier_finder/products/", headers, body, 201)
+    return done["id"].split("/")[-1]
+
+
 MAKERS: dict[str, Callable[[World], Awaitable[str]]] = {
     "rules/{rule_id}": _rule,
     "approvals/{approval_id}": _approval,
@@ -334,6 +373,8 @@ MAKERS: dict[str, Callable[[World], Awaitable[str]]] = {
     "policies/{uuid}": _policy,
     "clients/{prospect_id}": _prospect,
     "carriers/{carrier_id}": _carrier,
+    "products/{carrier_id}": _own_carrier,
+    "/{code}": _own_product,
 }
 
 

@@ -27,7 +27,7 @@ from insureops.platform.team.invitations import hash_token
 from insureops.platform.team.models import Invitation
 from insureops.platform.tenant_stores import embedded_database_url
 from tests.platform.rules_studio.conftest import CLIENT_CHECK
-from tests.platform.security.conftest import Side, World
+from tests.platform.security.conftest import OWN_APPETITE, Side, World
 from tests.platform.security.declared import (
     ROUTES,
     STRONGEST,
@@ -76,7 +76,34 @@ async def mine(world: World) -> dict[str, str]:
             .where(Invitation.id == invitation["id"])
             .values(token_hash=hash_token(A_TOKEN))
         )
-    return {"rule": rule["id"], "client": client["uuid"], "policy": policy["uuid"]}
+    appetite = await world.ok(
+        "POST",
+        "/api/rules/rules/",
+        headers,
+        {"source": OWN_APPETITE.replace("b_mutual", "a_mutual"), "kind": "appetite"},
+        201,
+    )
+    carrier = {"id": "a-mutual", "name": "A Mutual", "states": ["AZ"]}
+    await world.ok("POST", "/api/v1/carrier_finder/carriers/", headers, carrier, 201)
+    product = own_product_body("a-mutual", "a-gl", appetite["id"])
+    await world.ok("POST", "/api/v1/carrier_finder/products/", headers, product, 201)
+    return {
+        "rule": rule["id"],
+        "client": client["uuid"],
+        "policy": policy["uuid"],
+        "appetite": appetite["id"],
+    }
+
+
+def own_product_body(carrier: str, code: str, rule_id: str) -> dict:
+    return {
+        "carrier_id": carrier,
+        "code": code,
+        "line": "CGL",
+        "name": "Contractors GL",
+        "max_limit": 1000000,
+        "appetite_rule_id": rule_id,
+    }
 
 
 def _b_file(world: World, relative: bool) -> str:
@@ -184,6 +211,30 @@ EXPLICIT: dict[str, Build] = {
         200,
         None,
     ),
+    "A's product on B's own carrier": lambda w, m: Attempt(
+        "POST",
+        "/api/v1/carrier_finder/products/",
+        "owner session",
+        own_product_body(w.objects["products/{carrier_id}"], "taken", m["appetite"]),
+        400,
+        "validation_error",
+    ),
+    "A's product bound to B's appetite rule": lambda w, m: Attempt(
+        "POST",
+        "/api/v1/carrier_finder/products/",
+        "owner session",
+        own_product_body("a-mutual", "stolen", w.objects["appetite rule id"]),
+        422,
+        "appetite_rule_invalid",
+    ),
+    "A's product rebound to B's appetite rule": lambda w, m: Attempt(
+        "PATCH",
+        "/api/v1/carrier_finder/products/a-mutual/a-gl/",
+        "owner session",
+        {"appetite_rule_id": w.objects["appetite rule id"]},
+        422,
+        "appetite_rule_invalid",
+    ),
     "carriers searched for A": lambda w, m: Attempt(
         "POST", "/api/v1/carrier_finder/search/", "member session", {"naics": "238210"}, 200, None
     ),
@@ -200,6 +251,10 @@ REFERENCES: dict[str, str] = {
     "POST /api/rules/rules/{rule_id}/execute/": "A's rule executed on B's client record",
     "POST /api/v1/connectors/llm-adaptor/test": "B's LLM provider key tested by A",
     "POST /api/v1/connectors/llm-adaptor/keys": "saves the caller's own key of that provider",
+    "POST /api/v1/carrier_finder/products/": "A's product bound to B's appetite rule",
+    "PATCH /api/v1/carrier_finder/products/{carrier_id}/{code}/": (
+        "A's product rebound to B's appetite rule"
+    ),
     "POST /api/v1/carrier_finder/scan/": "fetches a public web site; names nothing stored",
 }
 
