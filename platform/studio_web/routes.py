@@ -33,10 +33,19 @@ class AssetPath(BaseModel):
 
 def content_security_policy(nonce: str) -> str:
     """Same-origin scripts, styles and fetches only; the nonce admits the editor's style sheets."""
-    return "; ".join((
-        "default-src 'none'", "script-src 'self'", f"style-src 'self' 'nonce-{nonce}'",
-        "img-src 'self' data:", "font-src 'self'", "connect-src 'self'", "form-action 'self'",
-        "base-uri 'none'", "frame-ancestors 'none'"))
+    return "; ".join(
+        (
+            "default-src 'none'",
+            "script-src 'self'",
+            f"style-src 'self' 'nonce-{nonce}'",
+            "img-src 'self' data:",
+            "font-src 'self'",
+            "connect-src 'self'",
+            "form-action 'self'",
+            "base-uri 'none'",
+            "frame-ancestors 'none'",
+        )
+    )
 
 
 @functools.cache
@@ -67,29 +76,51 @@ def studio_page(nonce: str) -> str:
 """
 
 
-SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
-                    "X-Frame-Options": "DENY"}
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+}
 
 
-@routes.get("/", response=None, auth=Auth.NONE, content_type="text/html",
-            summary="The rule studio web page",
-            description="Logs in through /api/auth/ and works through the /api/rules/ API.")
+@routes.get(
+    "/",
+    response=None,
+    auth=Auth.NONE,
+    content_type="text/html",
+    summary="The rule studio web page",
+    description="Logs in through /api/auth/ and works through the /api/rules/ API.",
+)
 async def studio_index(call: Call[None, None]) -> web.Response:
     nonce = secrets.token_urlsafe(16)
-    headers = {"Content-Security-Policy": content_security_policy(nonce),
-               "Cache-Control": "no-store", **SECURITY_HEADERS}
+    headers = {
+        "Content-Security-Policy": content_security_policy(nonce),
+        "Cache-Control": "no-store",
+        **SECURITY_HEADERS,
+    }
     return web.Response(text=studio_page(nonce), content_type="text/html", headers=headers)
 
 
-@routes.get("/assets/{filename}", response=None, auth=Auth.NONE, path_model=AssetPath,
-            content_type="application/octet-stream", summary="A rule studio page asset")
+@routes.get(
+    "/assets/{filename}",
+    response=None,
+    auth=Auth.NONE,
+    path_model=AssetPath,
+    content_type="application/octet-stream",
+    summary="A rule studio page asset",
+)
 async def studio_asset(call: Call[None, None]) -> web.StreamResponse:
     content_type = ASSETS.get(call.path.filename)
     if content_type is None:
         raise web.HTTPNotFound()
-    return web.FileResponse(STATIC / call.path.filename, headers={
-        "Content-Type": content_type, "Cache-Control": "public, max-age=3600",
-        **SECURITY_HEADERS})
+    return web.FileResponse(
+        STATIC / call.path.filename,
+        headers={
+            "Content-Type": content_type,
+            "Cache-Control": "public, max-age=3600",
+            **SECURITY_HEADERS,
+        },
+    )
 
 
 def create_app() -> web.Application:

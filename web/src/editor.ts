@@ -4,7 +4,7 @@ import { EditorState, Text } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers, drawSelection, highlightActiveLine } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { bracketMatching, syntaxHighlighting } from "@codemirror/language";
-import { linter, lintGutter, setDiagnostics, type Diagnostic as LintDiagnostic } from "@codemirror/lint";
+import { forceLinting, linter, lintGutter, setDiagnostics, type Diagnostic as LintDiagnostic } from "@codemirror/lint";
 import { call, RULES, type Diagnostic } from "./api";
 import { h } from "./dom";
 import { rulesLanguage, rulesHighlight } from "./language";
@@ -72,6 +72,7 @@ export function createEditor(parent: HTMLElement, nonce: string,
     text: () => view.state.doc.toString(),
     load(source: string) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: source } });
+      forceLinting(view);  // check a loaded source at once, not after the typing delay
     },
     show(diagnostics: Diagnostic[]) {
       view.dispatch(setDiagnostics(view.state, diagnostics.map((d) => lintDiagnostic(view.state.doc, d))));

@@ -4,7 +4,7 @@ import { ApiError, call, RULES, type Diagnostic, type Profile, type RuleInfo, ty
          type VersionInfo } from "./api";
 import { $, h, replace } from "./dom";
 import { createEditor, type SourceEditor } from "./editor";
-import { show, sourceDiff, traceTree } from "./trace";
+import { plain, show, sourceDiff, traceTree } from "./trace";
 
 const KINDS = ["appetite", "triage", "underwriting", "pricing", "other"];
 const STATUSES = ["draft", "published", "archived"];
@@ -352,14 +352,14 @@ function resultsTable(results: any[]): HTMLElement {
       const result = r.result ?? {};
       const expect = r.expect ? (r.expect.met ? "met" : `not met: ${JSON.stringify(r.expect.mismatches)}`) : "";
       return h("tr", { class: r.error ? "error" : "" },
-        h("th", { scope: "row" }, show(r.id)),
+        h("th", { scope: "row" }, plain(r.id)),
         h("td", {}, r.error ? `error ${r.error.code}: ${r.error.message}` : result.decision),
         h("td", {}, result.score === undefined ? "" : show(result.score)),
         h("td", {}, (result.reasons ?? []).join("; ")), h("td", {}, (result.fired ?? []).join(", ")),
         h("td", {}, expect),
         h("td", {}, result.trace ? h("button", { type: "button", class: "explain",
-          onclick: () => replace($("#trace"), h("h3", {}, `Explanation of case ${show(r.id)}`), traceTree(result.trace)) },
-          `Explain ${show(r.id)}`) : ""));
+          onclick: () => replace($("#trace"), h("h3", {}, `Explanation of case ${plain(r.id)}`), traceTree(result.trace)) },
+          `Explain ${plain(r.id)}`) : ""));
     })));
 }
 
@@ -387,6 +387,7 @@ function impactTable(impact: any, results: any[], version: number): HTMLElement 
   const byId = new Map(results.map((r) => [show(r.id), r]));
   const moved = impact.transitions.filter((t: any) => t.from !== t.to);
   const scores = impact.scores ?? {};
+  const changedRules = (impact.rules ?? []).filter((r: any) => r.delta !== 0);
   return h("div", {},
     h("p", { id: "impact-summary" }, `Against version ${version}: ${impact.decisions_changed} of ${impact.cases} decisions change; ` +
       `${scores.changed ?? 0} scores change (mean shift ${show(scores.mean_delta ?? 0)}).`),
@@ -396,11 +397,11 @@ function impactTable(impact: any, results: any[], version: number): HTMLElement 
         h("td", {}, t.from), h("td", {}, t.to), h("td", {}, String(t.count)),
         h("td", {}, t.examples.map((id: unknown) => {
           const r = byId.get(show(id));
-          return h("span", { class: "case" }, show(id), r?.result ? ` (reasons: ${(r.result.reasons ?? []).join("; ") || "none"})` : "");
+          return h("span", { class: "case" }, plain(id), r?.result ? ` (reasons: ${(r.result.reasons ?? []).join("; ") || "none"})` : "");
         }), t.count > t.examples.length ? ` … and ${t.count - t.examples.length} more` : ""))))),
     moved.length ? null : h("p", {}, "No decision changes."),
-    (impact.rules ?? []).length ? h("p", {}, "Rules firing differently: " +
-      impact.rules.map((r: any) => `${r.name} ${r.old} → ${r.new}`).join(", ")) : null);
+    changedRules.length ? h("p", { id: "impact-rules" }, "Rules firing differently: " +
+      changedRules.map((r: any) => `${r.name} ${r.old} → ${r.new}`).join(", ")) : null);
 }
 
 // --- history -----------------------------------------------------------------------------------

@@ -6,6 +6,9 @@ import { h } from "./dom";
 interface Span { line: number; column: number; end_line: number; end_column: number }
 interface Step { expr: string; kind: string; span: Span | null; value: unknown }
 
+/** A case id or other label: strings as they are, anything else as JSON. */
+export const plain = (value: unknown): string => typeof value === "string" ? value : show(value);
+
 export function show(value: unknown): string {
   return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? "null";
 }

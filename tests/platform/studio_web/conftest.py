@@ -63,25 +63,40 @@ class LiveService:
     def add_owner(self, email: str, name: str, workspace: str) -> None:
         """A verified user owning a new workspace (password PASSWORD), written straight into the
         platform database: the browser logs in through the page."""
+
         async def add() -> None:
             now = datetime.datetime.now(datetime.UTC)
             user_id, workspace_id = new_tenant_id(now.timestamp()), new_tenant_id(now.timestamp())
             async with self.app[DATABASE].unit_of_work() as uow:
-                uow.session.add(User(id=user_id, email=email, name=name,
-                                     password_hash=password_hash(), email_verified_at=now,
-                                     created_at=now))
+                uow.session.add(
+                    User(
+                        id=user_id,
+                        email=email,
+                        name=name,
+                        password_hash=password_hash(),
+                        email_verified_at=now,
+                        created_at=now,
+                    )
+                )
                 uow.session.add(Workspace(tenant_id=workspace_id, name=workspace, created_at=now))
                 await uow.session.flush()
-                uow.session.add(Membership(user_id=user_id, workspace_id=workspace_id,
-                                           role="owner", created_at=now))
+                uow.session.add(
+                    Membership(
+                        user_id=user_id, workspace_id=workspace_id, role="owner", created_at=now
+                    )
+                )
+
         self.run(add())
 
 
 @pytest.fixture
 def live_service(tmp_path: Path) -> Iterator[LiveService]:
-    settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'platform.db'}",
-                        secret_key="test-secret-key", fernet_keys=(Fernet.generate_key().decode(),),
-                        load_example_market=False)
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'platform.db'}",
+        secret_key="test-secret-key",
+        fernet_keys=(Fernet.generate_key().decode(),),
+        load_example_market=False,
+    )
     service = LiveService(settings)
     try:
         yield service
@@ -89,17 +104,23 @@ def live_service(tmp_path: Path) -> Iterator[LiveService]:
         service.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="the browser tests need `pip install playwright`")
+    """Chromium, per test: Playwright's sync API holds an event loop while it runs, which would
+    break the async tests pytest-asyncio runs after it in the same worker."""
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="the browser tests need `pip install playwright`"
+    )
     executable = chromium_path()
     if executable is None:
-        pytest.skip("the browser tests need Chromium at /usr/bin/chromium "
-                    "(apt-get install chromium; .ci/run installs it)")
+        pytest.skip(
+            "the browser tests need Chromium at /usr/bin/chromium "
+            "(apt-get install chromium; .ci/run installs it)"
+        )
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable,
-                                             args=["--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(
+            executable_path=executable, args=["--no-sandbox", "--disable-gpu"]
+        )
         yield browser
         browser.close()
 
@@ -127,5 +148,3 @@ def page(browser, request):
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
         context.close()
-
-
