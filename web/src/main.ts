@@ -462,12 +462,13 @@ function appetitePanel(): HTMLElement {
         mine.error ? h("p", { class: "error" }, `${mine.error.code}: ${mine.error.message}`)
           : h("p", { id: "appetite-decision" }, `${mine.result.decision}, score ${show(mine.result.score)}` +
               (mine.result.reasons.length ? `: ${mine.result.reasons.join("; ")}` : "")),
-        mine.result?.trace ? traceTree(mine.result.trace) : null,
         h("h3", {}, "The carrier finder's match"),
         h("table", { id: "matches", class: "grid" }, h("caption", {}, `${match.results.length} best of ${match.considered} products`),
           h("thead", {}, h("tr", {}, ["Carrier", "Product", "Decision", "Score", "Reasons"].map((c) => h("th", { scope: "col" }, c)))),
           h("tbody", {}, match.results.map((m: any) => h("tr", {}, h("td", {}, m.carrier.name), h("td", {}, m.product.name),
-            h("td", {}, m.decision), h("td", {}, show(m.score)), h("td", {}, m.reasons.join("; ")))))));
+            h("td", {}, m.decision), h("td", {}, show(m.score)), h("td", {}, m.reasons.join("; ")))))),
+        mine.result?.trace ? h("h3", {}, "Why this appetite answered so") : null,
+        mine.result?.trace ? traceTree(mine.result.trace) : null);
     } catch (e) { failed(e); }
   } }, h("p", {}, "A business (the Business fields appetites read) tried on this appetite's source, and on the market."),
     BUSINESS.map(([name, label]) => field(label, inputs.get(name)!, `business-${name}`)),

@@ -36,27 +36,30 @@ function stepTree(steps: Step[]): HTMLElement {
   return h("ul", { class: "steps" }, roots.map(node));
 }
 
-function generic(value: unknown): HTMLElement | string {
+function generic(value: unknown): HTMLElement | string {  // a table's rows and the like
   if (value === null || typeof value !== "object") return show(value);
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  const entries = (Array.isArray(value) ? value.map((v, i) => [String(i + 1), v])
+    : Object.entries(value)).filter(([key]) => key !== "span");
   return h("ul", {}, entries.map(([key, v]) => h("li", {}, h("span", { class: "key" }, key), ": ", generic(v))));
 }
 
+/** The trace as nested lists; each rule or table folds (all open when there are few). */
 export function traceTree(trace: any[]): HTMLElement {
-  return h("ul", { class: "trace", role: "tree", "aria-label": "Explanation" }, trace.map((entry) => {
+  const few = trace.length <= 6;
+  return h("ul", { class: "trace", "aria-label": "Explanation" }, trace.map((entry) => {
     const matched = entry.matched === true;
     const label = `${entry.kind ?? "item"} ${entry.name ?? ""}${entry.title ? ` “${entry.title}”` : ""}`;
     const state = entry.skipped ? `skipped (${entry.skipped})` : matched ? "matched" : "did not match";
     const rest = Object.fromEntries(Object.entries(entry).filter(([k]) =>
       !["name", "kind", "title", "span", "matched", "skipped", "condition", "failed"].includes(k)));
-    return h("li", { role: "treeitem", "aria-expanded": "true", class: matched ? "matched" : "unmatched" },
-      h("span", { class: "trace-head" }, label, " — ", h("strong", {}, state)),
+    return h("li", { class: matched ? "matched" : "unmatched" }, h("details", { open: few || matched },
+      h("summary", { class: "trace-head" }, label, " — ", h("strong", {}, state)),
       Array.isArray(entry.condition) && entry.condition.length
         ? h("div", {}, "Condition:", stepTree(entry.condition)) : null,
       Array.isArray(entry.failed) && entry.failed.length
         ? h("div", { class: "near-misses" }, "Near misses:",
             h("ul", {}, entry.failed.map((f: string) => h("li", {}, f)))) : null,
-      Object.keys(rest).length ? generic(rest) : null);
+      Object.keys(rest).length ? generic(rest) : null));
   }));
 }
 

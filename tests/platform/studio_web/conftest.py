@@ -24,7 +24,7 @@ from insureops.platform.app import create_app
 from insureops.platform.config import Settings
 from insureops.platform.identity import Membership, User, Workspace, new_tenant_id
 from insureops.platform.keys import DATABASE
-from tests.platform.workspaces import cheap_areas, password_hash
+from tests.platform.workspaces import PASSWORD, cheap_areas, password_hash
 
 ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "test-artifacts" / "studio_web"
@@ -112,6 +112,8 @@ def browser():
         "playwright.sync_api", reason="the browser tests need `pip install playwright`"
     )
     executable = chromium_path()
+    if executable is None and os.environ.get("CI") == "true":
+        pytest.fail("CI must run the browser tests: Chromium is missing (.ci/run installs it)")
     if executable is None:
         pytest.skip(
             "the browser tests need Chromium at /usr/bin/chromium "
@@ -148,3 +150,32 @@ def page(browser, request):
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
         context.close()
+
+
+def log_in(page, service: LiveService, email: str = "ann@example.com") -> None:
+    """Open the page and log in through its form."""
+    page.goto(f"{service.url}/studio/")
+    page.get_by_label("E-mail").fill(email)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.locator("#who").wait_for()
+
+
+def set_source(page, source: str) -> None:
+    """Replace the editor's text as a user would: select all, delete, type (pasted)."""
+    page.locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(source)
+
+
+class Shots:
+    """Screenshots for docs/rule-studio.md, written only when UPDATE_SCREENSHOTS=1."""
+
+    def __init__(self, page) -> None:
+        self.page = page
+        self.folder = ROOT / "docs" / "images" if os.environ.get("UPDATE_SCREENSHOTS") else None
+
+    def take(self, name: str) -> None:
+        if self.folder is not None:
+            self.page.screenshot(path=str(self.folder / f"studio-{name}.png"), full_page=True)

@@ -8,12 +8,11 @@ test also rewrites the screenshots docs/rule-studio.md shows (docs/images/studio
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
 
-from tests.platform.studio_web.conftest import ROOT
+from tests.platform.studio_web.conftest import Shots, set_source
 from tests.platform.workspaces import PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -52,26 +51,6 @@ def expect():
     from playwright.sync_api import expect
 
     return expect
-
-
-class Shots:
-    """Screenshots for docs/rule-studio.md, written only when UPDATE_SCREENSHOTS=1."""
-
-    def __init__(self, page) -> None:
-        self.page = page
-        self.folder = ROOT / "docs" / "images" if os.environ.get("UPDATE_SCREENSHOTS") else None
-
-    def take(self, name: str) -> None:
-        if self.folder is not None:
-            self.page.screenshot(path=str(self.folder / f"studio-{name}.png"), full_page=True)
-
-
-def set_source(page, source: str) -> None:
-    content = page.locator(".cm-content")
-    content.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(source)
 
 
 def test_an_author_goes_from_a_broken_draft_to_a_published_rule_when_using_the_page(
