@@ -44,7 +44,8 @@ export interface SourceEditor {
 }
 
 export function createEditor(parent: HTMLElement, nonce: string,
-                             onDiagnostics: (diagnostics: Diagnostic[]) => void): SourceEditor {
+                             onDiagnostics: (diagnostics: Diagnostic[]) => void,
+                             onChange: (source: string) => void = () => undefined): SourceEditor {
   const checker = linter(async (view) => {
     const source = view.state.doc.toString();
     if (!source.trim()) { onDiagnostics([]); return []; }
@@ -64,6 +65,7 @@ export function createEditor(parent: HTMLElement, nonce: string,
       keymap.of([...defaultKeymap, ...historyKeymap]),  // Tab is left to move focus on
       rulesLanguage, syntaxHighlighting(rulesHighlight), checker, lintGutter(),
       EditorView.cspNonce.of(nonce),
+      EditorView.updateListener.of((update) => { if (update.docChanged) onChange(update.state.doc.toString()); }),
       EditorView.contentAttributes.of({ "aria-label": "Ruleset source", "aria-describedby": "editor-help" }),
     ] }),
   });

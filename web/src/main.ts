@@ -2,7 +2,7 @@
 // simulation, comparison, history and (for appetites) the business try-out.
 import { ApiError, call, RULES, type Diagnostic, type Profile, type RuleInfo, type RuleSummary,
          type VersionInfo } from "./api";
-import { $, h, replace } from "./dom";
+import { $, append, h, replace } from "./dom";
 import { createEditor, type SourceEditor } from "./editor";
 import { plain, show, sourceDiff, traceTree } from "./trace";
 
@@ -112,7 +112,10 @@ async function start(): Promise<void> {
   await listRules();
 }
 
+let listing = 0;  // the latest list request: an older answer arriving later is dropped
+
 async function listRules(): Promise<void> {
+  const mine = ++listing;
   const params = new URLSearchParams();
   for (const [key, id] of [["kind", "#filter-kind"], ["status", "#filter-status"], ["text", "#filter-text"]]) {
     const value = $<HTMLInputElement>(id).value.trim();
@@ -121,6 +124,7 @@ async function listRules(): Promise<void> {
   params.set("limit", "200");
   try {
     const page = await call<{ items: RuleSummary[] }>("GET", `${RULES}/?${params}`);
+    if (mine !== listing) return;
     replace($("#rule-list"), page.items.length ? page.items.map((rule) => h("li", {},
       h("button", { type: "button", class: "rule-link", "aria-current": state.rule?.id === rule.id ? "true" : undefined,
         onclick: () => openRule(rule.id) },
@@ -172,6 +176,7 @@ function renderRule(): void {
       h("button", { type: "button", id: "withdraw", disabled: !write || !rule?.published_version,
         onclick: () => patch({ status: "draft" }, "Publication withdrawn.") }, "Withdraw"),
       h("button", { type: "button", id: "archive", disabled: !write || !rule, onclick: archive }, "Archive")),
+    h("p", { id: "unsaved", class: "unsaved", hidden: true }, "Unsaved changes: the editor differs from the version shown."),
     h("div", { id: "message", class: "message", role: "status", "aria-live": "polite" }),
     h("p", { id: "editor-help", class: "help" },
       "Problems are checked as you type. Press Tab to leave the editor; Ctrl+Z undoes."),
@@ -179,7 +184,9 @@ function renderRule(): void {
     h("section", { "aria-labelledby": "problems-title", class: "problems" },
       h("h3", { id: "problems-title" }, "Problems"), h("ul", { id: "problems" })),
     tabList(tabs), h("div", { id: "panel", role: "tabpanel", tabindex: "0" }));
-  state.editor = createEditor(editorBox, nonce, showProblems);
+  state.editor = createEditor(editorBox, nonce, showProblems, (source) => {
+    $("#unsaved").hidden = source === (state.rule?.version.source ?? "");
+  });
   kind.addEventListener("change", () => { if (state.rule || kind.value === "appetite") renderTabsFor(kind.value); });
   selectTab("Tests");
 }
@@ -281,7 +288,22 @@ async function patch(body: object, done: string): Promise<void> {
     state.editor!.load(source);
     say(done);
     listRules();
-  } catch (e) { failed(e); }
+  } catch (e) {
+    const version = (body as { published_version?: number }).published_version;
+    if (e instanceof ApiError && e.code === "approval_required" && version) offerApproval(e.message, version);
+    else failed(e);
+  }
+}
+
+/** With four eyes on, publishing goes through an approval request another admin decides. */
+function offerApproval(message: string, version: number): void {
+  say(message, true);
+  append($("#message"), " ", h("button", { type: "button", id: "request-approval", onclick: async () => {
+    try {
+      await call("POST", `${RULES}/${state.rule!.id}/approvals/`, { version });
+      say(`Approval of version ${version} requested: another admin approves it, which publishes it.`);
+    } catch (e) { failed(e); }
+  } }, `Request approval of v${version}`));
 }
 
 const publish = (version: number) => patch({ published_version: version }, `Published version ${version}.`);

@@ -41,6 +41,7 @@ class LiveService:
 
     def __init__(self, settings: Settings) -> None:
         self.loop = asyncio.new_event_loop()
+        self.workspaces: dict[str, str] = {}  # name -> id
         self.app = create_app(settings, areas=cheap_areas())
         self.runner = web.AppRunner(self.app, access_log=None)
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
@@ -60,33 +61,42 @@ class LiveService:
         self.thread.join(timeout=10)
         self.loop.close()
 
-    def add_owner(self, email: str, name: str, workspace: str) -> None:
-        """A verified user owning a new workspace (password PASSWORD), written straight into the
-        platform database: the browser logs in through the page."""
+    def add_user(self, email: str, name: str, workspace: str, role: str = "owner") -> str:
+        """A verified user (password PASSWORD) with `role` in the workspace named `workspace`
+        (made when new), written straight into the platform database: the browser logs in
+        through the page. Returns the workspace id."""
 
-        async def add() -> None:
+        async def add() -> str:
             now = datetime.datetime.now(datetime.UTC)
-            user_id, workspace_id = new_tenant_id(now.timestamp()), new_tenant_id(now.timestamp())
+            user_id = new_tenant_id(now.timestamp())
+            workspace_id = self.workspaces.get(workspace) or new_tenant_id(now.timestamp())
+            user = User(
+                id=user_id,
+                email=email,
+                name=name,
+                password_hash=password_hash(),
+                email_verified_at=now,
+                created_at=now,
+            )
             async with self.app[DATABASE].unit_of_work() as uow:
-                uow.session.add(
-                    User(
-                        id=user_id,
-                        email=email,
-                        name=name,
-                        password_hash=password_hash(),
-                        email_verified_at=now,
-                        created_at=now,
+                uow.session.add(user)
+                if workspace not in self.workspaces:
+                    uow.session.add(
+                        Workspace(tenant_id=workspace_id, name=workspace, created_at=now)
                     )
-                )
-                uow.session.add(Workspace(tenant_id=workspace_id, name=workspace, created_at=now))
                 await uow.session.flush()
                 uow.session.add(
                     Membership(
-                        user_id=user_id, workspace_id=workspace_id, role="owner", created_at=now
+                        user_id=user_id, workspace_id=workspace_id, role=role, created_at=now
                     )
                 )
+            return workspace_id
 
-        self.run(add())
+        self.workspaces[workspace] = self.run(add())
+        return self.workspaces[workspace]
+
+    def add_owner(self, email: str, name: str, workspace: str) -> str:
+        return self.add_user(email, name, workspace, "owner")
 
 
 @pytest.fixture

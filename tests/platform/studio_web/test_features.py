@@ -161,3 +161,33 @@ def test_an_appetite_is_tried_on_a_business_when_its_kind_is_appetite(live_servi
     matches = page.locator("#matches tbody tr")
     check(matches.first).to_contain_text("Atlas Distribution Insurance Company")
     Shots(page).take("appetite")
+
+
+def test_publishing_asks_for_an_approval_when_four_eyes_are_on(live_service, page):
+    check = expect()
+    live_service.add_owner("ann@example.com", "Ann Lee", "Lee Agency")
+    log_in(page, live_service)
+    api(page, "PUT", f"{RULES}/settings/", {"four_eyes": True})
+    rule = api(page, "POST", f"{RULES}/", {"source": TRIAGE, "kind": "triage"})
+    page.reload()
+    page.get_by_role("button", name="Small triage").click()
+    check(page.locator("#unsaved")).to_be_hidden()
+    page.locator(".cm-content").click()
+    page.keyboard.type("# a comment")
+    check(page.locator("#unsaved")).to_be_visible()
+
+    page.get_by_role("button", name="Publish v1").click()
+    check(page.locator("#message")).to_contain_text("approval")
+    page.get_by_role("button", name="Request approval of v1").click()
+    check(page.locator("#message")).to_contain_text("Approval of version 1 requested")
+    approvals = api(page, "GET", f"{RULES}/{rule['id']}/approvals/")["approvals"]
+    assert [(a["version"], a["status"]) for a in approvals] == [(1, "pending")]
+
+
+def test_a_member_reads_but_cannot_write_when_logged_in(live_service, page):
+    check = expect()
+    live_service.add_owner("ann@example.com", "Ann Lee", "Lee Agency")
+    live_service.add_user("bo@example.com", "Bo Chen", "Lee Agency", role="member")
+    log_in(page, live_service, "bo@example.com")
+    check(page.locator("#who")).to_contain_text("(member)")
+    check(page.get_by_role("button", name="New rule")).to_be_disabled()
