@@ -4,9 +4,14 @@ from package data, and the keyword list the editor derives from the grammar."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 import tomllib
 from fnmatch import fnmatch
+
+import pytest
 
 from insureops.platform.studio_web.routes import ASSETS, STATIC
 from tests.platform.studio_web.conftest import ROOT
@@ -77,3 +82,23 @@ def test_editor_keywords_are_the_grammar_words_when_the_bundle_was_built():
     listed = json.loads(re.search(r"= (\[.*\]);", generated).group(1))
     assert listed == words, "the grammar changed: run `npm run build` in web/ and commit"
     assert all(f'"{word}"' in (STATIC / "studio.js").read_text() for word in words)
+
+
+def test_committed_bundle_is_what_its_source_builds_when_node_is_at_hand(tmp_path):
+    """Skips without Node or without `npm ci` in web/ (CI needs neither: the bundle is
+    committed); where they are, a stale bundle fails here."""
+    node = shutil.which("node")
+    if node is None or not (ROOT / "web" / "node_modules").is_dir():
+        pytest.skip("needs Node and `npm ci` in web/ to rebuild the bundle")
+    subprocess.run(
+        [node, "build.mjs"],
+        cwd=ROOT / "web",
+        check=True,
+        timeout=120,
+        env={**os.environ, "STUDIO_OUT": str(tmp_path)},
+        capture_output=True,
+    )
+    for name in ASSETS:
+        assert (tmp_path / name).read_bytes() == (STATIC / name).read_bytes(), (
+            f"{name} is stale: run `npm run build` in web/ and commit the bundle"
+        )
