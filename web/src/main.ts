@@ -171,7 +171,7 @@ function renderRule(): void {
     h("div", { class: "toolbar", role: "toolbar", "aria-label": "Rule actions" },
       h("button", { type: "button", id: "save", disabled: !write, onclick: () => save(title.value, kind.value) },
         rule ? "Save new version (runs tests)" : "Create (runs tests)"),
-      h("button", { type: "button", id: "publish", disabled: !write || !rule,
+      h("button", { type: "button", id: "publish", disabled: !write || !rule || shown === rule.published_version,
         onclick: () => publish(shown!) }, shown ? `Publish v${shown}` : "Publish"),
       h("button", { type: "button", id: "withdraw", disabled: !write || !rule?.published_version,
         onclick: () => patch({ status: "draft" }, "Publication withdrawn.") }, "Withdraw"),
