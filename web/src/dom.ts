@@ -30,3 +30,13 @@ export function replace(parent: Element, ...children: (Child | Child[])[]): void
 
 export const $ = <T extends HTMLElement>(selector: string): T =>
   document.querySelector(selector) as T;
+
+export function field(label: string, control: HTMLElement, id: string): HTMLElement {
+  control.id = id;
+  return h("div", { class: "field" }, h("label", { for: id }, label), control);
+}
+
+export function select(options: string[], blank?: string): HTMLSelectElement {
+  return h("select", {}, blank !== undefined ? h("option", { value: "" }, blank) : null,
+           options.map((o) => h("option", { value: o }, o)));
+}

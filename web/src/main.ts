@@ -2,9 +2,11 @@
 // simulation, comparison, history and (for appetites) the business try-out.
 import { ApiError, call, RULES, type Diagnostic, type Profile, type RuleInfo, type RuleSummary,
          type VersionInfo } from "./api";
-import { $, append, h, replace } from "./dom";
+import { $, append, field, h, replace, select } from "./dom";
 import { createEditor, type SourceEditor } from "./editor";
-import { plain, show, sourceDiff, traceTree } from "./trace";
+import { appetitePanel } from "./appetite";
+import { impactTable, parseCases, resultsTable, summary } from "./results";
+import { sourceDiff } from "./trace";
 
 const KINDS = ["appetite", "triage", "underwriting", "pricing", "other"];
 const STATUSES = ["draft", "published", "archived"];
@@ -44,16 +46,6 @@ function say(text: string, error = false): void {
 function failed(error: unknown): void {
   if (error instanceof ApiError && error.status === 401) { showLogin(); return; }
   say(error instanceof Error ? error.message : String(error), true);
-}
-
-function field(label: string, control: HTMLElement, id: string): HTMLElement {
-  control.id = id;
-  return h("div", { class: "field" }, h("label", { for: id }, label), control);
-}
-
-function select(options: string[], blank?: string): HTMLSelectElement {
-  return h("select", {}, blank !== undefined ? h("option", { value: "" }, blank) : null,
-           options.map((o) => h("option", { value: o }, o)));
 }
 
 // --- login -------------------------------------------------------------------------------------
@@ -212,7 +204,7 @@ function showProblems(diagnostics: Diagnostic[]): void {
 
 const PANELS: Record<string, () => HTMLElement> = {
   Tests: testsPanel, Simulate: simulatePanel, Compare: comparePanel, History: historyPanel,
-  Appetite: appetitePanel,
+  Appetite: () => appetitePanel(() => state.editor!.text(), failed),
 };
 
 function tabList(names: string[]): HTMLElement {
@@ -319,13 +311,6 @@ async function archive(): Promise<void> {
 
 // --- simulate ----------------------------------------------------------------------------------
 
-function parseCases(text: string): any[] {
-  return text.split("\n").map((line, i) => [line.trim(), i + 1] as const).filter(([l]) => l && !l.startsWith("//"))
-    .map(([line, number]) => {
-      try { return JSON.parse(line); } catch { throw new Error(`Case line ${number} is not JSON.`); }
-    });
-}
-
 let casesText = "";
 
 function casesBox(): HTMLElement {
@@ -359,32 +344,6 @@ function simulatePanel(): HTMLElement {
     } }, "Simulate (the editor's source)"), out);
 }
 
-function summary(answer: any): HTMLElement {
-  const s = answer.summary, x = answer.expectations;
-  const decisions = Object.entries(s.decisions ?? {}).map(([k, v]) => `${k} ${v}`).join(", ");
-  return h("p", { id: "simulation-summary" }, `${s.cases} cases, ${s.evaluated} evaluated: ${decisions || "no decisions"}.` +
-    (x.checked ? ` Expectations: ${x.met} of ${x.checked} met.` : ""));
-}
-
-function resultsTable(results: any[]): HTMLElement {
-  const head = ["Case", "Decision", "Score", "Reasons", "Fired", "Expectation", "Explanation"];
-  return h("table", { id: "results", class: "grid" }, h("caption", {}, "Results"),
-    h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
-    h("tbody", {}, results.map((r, i) => {
-      const result = r.result ?? {};
-      const expect = r.expect ? (r.expect.met ? "met" : `not met: ${JSON.stringify(r.expect.mismatches)}`) : "";
-      return h("tr", { class: r.error ? "error" : "" },
-        h("th", { scope: "row" }, plain(r.id)),
-        h("td", {}, r.error ? `error ${r.error.code}: ${r.error.message}` : result.decision),
-        h("td", {}, result.score === undefined ? "" : show(result.score)),
-        h("td", {}, (result.reasons ?? []).join("; ")), h("td", {}, (result.fired ?? []).join(", ")),
-        h("td", {}, expect),
-        h("td", {}, result.trace ? h("button", { type: "button", class: "explain",
-          onclick: () => replace($("#trace"), h("h3", {}, `Explanation of case ${plain(r.id)}`), traceTree(result.trace)) },
-          `Explain ${plain(r.id)}`) : ""));
-    })));
-}
-
 // --- compare -----------------------------------------------------------------------------------
 
 function comparePanel(): HTMLElement {
@@ -403,27 +362,6 @@ function comparePanel(): HTMLElement {
           sourceDiff(other.version.source, state.editor!.text()));
       } catch (e) { failed(e); }
     } }, "Compare"), out);
-}
-
-function impactTable(impact: any, results: any[], version: number): HTMLElement {
-  const byId = new Map(results.map((r) => [show(r.id), r]));
-  const moved = impact.transitions.filter((t: any) => t.from !== t.to);
-  const scores = impact.scores ?? {};
-  const changedRules = (impact.rules ?? []).filter((r: any) => r.delta !== 0);
-  return h("div", {},
-    h("p", { id: "impact-summary" }, `Against version ${version}: ${impact.decisions_changed} of ${impact.cases} decisions change; ` +
-      `${scores.changed ?? 0} scores change (mean shift ${show(scores.mean_delta ?? 0)}).`),
-    h("table", { id: "impact", class: "grid" }, h("caption", {}, "Decision transitions"),
-      h("thead", {}, h("tr", {}, ["From", "To", "Cases", "Which"].map((c) => h("th", { scope: "col" }, c)))),
-      h("tbody", {}, impact.transitions.map((t: any) => h("tr", { class: t.from === t.to ? "same" : "moved" },
-        h("td", {}, t.from), h("td", {}, t.to), h("td", {}, String(t.count)),
-        h("td", {}, t.examples.map((id: unknown) => {
-          const r = byId.get(show(id));
-          return h("span", { class: "case" }, plain(id), r?.result ? ` (reasons: ${(r.result.reasons ?? []).join("; ") || "none"})` : "");
-        }), t.count > t.examples.length ? ` … and ${t.count - t.examples.length} more` : ""))))),
-    moved.length ? null : h("p", {}, "No decision changes."),
-    changedRules.length ? h("p", { id: "impact-rules" }, "Rules firing differently: " +
-      changedRules.map((r: any) => `${r.name} ${r.old} → ${r.new}`).join(", ")) : null);
 }
 
 // --- history -----------------------------------------------------------------------------------
@@ -451,51 +389,6 @@ function historyPanel(): HTMLElement {
         `${when(e.at)}: ${who(e.actor_id)} ${e.action} ${e.version ? `v${e.version}` : ""}`)) : h("li", {}, "Never published.")));
   }).catch(failed);
   return box;
-}
-
-// --- appetite try-out --------------------------------------------------------------------------
-
-const BUSINESS: [string, string, string][] = [  // field, label, input type
-  ["name", "Business name", "text"], ["description", "Description", "text"], ["naics", "NAICS code", "text"],
-  ["state", "State (2 letters)", "text"], ["annual_revenue", "Annual revenue", "number"],
-  ["payroll", "Payroll", "number"], ["employee_count", "Employees", "number"],
-  ["years_in_business", "Years in business", "number"], ["requested_limit", "Requested limit", "number"],
-  ["lines_of_business", "Lines of business (comma separated codes)", "text"],
-];
-
-function appetitePanel(): HTMLElement {
-  const inputs = new Map(BUSINESS.map(([name, , type]) => [name, h("input", { type, step: type === "number" ? "any" : undefined })]));
-  const out = h("div", { id: "appetite-result", "aria-live": "polite" });
-  const form = h("form", { id: "business", onsubmit: async (event: Event) => {
-    event.preventDefault();
-    const business: Record<string, unknown> = {};
-    for (const [name, , type] of BUSINESS) {
-      const value = inputs.get(name)!.value.trim();
-      if (!value) continue;
-      business[name] = name === "lines_of_business" ? value.split(",").map((s) => s.trim()).filter(Boolean)
-        : name === "employee_count" ? parseInt(value, 10) : type === "number" ? Number(value) : value;
-    }
-    try {
-      const own = await call<any>("POST", `${RULES}/simulate/`, { source: state.editor!.text(),
-        cases: [{ id: "business", inputs: { business } }], explain: true });
-      const match = await call<any>("POST", "/api/v1/carrier_finder/match-carriers-detailed/", { business, limit: 10 });
-      const mine = own.results[0];
-      replace(out, h("h3", {}, "This appetite"),
-        mine.error ? h("p", { class: "error" }, `${mine.error.code}: ${mine.error.message}`)
-          : h("p", { id: "appetite-decision" }, `${mine.result.decision}, score ${show(mine.result.score)}` +
-              (mine.result.reasons.length ? `: ${mine.result.reasons.join("; ")}` : "")),
-        h("h3", {}, "The carrier finder's match"),
-        h("table", { id: "matches", class: "grid" }, h("caption", {}, `${match.results.length} best of ${match.considered} products`),
-          h("thead", {}, h("tr", {}, ["Carrier", "Product", "Decision", "Score", "Reasons"].map((c) => h("th", { scope: "col" }, c)))),
-          h("tbody", {}, match.results.map((m: any) => h("tr", {}, h("td", {}, m.carrier.name), h("td", {}, m.product.name),
-            h("td", {}, m.decision), h("td", {}, show(m.score)), h("td", {}, m.reasons.join("; ")))))),
-        mine.result?.trace ? h("h3", {}, "Why this appetite answered so") : null,
-        mine.result?.trace ? traceTree(mine.result.trace) : null);
-    } catch (e) { failed(e); }
-  } }, h("p", {}, "A business (the Business fields appetites read) tried on this appetite's source, and on the market."),
-    BUSINESS.map(([name, label]) => field(label, inputs.get(name)!, `business-${name}`)),
-    h("button", { type: "submit", id: "try-business" }, "Try"));
-  return h("div", {}, form, out);
 }
 
 start().catch(failed);
