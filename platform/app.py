@@ -47,6 +47,7 @@ from insureops.platform.rules_studio import routes as rules_studio
 from insureops.platform.rules_studio.catalog import StudioRuleCatalog
 from insureops.platform.secret_keys import load_secret_keys
 from insureops.platform.settings import routes as settings_area
+from insureops.platform.studio_web import routes as studio_web
 from insureops.platform.team import routes as team
 
 
@@ -69,6 +70,7 @@ AREAS: tuple[Area, ...] = (
     Area("/api/v2/settings", settings_area.create_app),
     Area("/api/rules", rules_studio.create_app),
     Area("/api/v1/connectors", connectors.create_app),
+    Area("/studio", studio_web.create_app),
 )
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 PLATFORM = Path(__file__).resolve().parents[2] / "platform"
 AREAS = ["accounts", "carrier_finder", "prospects", "mcp", "team", "settings", "rules_studio",
-         "connectors"]
+         "connectors", "studio_web"]
 # The only platform-level modules that may name areas, and why.
 MAY_IMPORT_AREAS = {
     "app.py": "the composition root mounts every area",

@@ -1,0 +1,1 @@
+"""Rule studio web page: the HTML page at /studio/ and its bundled assets (no CDN, no Node needed)."""

@@ -1,0 +1,128 @@
+"""The rule studio web page: `/studio/` and its assets, shipped as package data.
+
+The page is a static shell; everything it shows comes from the public studio, accounts, team and
+carrier finder APIs on the same origin, so writes carry the session cookie and pass the Origin
+check like any other browser request. The bundle is built from web/ (npm run build) and committed.
+A strict Content-Security-Policy allows only this origin's scripts, styles and fetches; the
+editor's runtime styles carry a per-response nonce.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import html
+import secrets
+from pathlib import Path
+
+from aiohttp import web
+from pydantic import BaseModel, Field
+
+from insureops.platform.auth import Auth
+from insureops.platform.routing import Call, RouteTable
+
+STATIC = Path(__file__).with_name("static")
+ASSETS = {"studio.js": "text/javascript", "studio.css": "text/css"}
+
+routes = RouteTable("studio_web", "The rule studio web page (HTML and its bundled assets).")
+
+
+class AssetPath(BaseModel):
+    filename: str = Field(pattern="^[A-Za-z0-9._-]+$", description="A studio page asset file.")
+
+
+def content_security_policy(nonce: str) -> str:
+    """Same-origin scripts, styles and fetches only; the nonce admits the editor's style sheets."""
+    return "; ".join(
+        (
+            "default-src 'none'",
+            "script-src 'self'",
+            f"style-src 'self' 'nonce-{nonce}'",
+            "img-src 'self' data:",
+            "font-src 'self'",
+            "connect-src 'self'",
+            "form-action 'self'",
+            "base-uri 'none'",
+            "frame-ancestors 'none'",
+        )
+    )
+
+
+@functools.cache
+def asset_version(filename: str) -> str:
+    """A digest of the asset's bytes, so a new bundle is never served from a stale cache."""
+    return hashlib.sha256((STATIC / filename).read_bytes()).hexdigest()[:12]
+
+
+def studio_page(nonce: str) -> str:
+    """The page shell: the bundle fills `#app`."""
+    js, css = (f"assets/{name}?v={asset_version(name)}" for name in ("studio.js", "studio.css"))
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csp-nonce" content="{html.escape(nonce)}">
+<title>Rule studio · insureops</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="{css}">
+<script type="module" src="{js}"></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<div id="app"><noscript>The rule studio needs JavaScript.</noscript></div>
+</body>
+</html>
+"""
+
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+}
+
+
+@routes.get(
+    "/",
+    response=None,
+    auth=Auth.NONE,
+    content_type="text/html",
+    summary="The rule studio web page",
+    description="Logs in through /api/auth/ and works through the /api/rules/ API.",
+)
+async def studio_index(call: Call[None, None]) -> web.Response:
+    nonce = secrets.token_urlsafe(16)
+    headers = {
+        "Content-Security-Policy": content_security_policy(nonce),
+        "Cache-Control": "no-store",
+        **SECURITY_HEADERS,
+    }
+    return web.Response(text=studio_page(nonce), content_type="text/html", headers=headers)
+
+
+@routes.get(
+    "/assets/{filename}",
+    response=None,
+    auth=Auth.NONE,
+    path_model=AssetPath,
+    content_type="application/octet-stream",
+    summary="A rule studio page asset",
+)
+async def studio_asset(call: Call[None, None]) -> web.StreamResponse:
+    content_type = ASSETS.get(call.path.filename)
+    if content_type is None:
+        raise web.HTTPNotFound()
+    return web.FileResponse(
+        STATIC / call.path.filename,
+        headers={
+            "Content-Type": content_type,
+            "Cache-Control": "public, max-age=3600",
+            **SECURITY_HEADERS,
+        },
+    )
+
+
+def create_app() -> web.Application:
+    """The page's sub-application, mounted at /studio by insureops.platform.app.create_app."""
+    return routes.build_app()
