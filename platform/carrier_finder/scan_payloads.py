@@ -7,7 +7,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from insureops.carrier_matching.similarity import MAX_LIMIT
-from insureops.platform.carrier_finder.payloads import NAICS_PATTERN, Business
+from insureops.platform.carrier_finder.payloads import (
+    NAICS_PATTERN,
+    Business,
+    CarrierRef,
+    ProductRef,
+)
 from insureops.platform.carrier_finder.website import MAX_URL_LENGTH
 
 
@@ -31,6 +36,14 @@ class RecommendedLine(BaseModel):
     reasons: list[str]
 
 
+class ScanCarrier(BaseModel):
+    carrier: CarrierRef
+    product: ProductRef
+    decision: Literal["accept", "refer", "decline"]
+    score: float
+    reasons: list[str]
+
+
 class ScanResponse(BaseModel):
     url: str = Field(description="The URL asked for, as normalised.")
     final_url: str = Field(description="Where the page was read, after redirects.")
@@ -39,9 +52,18 @@ class ScanResponse(BaseModel):
     excerpt: str = Field(description="The start of the page's visible text.")
     naics: str | None = Field(description="The best classification, if any.")
     classification: list[Classification] = Field(description="Best first, at most 5.")
-    method: Literal["offline"] = "offline"
+    method: Literal["offline", "llm"] = Field(
+        "offline", description="How the classification was found (as POST /classify/ says).")
+    fallback_reason: str | None = Field(
+        None, description="Why a configured LLM provider's answer was not used.")
     recommendations: list[RecommendedLine] = Field(
         description="From examples/coverage_recommendations.rules, in the ruleset's order.")
+    business: dict[str, Any] = Field(
+        description="The Business the scan read (name, website, description, naics, state when "
+        "the page names one): send it to match-carriers-detailed with more facts.")
+    carriers: list[ScanCarrier] = Field(
+        description="The best 5 products of the market for `business` on the recommended lines, "
+        "ranked as match-carriers-detailed ranks them.")
 
 
 class SimilarBusinessesRequest(BaseModel):
