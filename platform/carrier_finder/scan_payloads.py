@@ -92,19 +92,22 @@ class SimilarBusinessesRequest(BaseModel):
 
 
 class ReferenceBusinessBody(BaseModel):
-    id: str
+    id: str = Field(description="The reference business's id, or the prospect's.")
     name: str
-    naics: str
+    naics: str | None
     naics_title: str | None
-    description: str
-    state: str
-    city: str
-    annual_revenue: int
-    employee_count: int
-    years_in_business: int
+    description: str = Field(description="A prospect's notes stand for its description.")
+    state: str | None
+    city: str | None
+    annual_revenue: int | None
+    employee_count: int | None
+    years_in_business: int | None
 
 
 class SimilarBusinessBody(BaseModel):
+    source: Literal["reference", "prospect"] = Field(
+        description="reference: the shipped reference set; prospect: a prospect saved by a "
+        "member of the session's workspace.")
     business: ReferenceBusinessBody
     score: float = Field(ge=0, le=1)
     parts: dict[str, float] = Field(description="class, description, size, location: each 0..1, "
@@ -114,4 +117,6 @@ class SimilarBusinessBody(BaseModel):
 
 class SimilarBusinessesResponse(BaseModel):
     results: list[SimilarBusinessBody]
-    considered: int = Field(description="How many reference businesses were compared.")
+    considered: int = Field(description="How many businesses were compared (reference set and "
+                            "prospects).")
+    prospects: int = Field(description="How many of them were the workspace's prospects.")

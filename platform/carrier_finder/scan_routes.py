@@ -75,15 +75,18 @@ async def _classify_page(description: str, name: str | None, website: str | None
                                settings=settings)
 
 
-def similar_response(results, considered: int) -> SimilarBusinessesResponse:
-    return SimilarBusinessesResponse(considered=considered, results=[SimilarBusinessBody(
-        business=ReferenceBusinessBody(
-            id=s.business.id, name=s.business.name, naics=s.business.naics,
-            naics_title=naics_reference.title(s.business.naics),
-            description=s.business.description, state=s.business.state, city=s.business.city,
-            annual_revenue=s.business.annual_revenue, employee_count=s.business.employee_count,
-            years_in_business=s.business.years_in_business),
-        score=s.score, parts=dict(s.parts), reasons=list(s.reasons)) for s in results])
+def similar_response(results, considered: int, prospects: int) -> SimilarBusinessesResponse:
+    return SimilarBusinessesResponse(considered=considered, prospects=prospects, results=[
+        SimilarBusinessBody(
+            source=s.business.source,
+            business=ReferenceBusinessBody(
+                id=s.business.id, name=s.business.name, naics=s.business.naics,
+                naics_title=naics_reference.title(s.business.naics) if s.business.naics else None,
+                description=s.business.description, state=s.business.state,
+                city=s.business.city, annual_revenue=s.business.annual_revenue,
+                employee_count=s.business.employee_count,
+                years_in_business=s.business.years_in_business),
+            score=s.score, parts=dict(s.parts), reasons=list(s.reasons)) for s in results])
 
 
 def add_scan_routes(routes: RouteTable) -> None:
@@ -107,10 +110,18 @@ def add_scan_routes(routes: RouteTable) -> None:
 
     @routes.post("/similar-businesses/", body=SimilarBusinessesRequest,
                  response=SimilarBusinessesResponse, auth=Auth.SESSION,
-                 summary="Businesses like this one, from the reference set, with reasons",
+                 summary="Businesses like this one, from the reference set and the workspace's "
+                 "prospects, with reasons",
                  description="Ranked by NAICS hierarchy distance, description similarity, size "
-                 "band and state; each result has its score (0..1), its parts and the reasons.")
+                 "band and state; each result has its score (0..1), its parts, the reasons and "
+                 "its source: `reference` (the shipped set) or `prospect` (saved by a member of "
+                 "the session's workspace, docs/prospects.md).")
     async def similar_businesses(call: Call[SimilarBusinessesRequest, None]
                                  ) -> SimilarBusinessesResponse:
-        results = scan_service.find_similar_businesses(call.body.query(), call.body.limit)
-        return similar_response(results, scan_service.reference_size())
+        async with call.unit_of_work() as uow:
+            prospects = await scan_service.workspace_businesses(
+                uow, call.principal.active_workspace_id)
+        results = scan_service.find_similar_businesses(call.body.query(), call.body.limit,
+                                                       prospects)
+        return similar_response(results, scan_service.reference_size() + len(prospects),
+                                len(prospects))

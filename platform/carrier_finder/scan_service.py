@@ -15,6 +15,8 @@ from insureops.carrier_matching.matching import CandidateIndex, MatchResult
 from insureops.carrier_matching.recommendations import Recommendation, recommend
 from insureops.carrier_matching.scan_business import find_state, scan_business
 from insureops.carrier_matching.similarity import (
+    PROSPECT,
+    ReferenceBusiness,
     SimilarBusiness,
     load_reference,
     similar_businesses,
@@ -25,11 +27,14 @@ from insureops.platform.carrier_finder import service
 from insureops.platform.carrier_finder.llm_classify import Classified
 from insureops.platform.carrier_finder.website import ScanSession, fetch_page, parse_scan_url
 from insureops.platform.config import Settings
+from insureops.platform.db import UnitOfWork
+from insureops.platform.prospect_records import Prospect, workspace_prospects
 
 ROOT = Path(__file__).resolve().parents[2]
 RECOMMENDATIONS_PATH = "examples/coverage_recommendations.rules"
 EXCERPT_CHARS = 500
 SCAN_CARRIERS = 5  # the best matching carrier products a scan returns
+MAX_PROSPECTS = 2_000  # a workspace's most recently updated prospects compared per request
 
 # (description, name, website) -> ranked codes and how they were found
 PageClassifier = Callable[[str, str | None, str | None], Awaitable[Classified]]
@@ -101,9 +106,30 @@ async def match_scanned(result: ScanResult, market: Market, index: CandidateInde
     return list(report.results)
 
 
-def find_similar_businesses(query: dict[str, Any], limit: int = 10) -> list[SimilarBusiness]:
-    """Reference businesses most like `query` (a Business or {naics, description}), best first."""
-    return similar_businesses(query, load_reference(), limit)
+def prospect_business(prospect: Prospect) -> ReferenceBusiness:
+    """A saved prospect as a business to compare with: its notes stand for the description."""
+    state = (prospect.state or "").strip()
+    return ReferenceBusiness(
+        id=prospect.id, name=prospect.company_name, naics=prospect.naics or None,
+        description=prospect.notes or "", source=PROSPECT,
+        state=state.upper() if len(state) == 2 else (state or None))
+
+
+async def workspace_businesses(uow: UnitOfWork, workspace_id: str | None) -> list[ReferenceBusiness]:
+    """The prospects the session's workspace sees (platform/prospect_records.py), as businesses."""
+    if workspace_id is None:
+        return []
+    rows = await workspace_prospects(uow.session, workspace_id, MAX_PROSPECTS)
+    return [prospect_business(row) for row in rows]
+
+
+def find_similar_businesses(query: dict[str, Any], limit: int = 10,
+                            prospects: list[ReferenceBusiness] | None = None
+                            ) -> list[SimilarBusiness]:
+    """The businesses most like `query` (a Business or {naics, description}), best first, among
+    the reference set and `prospects`."""
+    reference = load_reference()
+    return similar_businesses(query, reference.plus(prospects) if prospects else reference, limit)
 
 
 def reference_size() -> int:
