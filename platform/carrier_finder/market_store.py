@@ -66,6 +66,8 @@ class MarketStore:
             return known[1]
         async with self._lock:
             market = await self._read(session, workspace_id)
+            # the candidate index analyses every appetite (seconds for thousands): off the loop
+            await asyncio.get_running_loop().run_in_executor(None, self.index, market)
             self._snapshots[workspace_id] = (fingerprint, market)
         return market
 
