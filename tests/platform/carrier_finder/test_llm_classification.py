@@ -4,12 +4,16 @@ the offline result, saying why, whenever the provider or its answer fails."""
 
 from __future__ import annotations
 
+import datetime
 import json
+import logging
 
 import pytest
+from cryptography.fernet import Fernet
 
 from insureops.carrier_matching.classifier import classify
 from insureops.platform.config import Settings
+from insureops.platform.llm_keys import LlmProviderKey
 from insureops.platform.llm_providers import CompletionError, Provider, ProviderKey, complete
 from tests.platform.carrier_finder.conftest import BASE, start_finder
 from tests.platform.carrier_finder.site import build_site
@@ -57,7 +61,8 @@ def offline_codes(description: str) -> list[str]:
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 async def test_classify_uses_the_provider_when_the_workspace_key_is_right(
-        aiohttp_client, aiohttp_server, settings, provider):
+        aiohttp_client, aiohttp_server, settings, provider, caplog):
+    caplog.set_level(logging.DEBUG)
     fake, base_url = await start_fake(aiohttp_server, provider)
     finder = await finder_with_key(aiohttp_client, settings, base_url, provider)
     body = await classify_as(finder, PLUMBER)
@@ -70,7 +75,7 @@ async def test_classify_uses_the_provider_when_the_workspace_key_is_right(
     assert body["results"][0]["confidence"] == 0.9
     prompt = json.dumps(fake.prompts[-1])
     assert all(code in prompt for code in offline) and "leaky pipes" in prompt
-    assert RIGHT_KEY not in prompt
+    assert RIGHT_KEY not in prompt and RIGHT_KEY not in caplog.text
 
 
 async def test_classify_stays_offline_when_no_session_or_no_key_is_given(
@@ -160,3 +165,17 @@ async def test_complete_refuses_a_provider_address_the_policy_does_not_allow(aio
         await complete(named, "system", "user", Settings(llm_timeout_seconds=1.0))
     assert resolved.value.reason == "address_refused"
     assert RIGHT_KEY not in repr(key)
+
+
+async def test_classify_falls_back_when_the_stored_key_cannot_be_decrypted(aiohttp_client,
+                                                                          settings):
+    finder = await start_finder(aiohttp_client, local(settings), market=False)
+    foreign = Fernet(Fernet.generate_key())  # not among the service's keys
+    async with finder.tenancy.database.unit_of_work() as uow:
+        uow.session.add(LlmProviderKey(
+            workspace_id=finder.member.workspace_id, provider="openai",
+            key_encrypted=foreign.encrypt(RIGHT_KEY.encode()).decode(), key_last_four="WXYZ",
+            saved_at=datetime.datetime.now(datetime.UTC)))
+    body = await classify_as(finder, PLUMBER)
+    assert body["method"] == "offline" and body["fallback_reason"] == "key_unreadable"
+    assert [r["naics"] for r in body["results"]] == offline_codes(PLUMBER)
