@@ -29,8 +29,9 @@ class Prospect(Base):
 
     __tablename__ = "prospects"
     __table_args__ = (
-        CheckConstraint("status IN ('new', 'contacted', 'qualified', 'converted', 'lost')",
-                        name="status"),
+        CheckConstraint(
+            "status IN ('new', 'contacted', 'qualified', 'converted', 'lost')", name="status"
+        ),
         Index("ix_prospects_owner_created", "owner_issuer", "owner_subject", "created_at"),
         Index("ix_prospects_owner_domain", "owner_issuer", "owner_subject", "domain"),
         Index("ix_prospects_owner_email", "owner_email"),
@@ -57,27 +58,42 @@ class Prospect(Base):
     updated_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
 
 
-async def record_owner_email(session: AsyncSession, owner: tuple[str, str],
-                             email: str | None) -> None:
+async def record_owner_email(
+    session: AsyncSession, owner: tuple[str, str], email: str | None
+) -> None:
     """Record on every prospect of `owner` the e-mail their token vouches for now (None when it
     vouches for none), so the workspace link follows the owner's latest save."""
     await session.execute(
-        update(Prospect).where(Prospect.owner_issuer == owner[0],
-                               Prospect.owner_subject == owner[1],
-                               Prospect.owner_email.is_distinct_from(email))
-        .values(owner_email=email).execution_options(synchronize_session="fetch"))
+        update(Prospect)
+        .where(
+            Prospect.owner_issuer == owner[0],
+            Prospect.owner_subject == owner[1],
+            Prospect.owner_email.is_distinct_from(email),
+        )
+        .values(owner_email=email)
+        .execution_options(synchronize_session="fetch")
+    )
 
 
-async def workspace_prospects(session: AsyncSession, workspace_id: str,
-                              limit: int) -> list[Prospect]:
+async def workspace_prospects(
+    session: AsyncSession, workspace_id: str, limit: int
+) -> list[Prospect]:
     """The workspace's prospects (an owner e-mail that a member verified), those with a NAICS
     code or notes to compare, most recently updated first, at most `limit`."""
-    member_emails = (select(User.email)
-                     .join(Membership, Membership.user_id == User.id)
-                     .where(Membership.workspace_id == workspace_id,
-                            User.email_verified_at.is_not(None)))
+    member_emails = (
+        select(User.email)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.workspace_id == workspace_id, User.email_verified_at.is_not(None))
+    )
     rows = await session.execute(
-        select(Prospect).where(and_(Prospect.owner_email.in_(member_emails),
-                                    (Prospect.naics.is_not(None)) | (Prospect.notes.is_not(None))))
-        .order_by(Prospect.updated_at.desc(), Prospect.id).limit(limit))
+        select(Prospect)
+        .where(
+            and_(
+                Prospect.owner_email.in_(member_emails),
+                (Prospect.naics.is_not(None)) | (Prospect.notes.is_not(None)),
+            )
+        )
+        .order_by(Prospect.updated_at.desc(), Prospect.id)
+        .limit(limit)
+    )
     return list(rows.scalars())

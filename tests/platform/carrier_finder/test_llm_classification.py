@@ -28,9 +28,14 @@ RESTAURANT = "We run a small Italian restaurant with a bar"
 
 def local(settings: Settings, **overrides) -> Settings:
     """Providers and scanned sites on 127.0.0.1 allowed; a short provider timeout."""
-    return settings.model_copy(update={"llm_allowed_networks": ("127.0.0.1/32",),
-                                       "scan_allowed_networks": ("127.0.0.1/32",),
-                                       "llm_timeout_seconds": 1.0, **overrides})
+    return settings.model_copy(
+        update={
+            "llm_allowed_networks": ("127.0.0.1/32",),
+            "scan_allowed_networks": ("127.0.0.1/32",),
+            "llm_timeout_seconds": 1.0,
+            **overrides,
+        }
+    )
 
 
 async def start_fake(aiohttp_server, provider: str = "openai", **options):
@@ -39,18 +44,25 @@ async def start_fake(aiohttp_server, provider: str = "openai", **options):
     return fake, f"http://127.0.0.1:{server.port}"
 
 
-async def finder_with_key(aiohttp_client, settings, base_url: str, provider: str = "openai",
-                          api_key: str = RIGHT_KEY):
+async def finder_with_key(
+    aiohttp_client, settings, base_url: str, provider: str = "openai", api_key: str = RIGHT_KEY
+):
     finder = await start_finder(aiohttp_client, local(settings), market=False)
-    saved = await finder.client.post(KEYS, headers=finder.member.headers, json={
-        "provider": provider, "api_key": api_key, "base_url": base_url})
+    saved = await finder.client.post(
+        KEYS,
+        headers=finder.member.headers,
+        json={"provider": provider, "api_key": api_key, "base_url": base_url},
+    )
     assert saved.status == 200, await saved.text()
     return finder
 
 
 async def classify_as(finder, description: str, session: bool = True) -> dict:
-    response = await finder.client.post(BASE + "/classify/", json={"description": description},
-                                        headers=finder.member.headers if session else {})
+    response = await finder.client.post(
+        BASE + "/classify/",
+        json={"description": description},
+        headers=finder.member.headers if session else {},
+    )
     assert response.status == 200, await response.text()
     return await response.json()
 
@@ -61,7 +73,8 @@ def offline_codes(description: str) -> list[str]:
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 async def test_classify_uses_the_provider_when_the_workspace_key_is_right(
-        aiohttp_client, aiohttp_server, settings, provider, caplog):
+    aiohttp_client, aiohttp_server, settings, provider, caplog
+):
     caplog.set_level(logging.DEBUG)
     fake, base_url = await start_fake(aiohttp_server, provider)
     finder = await finder_with_key(aiohttp_client, settings, base_url, provider)
@@ -79,32 +92,44 @@ async def test_classify_uses_the_provider_when_the_workspace_key_is_right(
 
 
 async def test_classify_stays_offline_when_no_session_or_no_key_is_given(
-        aiohttp_client, aiohttp_server, settings):
+    aiohttp_client, aiohttp_server, settings
+):
     fake, base_url = await start_fake(aiohttp_server)
     finder = await finder_with_key(aiohttp_client, settings, base_url)
     anonymous = await classify_as(finder, PLUMBER, session=False)
     assert anonymous["method"] == "offline" and anonymous["fallback_reason"] is None
     assert anonymous["provider"] is None and fake.prompts == []
     other = await finder.tenancy.owner("kim@other.test", "Other Agency")
-    response = await finder.client.post(BASE + "/classify/", json={"description": PLUMBER},
-                                        headers=other.headers)
+    response = await finder.client.post(
+        BASE + "/classify/", json={"description": PLUMBER}, headers=other.headers
+    )
     body = await response.json()
     assert body["method"] == "offline" and body["provider"] is None and fake.prompts == []
-    stale = await finder.client.post(BASE + "/classify/", json={"description": PLUMBER},
-                                     headers={"Cookie": "sessionid=not-a-session"})
+    stale = await finder.client.post(
+        BASE + "/classify/",
+        json={"description": PLUMBER},
+        headers={"Cookie": "sessionid=not-a-session"},
+    )
     assert stale.status == 200 and (await stale.json())["method"] == "offline"
 
 
-@pytest.mark.parametrize(("options", "reason"), [
-    ({"answer": lambda prompt: "I think it is a plumber."}, "answer_invalid"),
-    ({"answer": lambda prompt: '{"codes": [{"naics": "111110"}]}'}, "answer_outside_candidates"),
-    ({"answer": lambda prompt: '{"codes": ["999999"]}'}, "answer_not_naics"),
-    ({"answer": lambda prompt: '{"codes": []}'}, "answer_empty"),
-    ({"status": 500}, "provider_error"),
-    ({"delay": 3.0}, "provider_timeout"),
-])
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ({"answer": lambda prompt: "I think it is a plumber."}, "answer_invalid"),
+        (
+            {"answer": lambda prompt: '{"codes": [{"naics": "111110"}]}'},
+            "answer_outside_candidates",
+        ),
+        ({"answer": lambda prompt: '{"codes": ["999999"]}'}, "answer_not_naics"),
+        ({"answer": lambda prompt: '{"codes": []}'}, "answer_empty"),
+        ({"status": 500}, "provider_error"),
+        ({"delay": 3.0}, "provider_timeout"),
+    ],
+)
 async def test_classify_falls_back_to_offline_when_the_provider_or_its_answer_fails(
-        aiohttp_client, aiohttp_server, settings, options, reason):
+    aiohttp_client, aiohttp_server, settings, options, reason
+):
     _, base_url = await start_fake(aiohttp_server, **options)
     finder = await finder_with_key(aiohttp_client, settings, base_url)
     body = await classify_as(finder, PLUMBER)
@@ -112,8 +137,7 @@ async def test_classify_falls_back_to_offline_when_the_provider_or_its_answer_fa
     assert [r["naics"] for r in body["results"]] == offline_codes(PLUMBER)
 
 
-async def test_classify_falls_back_when_the_key_is_wrong(aiohttp_client, aiohttp_server,
-                                                         settings):
+async def test_classify_falls_back_when_the_key_is_wrong(aiohttp_client, aiohttp_server, settings):
     fake, base_url = await start_fake(aiohttp_server, "anthropic")
     finder = await finder_with_key(aiohttp_client, settings, base_url, "anthropic", WRONG_KEY)
     body = await classify_as(finder, PLUMBER)
@@ -121,8 +145,9 @@ async def test_classify_falls_back_when_the_key_is_wrong(aiohttp_client, aiohttp
     assert fake.received[-1]["x-api-key"] == WRONG_KEY and fake.prompts == []
 
 
-async def test_classify_falls_back_when_the_provider_is_down(aiohttp_client, aiohttp_server,
-                                                             settings):
+async def test_classify_falls_back_when_the_provider_is_down(
+    aiohttp_client, aiohttp_server, settings
+):
     fake = FakeProvider("openai", RIGHT_KEY)
     server = await aiohttp_server(fake.app(), host="127.0.0.1")
     finder = await finder_with_key(aiohttp_client, settings, f"http://127.0.0.1:{server.port}")
@@ -132,17 +157,23 @@ async def test_classify_falls_back_when_the_provider_is_down(aiohttp_client, aio
 
 
 async def test_classify_does_not_ask_when_the_offline_classifier_finds_nothing(
-        aiohttp_client, aiohttp_server, settings):
+    aiohttp_client, aiohttp_server, settings
+):
     fake, base_url = await start_fake(aiohttp_server)
     finder = await finder_with_key(aiohttp_client, settings, base_url)
     body = await classify_as(finder, "?!")
-    assert body == {"results": [], "method": "offline", "fallback_reason": "no_candidates",
-                    "provider": "openai"}
+    assert body == {
+        "results": [],
+        "method": "offline",
+        "fallback_reason": "no_candidates",
+        "provider": "openai",
+    }
     assert fake.prompts == []
 
 
 async def test_scan_classifies_with_the_provider_when_the_workspace_has_a_key(
-        aiohttp_client, aiohttp_server, settings):
+    aiohttp_client, aiohttp_server, settings
+):
     _, base_url = await start_fake(aiohttp_server)
     site = await aiohttp_server(build_site(), host="127.0.0.1")
     finder = await finder_with_key(aiohttp_client, settings, base_url)
@@ -159,23 +190,30 @@ async def test_complete_refuses_a_provider_address_the_policy_does_not_allow(aio
     with pytest.raises(CompletionError) as refused:
         await complete(key, "system", "user", Settings(llm_timeout_seconds=1.0))
     assert refused.value.reason == "address_refused"
-    named = ProviderKey(Provider.OPENAI, RIGHT_KEY, base_url.replace("127.0.0.1", "localhost"),
-                        None)
+    named = ProviderKey(
+        Provider.OPENAI, RIGHT_KEY, base_url.replace("127.0.0.1", "localhost"), None
+    )
     with pytest.raises(CompletionError) as resolved:
         await complete(named, "system", "user", Settings(llm_timeout_seconds=1.0))
     assert resolved.value.reason == "address_refused"
     assert RIGHT_KEY not in repr(key)
 
 
-async def test_classify_falls_back_when_the_stored_key_cannot_be_decrypted(aiohttp_client,
-                                                                          settings):
+async def test_classify_falls_back_when_the_stored_key_cannot_be_decrypted(
+    aiohttp_client, settings
+):
     finder = await start_finder(aiohttp_client, local(settings), market=False)
     foreign = Fernet(Fernet.generate_key())  # not among the service's keys
     async with finder.tenancy.database.unit_of_work() as uow:
-        uow.session.add(LlmProviderKey(
-            workspace_id=finder.member.workspace_id, provider="openai",
-            key_encrypted=foreign.encrypt(RIGHT_KEY.encode()).decode(), key_last_four="WXYZ",
-            saved_at=datetime.datetime.now(datetime.UTC)))
+        uow.session.add(
+            LlmProviderKey(
+                workspace_id=finder.member.workspace_id,
+                provider="openai",
+                key_encrypted=foreign.encrypt(RIGHT_KEY.encode()).decode(),
+                key_last_four="WXYZ",
+                saved_at=datetime.datetime.now(datetime.UTC),
+            )
+        )
     body = await classify_as(finder, PLUMBER)
     assert body["method"] == "offline" and body["fallback_reason"] == "key_unreadable"
     assert [r["naics"] for r in body["results"]] == offline_codes(PLUMBER)
