@@ -3,10 +3,11 @@
     python bench/bench_match.py [--rounds 15] [--copies 13]
 
 Prints, in one run: the example market's check-and-compile and store time (the embedded
-service's first start); the median and p90 server-side time of one detailed match against the
-example market and against a generated market of about 2,000 products (`--copies` of it), with
-pruning on and off and the share pruned; and the median time to classify one description.
-Targets are in docs/performance.md.
+service's first start); the median and p90 server-side time of one detailed match (the handler's
+work: the stored market's freshness check, matching, JSON values) against the example market and
+against a generated market of about 2,000 products (`--copies` of it, stored in SQLite too), with
+pruning on and off measured alternately in the same rounds, and the share pruned; and the median
+time to classify one description. Targets are in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from insureops.carrier_matching import Market, load_market
 from insureops.carrier_matching.classifier import classify
 from insureops.carrier_matching.market import Appetite
 from insureops.carrier_matching.matching import match
+from insureops.carrier_matching.pruning import index_market_appetites
 from insureops.engine.compiler import GENERATE_AFTER
 from insureops.platform.carrier_finder import service
 from insureops.platform.carrier_finder.loading import store_market
@@ -70,23 +72,12 @@ def _median_p90(times: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, ordered[int(len(ordered) * 0.9)] * 1000
 
 
-def pruning_index(market: Market):
-    """The candidate index of carrier_matching.pruning, or None while it does not exist."""
-    try:
-        from insureops.carrier_matching.pruning import build_candidate_index
-    except ImportError:
-        return None
-    return build_candidate_index(market.appetites)
-
-
-async def first_start(folder: Path) -> tuple[float, float, float, Database]:
+async def first_start(folder: Path) -> tuple[float, float, float, Market]:
     """Check-and-compile time, store time and the first read-back of the stored market."""
     started = time.perf_counter()
     market = load_market(read_market_folder(folder))
     compiled = time.perf_counter() - started
-    path = Path(tempfile.mkdtemp()) / "bench.db"
-    database = Database.connect(f"sqlite+aiosqlite:///{path}")
-    await upgrade(database.engine)
+    database = await _database()
     started = time.perf_counter()
     async with database.unit_of_work() as uow:
         await store_market(uow.session, market, now=datetime.datetime.now(datetime.UTC))
@@ -95,41 +86,65 @@ async def first_start(folder: Path) -> tuple[float, float, float, Database]:
     async with database.unit_of_work() as uow:
         await MarketStore().market(uow.session)
     read = time.perf_counter() - started
-    return compiled, stored, read, database
+    await database.engine.dispose()
+    return compiled, stored, read, market
 
 
-async def served_match(database: Database, rounds: int) -> list[float]:
-    """The handler's work per request: the market's freshness check, matching, JSON values."""
-    store = MarketStore()
+async def _database() -> Database:
+    path = Path(tempfile.mkdtemp()) / "bench.db"
+    database = Database.connect(f"sqlite+aiosqlite:///{path}")
+    await upgrade(database.engine)
+    return database
+
+
+async def served_matches(market: Market, rounds: int, warm_up: int) -> dict[str, list[float]]:
+    """The handler's work per request (the stored market's freshness check, matching with the
+    store's index or none, JSON values), pruning off and on alternately in each round; `market`
+    is stored in a fresh SQLite database first."""
+    database = await _database()
     async with database.unit_of_work() as uow:
-        market = await store.market(uow.session)
-    for _ in range(WARM_UP_EVALUATIONS):
-        match(service.business_data(BUSINESS), market, as_of=AS_OF)
-    times = []
-    for _ in range(rounds):
-        started = time.perf_counter()
+        await store_market(uow.session, market, now=datetime.datetime.now(datetime.UTC))
+    stores = {"off": MarketStore(None), "on": MarketStore(index_market_appetites)}
+    for store in stores.values():
         async with database.unit_of_work() as uow:
-            market = await store.market(uow.session)
-        report = match(service.business_data(BUSINESS), market, as_of=AS_OF)
-        [service.plain(r.outputs) for r in report.results]
-        times.append(time.perf_counter() - started)
+            stored = await store.market(uow.session)
+        store.index(stored)  # built once per snapshot, at the first request
+        for _ in range(warm_up):
+            match(service.business_data(BUSINESS), stored, as_of=AS_OF)
+    times: dict[str, list[float]] = {"off": [], "on": []}
+    for _ in range(rounds):
+        for name, store in stores.items():
+            started = time.perf_counter()
+            async with database.unit_of_work() as uow:
+                stored = await store.market(uow.session)
+            report = match(service.business_data(BUSINESS), stored, as_of=AS_OF,
+                           index=store.index(stored))
+            [service.plain(r.outputs) for r in report.results]
+            times[name].append(time.perf_counter() - started)
+    await database.engine.dispose()
     return times
 
 
-def timed_matches(market: Market, rounds: int, warm_up: int,
-                  index=None) -> tuple[list[float], float, int, int]:
-    """Times of `rounds` matches after `warm_up` ones, and the first match's time."""
+def core_matches(market: Market, rounds: int, warm_up: int) -> tuple[dict, float, dict]:
+    """Matching alone, pruning off and on alternately; the index's build time, and per mode the
+    products considered, pruned and evaluated, and the appetites evaluated."""
     started = time.perf_counter()
-    match(BUSINESS, market, as_of=AS_OF, index=index)
-    first = time.perf_counter() - started
+    index = index_market_appetites(market.appetites)
+    built = time.perf_counter() - started
     for _ in range(warm_up):
-        match(BUSINESS, market, as_of=AS_OF, index=index)
-    times = []
+        match(BUSINESS, market, as_of=AS_OF)
+    times: dict[str, list[float]] = {"off": [], "on": []}
+    counts: dict[str, dict[str, int]] = {}
     for _ in range(rounds):
-        started = time.perf_counter()
-        report = match(BUSINESS, market, as_of=AS_OF, index=index)
-        times.append(time.perf_counter() - started)
-    return times, first, report.considered, report.pruned
+        for name, chosen in (("off", None), ("on", index)):
+            started = time.perf_counter()
+            report = match(BUSINESS, market, as_of=AS_OF, index=chosen)
+            times[name].append(time.perf_counter() - started)
+            evaluated = [r for r in report.results if r.evaluated]
+            counts[name] = {"considered": report.considered, "pruned": report.pruned,
+                            "evaluated": len(evaluated),
+                            "appetites": len({r.product.appetite for r in evaluated})}
+    return times, built, counts
 
 
 def classification_times(limit: int) -> list[float]:
@@ -149,32 +164,30 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=13)
     args = parser.parse_args()
 
-    compiled, stored, read, database = asyncio.run(first_start(MARKET))
+    compiled, stored, read, market = asyncio.run(first_start(MARKET))
     print(f"first start: check and compile {compiled:.2f}s, store {stored:.2f}s, "
           f"read back {read:.2f}s")
-    served = asyncio.run(served_match(database, args.rounds))
-    asyncio.run(database.engine.dispose())
-    market = load_market(read_market_folder(MARKET))
-    median, p90 = _median_p90(served)
-    print(f"example market, served ({len(market.products)} products): median {median:.1f} ms, "
-          f"p90 {p90:.1f} ms")
     # the copies share their original's compiled code, so the fast paths come `copies` times sooner
     for name, chosen, copies in (("example market", market, 1),
                                  ("generated market", copied_market(market, args.copies),
                                   args.copies)):
         warm_up = -(-WARM_UP_EVALUATIONS // copies)
-        times, first, considered, _ = timed_matches(chosen, args.rounds, warm_up)
-        median, p90 = _median_p90(times)
-        print(f"{name}, core match, pruning off ({considered} products): median "
-              f"{median:.1f} ms, p90 {p90:.1f} ms (first match {first * 1000:.1f} ms)")
-        index = pruning_index(chosen)
-        if index is None:
-            print(f"{name}, pruning on: not yet wired (carrier_matching.pruning is absent)")
-            continue
-        times, _, considered, pruned = timed_matches(chosen, args.rounds, 1, index)
-        median, p90 = _median_p90(times)
-        print(f"{name}, core match, pruning on: median {median:.1f} ms, p90 {p90:.1f} ms, "
-              f"{pruned} of {considered} pruned ({pruned / max(considered, 1):.0%})")
+        times, built, counts = core_matches(chosen, args.rounds, warm_up)
+        off, on = counts["off"], counts["on"]
+        print(f"{name} ({off['considered']} products, {len(chosen.appetites)} appetites): index "
+              f"built in {built * 1000:.0f} ms; {on['pruned']} of {on['considered']} products "
+              f"pruned ({on['pruned'] / max(on['considered'], 1):.0%}); products evaluated "
+              f"{off['evaluated']} -> {on['evaluated']}, appetites evaluated {off['appetites']} "
+              f"-> {on['appetites']} "
+              f"({1 - on['appetites'] / max(off['appetites'], 1):.0%} of evaluations pruned)")
+        for mode in ("off", "on"):
+            median, p90 = _median_p90(times[mode])
+            print(f"  core match, pruning {mode}: median {median:.1f} ms, p90 {p90:.1f} ms")
+        served = asyncio.run(served_matches(chosen, args.rounds, warm_up))
+        for mode in ("off", "on"):
+            median, p90 = _median_p90(served[mode])
+            print(f"  served (freshness check, match, JSON), pruning {mode}: median "
+                  f"{median:.1f} ms, p90 {p90:.1f} ms")
     median, p90 = _median_p90(classification_times(200))
     print(f"classification: median {median:.2f} ms, p90 {p90:.2f} ms per description")
 

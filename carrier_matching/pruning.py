@@ -87,6 +87,7 @@ class CandidateIndex:
         self._open: dict[Pattern, frozenset[str]] = {}
         self._naics: dict[Pattern, MergedTree] = {}
         self._state: dict[Pattern, MergedTree] = {}
+        self._descriptions: dict[tuple[str, Pattern, str], str] = {}
         for pattern in ((True, True), (True, False), (False, True), (False, False)):
             live = {name: by[pattern] for name, by in self._boxes.items()
                     if not by[pattern].is_empty}
@@ -133,10 +134,11 @@ class CandidateIndex:
 
     def why_pruned(self, name: str, business: Mapping) -> str | None:
         """Why appetite `name` is not a candidate for `business`, or None when it is one."""
-        if name in self.candidates(business):
-            return None
         naics, state = business.get("naics"), business.get("state")
-        box = self._boxes[name][(naics is not None, state is not None)]
+        if not _readable(naics) or not _readable(state):
+            return None
+        pattern = (naics is not None, state is not None)
+        box = self._boxes[name][pattern]
         if box.is_empty:
             missing = " and ".join(word for word, value in (("a NAICS code", naics),
                                                              ("a state", state))
@@ -145,11 +147,21 @@ class CandidateIndex:
         reasons = []
         if naics is not None and naics not in box.naics:
             reasons.append(f"NAICS {naics} is not among the classes this appetite accepts or "
-                           f"refers ({box.naics.describe()})")
+                           f"refers ({self._described(name, pattern, 'naics', 12)})")
         if state is not None and state not in box.state:
             reasons.append(f"state {state} is not in the states this appetite accepts or "
-                           f"refers ({box.state.describe(60)})")
-        return "; ".join(reasons)
+                           f"refers ({self._described(name, pattern, 'state', 60)})")
+        return "; ".join(reasons) or None
+
+    def _described(self, name: str, pattern: Pattern, part: str, limit: int) -> str:
+        """The reading of an appetite's NAICS or state set, worked out once per index (the same
+        appetites are pruned request after request)."""
+        key = (name, pattern, part)
+        found = self._descriptions.get(key)
+        if found is None:
+            found = self._descriptions[key] = getattr(self._boxes[name][pattern], part).describe(
+                limit)
+        return found
 
 
 def _readable(value: object) -> bool:

@@ -7,7 +7,9 @@ The score (0..1) is a weighted mean of four parts, over the parts the query can 
 - description: rapidfuzz's token_set_ratio of the two descriptions without stop words;
 - size: annual revenue and employee count compared on a log scale (a factor of 100 apart is 0);
 - location: the same state.
-Ranking is by score, then by the reference's id, so it depends on the arguments alone.
+Ranking is by score, then by the reference's id, so it depends on the arguments alone. Further
+candidates (a workspace's prospects) join the shipped set with `ReferenceSet.plus`; each keeps
+its `source`.
 """
 
 from __future__ import annotations
@@ -44,19 +46,24 @@ class SimilarityQueryError(ValueError):
     code = "similarity_query_invalid"
 
 
+REFERENCE, PROSPECT = "reference", "prospect"
+
+
 @dataclass(frozen=True, slots=True)
 class ReferenceBusiness:
-    """One fictional business of the shipped reference set."""
+    """A business to compare with: one of the shipped reference set (`source` "reference"), or
+    a saved prospect ("prospect"), whose size, city and age may be unknown."""
 
     id: str
     name: str
-    naics: str
+    naics: str | None
     description: str
-    state: str
-    city: str
-    annual_revenue: int
-    employee_count: int
-    years_in_business: int
+    state: str | None
+    city: str | None = None
+    annual_revenue: int | None = None
+    employee_count: int | None = None
+    years_in_business: int | None = None
+    source: str = REFERENCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,17 +90,27 @@ class ReferenceSet:
 
     businesses: tuple[ReferenceBusiness, ...]
     words: tuple[str, ...]
-    log_sizes: tuple[tuple[float, float], ...]  # log10(1 + revenue), log10(1 + employees)
+    # log10(1 + revenue), log10(1 + employees); None when unknown
+    log_sizes: tuple[tuple[float | None, float | None], ...]
 
     @classmethod
     def of(cls, businesses: Iterable[ReferenceBusiness]) -> ReferenceSet:
         kept = tuple(businesses)
         return cls(kept, tuple(_words(b.description) for b in kept),
-                   tuple((math.log10(1 + b.annual_revenue), math.log10(1 + b.employee_count))
-                         for b in kept))
+                   tuple((_log(b.annual_revenue), _log(b.employee_count)) for b in kept))
+
+    def plus(self, businesses: Iterable[ReferenceBusiness]) -> ReferenceSet:
+        """This set and `businesses` (processed once here; this set's work is reused)."""
+        extra = ReferenceSet.of(businesses)
+        return ReferenceSet(self.businesses + extra.businesses, self.words + extra.words,
+                            self.log_sizes + extra.log_sizes)
 
     def __len__(self) -> int:
         return len(self.businesses)
+
+
+def _log(size: int | None) -> float | None:
+    return None if size is None or size < 0 else math.log10(1 + size)
 
 
 def _words(text: str) -> str:
@@ -161,7 +178,7 @@ def _log_closeness(a: float, b: float) -> float:
 
 
 def _parts(query: _Query, other: ReferenceBusiness, ratio: float | None,
-           log_size: tuple[float, float], class_part: float) -> dict[str, float]:
+           log_size: tuple[float | None, float | None], class_part: float) -> dict[str, float]:
     parts: dict[str, float] = {}
     if query.naics:
         parts["class"] = class_part
@@ -170,7 +187,8 @@ def _parts(query: _Query, other: ReferenceBusiness, ratio: float | None,
     if query.state:
         parts["location"] = 1.0 if query.state == other.state else 0.0
     sizes = [_log_closeness(mine, theirs) for mine, theirs in zip(query.log_size, log_size,
-                                                                   strict=True) if mine is not None]
+                                                                   strict=True)
+             if mine is not None and theirs is not None]
     if sizes:
         parts["size"] = sum(sizes) / len(sizes)
     return parts
@@ -183,7 +201,7 @@ def _score(parts: Mapping[str, float]) -> float:
 
 def _reasons(query: _Query, other: ReferenceBusiness, parts: Mapping[str, float]) -> tuple[str, ...]:
     reasons: list[str] = []
-    if query.naics:
+    if query.naics and other.naics:
         reason = _class_part(query.naics, other.naics)[1]
         if reason:
             reasons.append(reason)
@@ -217,9 +235,10 @@ def similar_businesses(query: Mapping[str, Any], reference: ReferenceSet | Seque
     scored = []
     for business, ratio, log_size in zip(reference.businesses, ratios, reference.log_sizes,
                                          strict=True):
-        if parsed.naics and business.naics not in class_parts:
+        if parsed.naics and business.naics and business.naics not in class_parts:
             class_parts[business.naics] = _class_part(parsed.naics, business.naics)[0]
-        parts = _parts(parsed, business, ratio, log_size, class_parts.get(business.naics, 0.0))
+        class_part = class_parts.get(business.naics, 0.0) if business.naics else 0.0
+        parts = _parts(parsed, business, ratio, log_size, class_part)
         scored.append((-_score(parts), business.id, business, parts))
     scored.sort(key=lambda row: (row[0], row[1]))
     return [SimilarBusiness(business, -negative, {k: round(v, 4) for k, v in parts.items()},

@@ -97,6 +97,7 @@ class Principal:
     scopes: frozenset[Scope] = field(default_factory=frozenset)
     subject: str | None = None  # API key id, JWT `sub`, or the session's id digest
     issuer: str | None = None  # JWT `iss` (with `sub`, the owner of prospects)
+    email: str | None = None  # JWT: the `email` claim, only when `email_verified` is true
 
     @property
     def active_membership(self) -> Membership | None:

@@ -109,7 +109,8 @@ class Settings(BaseSettings):
         "LLM provider base_url may be on (plain http is accepted there); by default such "
         "addresses are refused.")
     llm_timeout_seconds: float = Field(10.0, gt=0, description="Timeout of an LLM connection "
-                                       "test, connecting and reading included.")
+                                       "test or classifier completion, connecting and reading "
+                                       "included.")
     jwt_jwks_url: str | None = Field(None, description="URL of the identity provider's JWKS "
                                      "document the prospect routes verify tokens against.")
     jwt_public_key: str | None = Field(None, description="Instead of a JWKS: the provider's "

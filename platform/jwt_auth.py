@@ -41,10 +41,21 @@ class _Key:
 
 @dataclass(frozen=True)
 class TokenOwner:
-    """Who a verified token speaks for: the pair (issuer, subject)."""
+    """Who a verified token speaks for: the pair (issuer, subject), and the e-mail address the
+    identity provider vouches for (`email` with `email_verified` true), lower-cased."""
 
     issuer: str
     subject: str
+    email: str | None = None
+
+
+def verified_email(claims: dict[str, Any]) -> str | None:
+    """The `email` claim when `email_verified` is true (or "true", as some providers send it)."""
+    email, verified = claims.get("email"), claims.get("email_verified")
+    if not isinstance(email, str) or not (verified is True or verified == "true"):
+        return None
+    email = email.strip().lower()
+    return email if 3 <= len(email) <= 254 and "@" in email else None
 
 
 class JwtVerifier:
@@ -85,7 +96,8 @@ class JwtVerifier:
         key = await self._key_for(header.get("kid"), algorithm)
         claims = self._decode(token, key, algorithm)
         self._check_times(claims)
-        return TokenOwner(issuer=claims["iss"], subject=claims["sub"])
+        return TokenOwner(issuer=claims["iss"], subject=claims["sub"],
+                          email=verified_email(claims))
 
     def _decode(self, token: str, key: Any, algorithm: str) -> dict[str, Any]:
         settings = self._settings
@@ -219,4 +231,4 @@ async def authenticate_jwt(request: web.Request) -> Principal:
         raise ApiError(401, "not_authenticated", "Send Authorization: Bearer <identity-provider "
                        "token>.", headers=_CHALLENGE)
     owner = await verifier.verify(token.strip())
-    return Principal(AuthKind.JWT, subject=owner.subject, issuer=owner.issuer)
+    return Principal(AuthKind.JWT, subject=owner.subject, issuer=owner.issuer, email=owner.email)

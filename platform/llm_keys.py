@@ -12,6 +12,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.columns import UtcDateTime
 from insureops.platform.db import Base, UnitOfWork
+from insureops.platform.llm_providers import Provider, ProviderKey
 
 
 class LlmProviderKey(Base):
@@ -69,3 +70,19 @@ async def rotate_llm_keys(uow: UnitOfWork, fernet: MultiFernet) -> tuple[int, in
         changed += rotated != row.key_encrypted
         row.key_encrypted = rotated
     return len(rows), changed
+
+
+async def workspace_key(uow: UnitOfWork, fernet: MultiFernet, workspace_id: str) -> ProviderKey | None:
+    """The key the workspace's features use (the carrier finder's classifier), or None.
+
+    With keys for several providers: one whose last connection test did not fail, the most
+    recently saved first. Raises LlmKeySecretError when the chosen key cannot be decrypted.
+    """
+    rows = list((await uow.session.execute(select(LlmProviderKey).where(
+        LlmProviderKey.workspace_id == workspace_id))).scalars())
+    known = [row for row in rows if row.provider in {p.value for p in Provider}]
+    if not known:
+        return None
+    row = min(known, key=lambda r: (r.last_test_ok is False, -r.saved_at.timestamp(), r.provider))
+    return ProviderKey(Provider(row.provider), decrypt_key(fernet, row.key_encrypted),
+                       row.base_url, row.model)

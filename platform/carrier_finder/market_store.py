@@ -44,7 +44,8 @@ class MarketStore:
         if found is None or found[0] is not market:
             found = self._indexes[id(market)] = (market, self._index_builder(market.appetites))
             if len(self._indexes) > 2 * max(1, len(self._snapshots)):  # drop replaced snapshots
-                live = {id(m) for _, m in self._snapshots.values()}
+                # the market indexed now may not be published yet: keep it too
+                live = {id(m) for _, m in self._snapshots.values()} | {id(market)}
                 self._indexes = {k: v for k, v in self._indexes.items() if k in live}
         return found[1]
 
@@ -66,6 +67,8 @@ class MarketStore:
             return known[1]
         async with self._lock:
             market = await self._read(session, workspace_id)
+            # the candidate index analyses every appetite (seconds for thousands): off the loop
+            await asyncio.get_running_loop().run_in_executor(None, self.index, market)
             self._snapshots[workspace_id] = (fingerprint, market)
         return market
 

@@ -239,5 +239,10 @@ class Classification(BaseModel):
 
 class ClassifyResponse(BaseModel):
     results: list[Classification]
-    method: Literal["offline"]
+    method: Literal["offline", "llm"] = Field(
+        description="offline: the project's classifier; llm: the workspace's LLM provider chose "
+        "among the offline candidates.")
+    fallback_reason: str | None = Field(
+        None, description="Why a configured provider's answer was not used (docs/classifier.md).")
+    provider: str | None = Field(None, description="The LLM provider asked, if any.")
 

@@ -8,13 +8,17 @@ from typing import cast
 from aiohttp import web
 
 from insureops.carrier_matching import search as market_search
-from insureops.carrier_matching.classifier import METHOD, classify
 from insureops.carrier_matching.market import Carrier, Market, Product
 from insureops.carrier_matching.pruning import index_market_appetites
 from insureops.engine.errors import EvaluationError
 from insureops.platform.auth import Auth
 from insureops.platform.carrier_finder import service, workspace_listing
 from insureops.platform.carrier_finder.jurisdictions import jurisdictions as all_jurisdictions
+from insureops.platform.carrier_finder.llm_classify import (
+    classify_text,
+    request_workspace,
+    workspace_llm_key,
+)
 from insureops.platform.carrier_finder.market_store import MarketStore
 from insureops.platform.carrier_finder.payloads import (
     AppetiteInfo,
@@ -234,14 +238,19 @@ async def product_lines(call: Call[Criteria, None]) -> ProductLineList:
 
 @routes.post("/classify/", body=ClassifyRequest, response=ClassifyResponse, auth=Auth.NONE,
              rate_limit=CLASSIFY_LIMIT, summary="Classify a business using AI",
-             description="NAICS 2022 codes for a description (at most 5, best first) from the "
-             "offline classifier; no authentication, 30 requests a minute per client address.")
+             description="NAICS 2022 codes for a description (at most 5, best first). No "
+             "authentication, 30 requests a minute per client address; with a session whose "
+             "workspace has an LLM key, the provider chooses among the offline candidates "
+             "(`method` llm), and falls back to the offline result with `fallback_reason`.")
 async def classify_business(call: Call[ClassifyRequest, None]) -> ClassifyResponse:
     body = call.body
-    found = classify(body.description, name=body.name, website=body.website)
+    key = await workspace_llm_key(call.request, await request_workspace(call.request))
+    found = await classify_text(body.description, name=body.name, website=body.website,
+                                key=key, settings=call.settings)
     return ClassifyResponse(results=[Classification(naics=r.naics, title=r.title,
                                                     confidence=round(r.confidence, 4))
-                                     for r in found], method=METHOD)
+                                     for r in found.results], method=found.method,
+                            fallback_reason=found.fallback_reason, provider=found.provider)
 
 
 add_scan_routes(routes)

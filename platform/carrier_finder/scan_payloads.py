@@ -7,7 +7,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from insureops.carrier_matching.similarity import MAX_LIMIT
-from insureops.platform.carrier_finder.payloads import NAICS_PATTERN, Business
+from insureops.platform.carrier_finder.payloads import (
+    NAICS_PATTERN,
+    Business,
+    CarrierRef,
+    ProductRef,
+)
 from insureops.platform.carrier_finder.website import MAX_URL_LENGTH
 
 
@@ -31,6 +36,14 @@ class RecommendedLine(BaseModel):
     reasons: list[str]
 
 
+class ScanCarrier(BaseModel):
+    carrier: CarrierRef
+    product: ProductRef
+    decision: Literal["accept", "refer", "decline"]
+    score: float
+    reasons: list[str]
+
+
 class ScanResponse(BaseModel):
     url: str = Field(description="The URL asked for, as normalised.")
     final_url: str = Field(description="Where the page was read, after redirects.")
@@ -39,9 +52,18 @@ class ScanResponse(BaseModel):
     excerpt: str = Field(description="The start of the page's visible text.")
     naics: str | None = Field(description="The best classification, if any.")
     classification: list[Classification] = Field(description="Best first, at most 5.")
-    method: Literal["offline"] = "offline"
+    method: Literal["offline", "llm"] = Field(
+        "offline", description="How the classification was found (as POST /classify/ says).")
+    fallback_reason: str | None = Field(
+        None, description="Why a configured LLM provider's answer was not used.")
     recommendations: list[RecommendedLine] = Field(
         description="From examples/coverage_recommendations.rules, in the ruleset's order.")
+    business: dict[str, Any] = Field(
+        description="The Business the scan read (name, website, description, naics, state when "
+        "the page names one): send it to match-carriers-detailed with more facts.")
+    carriers: list[ScanCarrier] = Field(
+        description="The best 5 products of the market for `business` on the recommended lines, "
+        "ranked as match-carriers-detailed ranks them.")
 
 
 class SimilarBusinessesRequest(BaseModel):
@@ -70,19 +92,22 @@ class SimilarBusinessesRequest(BaseModel):
 
 
 class ReferenceBusinessBody(BaseModel):
-    id: str
+    id: str = Field(description="The reference business's id, or the prospect's.")
     name: str
-    naics: str
+    naics: str | None
     naics_title: str | None
-    description: str
-    state: str
-    city: str
-    annual_revenue: int
-    employee_count: int
-    years_in_business: int
+    description: str = Field(description="A prospect's notes stand for its description.")
+    state: str | None
+    city: str | None
+    annual_revenue: int | None
+    employee_count: int | None
+    years_in_business: int | None
 
 
 class SimilarBusinessBody(BaseModel):
+    source: Literal["reference", "prospect"] = Field(
+        description="reference: the shipped reference set; prospect: a prospect saved by a "
+        "member of the session's workspace.")
     business: ReferenceBusinessBody
     score: float = Field(ge=0, le=1)
     parts: dict[str, float] = Field(description="class, description, size, location: each 0..1, "
@@ -92,4 +117,6 @@ class SimilarBusinessBody(BaseModel):
 
 class SimilarBusinessesResponse(BaseModel):
     results: list[SimilarBusinessBody]
-    considered: int = Field(description="How many reference businesses were compared.")
+    considered: int = Field(description="How many businesses were compared (reference set and "
+                            "prospects).")
+    prospects: int = Field(description="How many of them were the workspace's prospects.")

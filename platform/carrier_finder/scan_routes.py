@@ -6,14 +6,22 @@ in scan_service.py (and the core below it).
 
 from __future__ import annotations
 
+import datetime
+from functools import partial
+from typing import cast
+
 from insureops.carrier_matching import naics_reference
 from insureops.carrier_matching.similarity import SimilarityQueryError
 from insureops.platform.auth import Auth
 from insureops.platform.carrier_finder import scan_service
+from insureops.platform.carrier_finder.llm_classify import classify_text, workspace_llm_key
+from insureops.platform.carrier_finder.market_store import MarketStore
+from insureops.platform.carrier_finder.payloads import CarrierRef, ProductRef
 from insureops.platform.carrier_finder.scan_payloads import (
     Classification,
     RecommendedLine,
     ReferenceBusinessBody,
+    ScanCarrier,
     ScanRequest,
     ScanResponse,
     SimilarBusinessBody,
@@ -21,6 +29,7 @@ from insureops.platform.carrier_finder.scan_payloads import (
     SimilarBusinessesResponse,
 )
 from insureops.platform.carrier_finder.website import SCAN_ERRORS, ScanSession
+from insureops.platform.keys import CLOCK, MARKET_STORE
 from insureops.platform.ratelimit import RateKey, RateLimit
 from insureops.platform.routing import Call, RouteTable
 
@@ -28,25 +37,56 @@ from insureops.platform.routing import Call, RouteTable
 SCAN_RATE_LIMIT = RateLimit("carrier_finder_scan", 30, 60, key=RateKey.WORKSPACE)
 
 
-def scan_response(result: scan_service.ScanResult) -> ScanResponse:
+def scan_response(result: scan_service.ScanResult, matches=()) -> ScanResponse:
     return ScanResponse(
         url=result.url, final_url=result.final_url, title=result.title,
         description=result.description, excerpt=result.excerpt, naics=result.naics,
         classification=[Classification(naics=c.naics, title=c.title, confidence=c.confidence)
                         for c in result.classification],
+        method=result.method, fallback_reason=result.fallback_reason,
         recommendations=[RecommendedLine(line=r.line, name=r.name, reasons=list(r.reasons))
-                         for r in result.recommendations])
+                         for r in result.recommendations],
+        business=result.business,
+        carriers=[ScanCarrier(
+            carrier=CarrierRef(id=m.carrier.id, name=m.carrier.name, rating=m.carrier.rating),
+            product=ProductRef(id=m.product.id, name=m.product.name, line=m.product.line),
+            decision=m.decision, score=float(m.score), reasons=list(m.reasons))
+            for m in matches])
 
 
-def similar_response(results, considered: int) -> SimilarBusinessesResponse:
-    return SimilarBusinessesResponse(considered=considered, results=[SimilarBusinessBody(
-        business=ReferenceBusinessBody(
-            id=s.business.id, name=s.business.name, naics=s.business.naics,
-            naics_title=naics_reference.title(s.business.naics),
-            description=s.business.description, state=s.business.state, city=s.business.city,
-            annual_revenue=s.business.annual_revenue, employee_count=s.business.employee_count,
-            years_in_business=s.business.years_in_business),
-        score=s.score, parts=dict(s.parts), reasons=list(s.reasons)) for s in results])
+async def _scan_and_match(call: Call[ScanRequest, None]) -> ScanResponse:
+    config, workspace = call.request.config_dict, call.principal.active_workspace_id
+    key = await workspace_llm_key(call.request, workspace)
+    classifier = partial(_classify_page, key=key, settings=call.settings)
+    async with ScanSession(call.settings) as session:
+        result = await scan_service.scan_website(call.body.url, call.settings, session,
+                                                 classifier)
+    store = cast(MarketStore, config[MARKET_STORE])
+    async with call.unit_of_work() as uow:
+        market = await store.market(uow.session, workspace)
+    today = datetime.datetime.fromtimestamp(config[CLOCK](), datetime.UTC).date()
+    matches = await scan_service.match_scanned(result, market, store.index(market), today)
+    return scan_response(result, matches)
+
+
+async def _classify_page(description: str, name: str | None, website: str | None, *, key,
+                         settings):
+    return await classify_text(description, name=name, website=website, key=key,
+                               settings=settings)
+
+
+def similar_response(results, considered: int, prospects: int) -> SimilarBusinessesResponse:
+    return SimilarBusinessesResponse(considered=considered, prospects=prospects, results=[
+        SimilarBusinessBody(
+            source=s.business.source,
+            business=ReferenceBusinessBody(
+                id=s.business.id, name=s.business.name, naics=s.business.naics,
+                naics_title=naics_reference.title(s.business.naics) if s.business.naics else None,
+                description=s.business.description, state=s.business.state,
+                city=s.business.city, annual_revenue=s.business.annual_revenue,
+                employee_count=s.business.employee_count,
+                years_in_business=s.business.years_in_business),
+            score=s.score, parts=dict(s.parts), reasons=list(s.reasons)) for s in results])
 
 
 def add_scan_routes(routes: RouteTable) -> None:
@@ -60,20 +100,28 @@ def add_scan_routes(routes: RouteTable) -> None:
                  summary="Scan a business's website: classify it and recommend lines",
                  description="Fetches the page safely (public addresses only, checked on every "
                  "redirect; size and time limits; HTML only), reads its title, meta description "
-                 "and visible text, classifies it and runs examples/coverage_recommendations.rules."
+                 "and visible text, classifies it (with the workspace's LLM key when one is "
+                 "configured), runs examples/coverage_recommendations.rules and matches the "
+                 "business against the market on the recommended lines (the best 5 products)."
                  " Refusals are 400 with scan_url_invalid, scan_address_refused, scan_too_large, "
                  "scan_timeout, scan_failed or scan_not_html.")
     async def scan(call: Call[ScanRequest, None]) -> ScanResponse:
-        async with ScanSession(call.settings) as session:
-            result = await scan_service.scan_website(call.body.url, call.settings, session)
-        return scan_response(result)
+        return await _scan_and_match(call)
 
     @routes.post("/similar-businesses/", body=SimilarBusinessesRequest,
                  response=SimilarBusinessesResponse, auth=Auth.SESSION,
-                 summary="Businesses like this one, from the reference set, with reasons",
+                 summary="Businesses like this one, from the reference set and the workspace's "
+                 "prospects, with reasons",
                  description="Ranked by NAICS hierarchy distance, description similarity, size "
-                 "band and state; each result has its score (0..1), its parts and the reasons.")
+                 "band and state; each result has its score (0..1), its parts, the reasons and "
+                 "its source: `reference` (the shipped set) or `prospect` (saved by a member of "
+                 "the session's workspace, docs/prospects.md).")
     async def similar_businesses(call: Call[SimilarBusinessesRequest, None]
                                  ) -> SimilarBusinessesResponse:
-        results = scan_service.find_similar_businesses(call.body.query(), call.body.limit)
-        return similar_response(results, scan_service.reference_size())
+        async with call.unit_of_work() as uow:
+            prospects = await scan_service.workspace_businesses(
+                uow, call.principal.active_workspace_id)
+        results = scan_service.find_similar_businesses(call.body.query(), call.body.limit,
+                                                       prospects)
+        return similar_response(results, scan_service.reference_size() + len(prospects),
+                                len(prospects))

@@ -2,28 +2,47 @@
 
 from __future__ import annotations
 
+import datetime
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from insureops.carrier_matching.classifier import ClassifierResult, classify
+from insureops.carrier_matching.market import Market
+from insureops.carrier_matching.matching import CandidateIndex, MatchResult
 from insureops.carrier_matching.recommendations import Recommendation, recommend
+from insureops.carrier_matching.scan_business import find_state, scan_business
 from insureops.carrier_matching.similarity import (
+    PROSPECT,
+    ReferenceBusiness,
     SimilarBusiness,
     load_reference,
     similar_businesses,
 )
 from insureops.carrier_matching.website_text import extract_page_text
 from insureops.dsl import CompiledRuleset, compile_ruleset
+from insureops.platform.carrier_finder import service
+from insureops.platform.carrier_finder.llm_classify import Classified
 from insureops.platform.carrier_finder.website import ScanSession, fetch_page, parse_scan_url
 from insureops.platform.config import Settings
+from insureops.platform.db import UnitOfWork
+from insureops.platform.prospect_records import Prospect, workspace_prospects
 
 ROOT = Path(__file__).resolve().parents[2]
 RECOMMENDATIONS_PATH = "examples/coverage_recommendations.rules"
 EXCERPT_CHARS = 500
-BUSINESS_TEXT_CHARS = 2_000  # what the classifier reads of each text, too
-MAX_NAME_CHARS = 255  # Business.name
+SCAN_CARRIERS = 5  # the best matching carrier products a scan returns
+MAX_PROSPECTS = 2_000  # a workspace's most recently updated prospects compared per request
+
+# (description, name, website) -> ranked codes and how they were found
+PageClassifier = Callable[[str, str | None, str | None], Awaitable[Classified]]
+
+
+async def offline_classifier(description: str, name: str | None,
+                             website: str | None) -> Classified:
+    return Classified(classify(description, name=name, website=website))
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +57,8 @@ class ScanResult:
     classification: list[ClassifierResult]
     recommendations: list[Recommendation]
     business: dict[str, Any]  # the Business the recommendations ruleset ran on
+    method: str = "offline"
+    fallback_reason: str | None = None
 
     @property
     def naics(self) -> str | None:
@@ -51,31 +72,64 @@ def recommendations_ruleset() -> CompiledRuleset:
     return compile_ruleset(source, filename=RECOMMENDATIONS_PATH)
 
 
-async def scan_website(url: str, settings: Settings, http_session: ScanSession) -> ScanResult:
+async def scan_website(url: str, settings: Settings, http_session: ScanSession,
+                       classifier: PageClassifier = offline_classifier) -> ScanResult:
     """Fetch the site under the scan rules (platform/carrier_finder/website.py), read its text,
-    classify it and run the recommendations ruleset on the business it describes.
+    classify it (with `classifier`) and run the recommendations ruleset on the business it
+    describes.
 
     Raises a ScanError subclass (stable code) when the site cannot or may not be read."""
     page = await fetch_page(url, settings, http_session)
     text = extract_page_text(page.html)
     words = " ".join(part for part in (text.description, text.text) if part)
-    classification = classify(words, name=text.title, website=page.url)
-    business: dict[str, Any] = {"website": page.url,
-                                "description": words[:BUSINESS_TEXT_CHARS] or None}
-    if text.title:
-        business["name"] = text.title[:MAX_NAME_CHARS]
-    if classification:
-        business["naics"] = classification[0].naics
+    classified = await classifier(words, text.title, page.url)
+    classification = classified.results
+    business = scan_business(url=page.url, title=text.title, words=words,
+                             naics=classification[0].naics if classification else None,
+                             state=find_state(text.title, text.description, text.text))
     return ScanResult(url=str(parse_scan_url(url)), final_url=page.url, title=text.title,
                       description=text.description, excerpt=text.excerpt(EXCERPT_CHARS),
                       classification=classification,
                       recommendations=recommend(recommendations_ruleset(), business),
-                      business=business)
+                      business=business, method=classified.method,
+                      fallback_reason=classified.fallback_reason)
 
 
-def find_similar_businesses(query: dict[str, Any], limit: int = 10) -> list[SimilarBusiness]:
-    """Reference businesses most like `query` (a Business or {naics, description}), best first."""
-    return similar_businesses(query, load_reference(), limit)
+async def match_scanned(result: ScanResult, market: Market, index: CandidateIndex | None,
+                        as_of: datetime.date, limit: int = SCAN_CARRIERS) -> list[MatchResult]:
+    """The best `limit` carrier products for the scanned business, by the matcher that
+    POST /match-carriers-detailed/ runs, on the recommended lines (every line without any)."""
+    lines = [r.line for r in result.recommendations] or None
+    report, _ = await service.match_business(market, service.business_data(result.business),
+                                             lines=lines, explain=False, limit=limit,
+                                             as_of=as_of, index=index)
+    return list(report.results)
+
+
+def prospect_business(prospect: Prospect) -> ReferenceBusiness:
+    """A saved prospect as a business to compare with: its notes stand for the description."""
+    state = (prospect.state or "").strip()
+    return ReferenceBusiness(
+        id=prospect.id, name=prospect.company_name, naics=prospect.naics or None,
+        description=prospect.notes or "", source=PROSPECT,
+        state=state.upper() if len(state) == 2 else (state or None))
+
+
+async def workspace_businesses(uow: UnitOfWork, workspace_id: str | None) -> list[ReferenceBusiness]:
+    """The prospects the session's workspace sees (platform/prospect_records.py), as businesses."""
+    if workspace_id is None:
+        return []
+    rows = await workspace_prospects(uow.session, workspace_id, MAX_PROSPECTS)
+    return [prospect_business(row) for row in rows]
+
+
+def find_similar_businesses(query: dict[str, Any], limit: int = 10,
+                            prospects: list[ReferenceBusiness] | None = None
+                            ) -> list[SimilarBusiness]:
+    """The businesses most like `query` (a Business or {naics, description}), best first, among
+    the reference set and `prospects`."""
+    reference = load_reference()
+    return similar_businesses(query, reference.plus(prospects) if prospects else reference, limit)
 
 
 def reference_size() -> int:

@@ -1,11 +1,14 @@
-"""`insureops market check DIR` checks a market folder; `market load DIR` (carrier finder) stores it."""
+"""`insureops market check DIR` checks a market folder; `market match DIR BUSINESS.json` matches a
+business against it offline; `market load DIR` (carrier finder) stores it."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from dataclasses import replace
 from datetime import date, datetime
+from decimal import Decimal
 from pathlib import Path
 
 import click
@@ -29,6 +32,8 @@ def read_market_folder(folder: Path) -> dict[str, str]:
     "check": ("insureops.platform.cli.market:check", "Check a market folder without loading it."),
     "load": ("insureops.platform.carrier_finder.cli:load",
              "Check a market folder and store it in the platform database."),
+    "match": ("insureops.platform.cli.market:match",
+              "Match a business (a JSON file) against a market folder, offline."),
 })
 def market() -> None:
     """Check and load market folders (carriers, products and appetites)."""
@@ -64,3 +69,54 @@ def check(folder: Path, as_of: datetime | None, no_tests: bool) -> None:
     click.echo(f"{folder}: ok: {len(found.carriers)} carrier(s), {len(found.products)} "
                f"product(s), {len(found.appetites)} appetite(s), {report.tests_run} test(s) "
                f"passed in {elapsed:.2f}s")
+
+
+@click.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("business_file", metavar="BUSINESS.json",
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--lines", default=None, metavar="CODES", help="Line codes to match, comma "
+              "separated (default: the business's lines_of_business, else every line).")
+@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True,
+              help="Show the best N products.")
+@click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              metavar="DATE", help="The date appetites see (loss look-backs); default: today.")
+def match(folder: Path, business_file: Path, lines: str | None, limit: int,
+          as_of: datetime | None) -> None:
+    """Rank FOLDER's products for the business in BUSINESS.json (the Business fields, as
+    POST /match-carriers-detailed/ takes them), as the service does, without a database."""
+    from insureops.carrier_matching import MarketInvalidError, load_market
+    from insureops.carrier_matching.matching import match as match_business
+    from insureops.carrier_matching.pruning import index_market_appetites
+    from insureops.engine.errors import EvaluationError
+
+    try:
+        business = json.loads(business_file.read_text(encoding="utf-8"), parse_float=Decimal)
+        market = load_market(read_market_folder(folder))
+    except MarketInvalidError as exc:
+        for problem in exc.problems:
+            click.echo(replace(problem, file=f"{folder}/{problem.file}").render(), err=True)
+        click.echo(f"{folder}: {len(exc.problems)} problem(s)", err=True)
+        sys.exit(1)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    if not isinstance(business, dict):
+        click.echo(f"error: {business_file} must hold one JSON object (a Business)", err=True)
+        sys.exit(1)
+    # the CLI is the platform shell: the one place allowed to read the local clock
+    day = as_of.date() if as_of is not None else date.today()
+    wanted = [code.strip() for code in lines.split(",") if code.strip()] if lines else None
+    try:
+        report = match_business(business, market, as_of=day, lines=wanted, limit=limit,
+                                index=index_market_appetites(market.appetites))
+    except EvaluationError as exc:
+        click.echo(f"error: the business does not fit the Business type: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"{report.considered} product(s) considered, {report.pruned} pruned by the "
+               f"candidate index, as of {day.isoformat()}; the best {len(report.results)}:")
+    for rank, result in enumerate(report.results, 1):
+        click.echo(f"{rank:>3}. {result.decision:<7} {float(result.score):>5g}  "
+                   f"{result.carrier.name}: {result.product.name} ({result.product.line})")
+        for reason in result.reasons[:3]:
+            click.echo(f"       - {reason}")

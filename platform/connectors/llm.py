@@ -4,40 +4,28 @@ every address it connects to."""
 
 from __future__ import annotations
 
-import enum
-import socket
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import aiohttp
 from yarl import URL
 
-from insureops.platform.addresses import (
-    in_networks,
-    is_metadata,
-    outbound_address_allowed,
-    parse_address,
-)
-from insureops.platform.checked_resolver import CheckingResolver
+from insureops.platform.addresses import in_networks, is_metadata, parse_address
 from insureops.platform.config import Settings
+from insureops.platform.llm_providers import (
+    DEFAULT_BASE_URLS,
+    BaseUrlRefusedError,
+    Provider,
+    auth_headers,
+    literal_refused,
+    provider_session,
+)
+from insureops.platform.llm_providers import literal_address as _literal_address
 
+__all__ = ["BaseUrlRefusedError", "ProbeOutcome", "Provider", "normalise_base_url",
+           "probe_provider"]
 
-class Provider(enum.StrEnum):
-    """`openai` also covers OpenAI-compatible servers (a base_url of theirs)."""
-
-    OPENAI = "openai"
-    ANTHROPIC = "anthropic"
-
-
-DEFAULT_BASE_URLS = {Provider.OPENAI: "https://api.openai.com",
-                     Provider.ANTHROPIC: "https://api.anthropic.com"}
-ANTHROPIC_VERSION = "2023-06-01"
 MAX_ERROR_LENGTH = 300
-
-
-class BaseUrlRefusedError(Exception):
-    """The base_url is malformed, names a host the settings do not allow, or a refused address."""
 
 
 @dataclass(frozen=True)
@@ -45,16 +33,6 @@ class ProbeOutcome:
     ok: bool
     latency_ms: int
     error: str | None
-
-
-def _literal_address(host: str) -> str | None:
-    try:
-        return str(parse_address(host))
-    except ValueError:
-        try:  # the legacy forms inet_aton reads: 127.1, 2130706433, 0x7f.0.0.1
-            return socket.inet_ntoa(socket.inet_aton(host))
-        except (OSError, ValueError):
-            return None
 
 
 def normalise_base_url(raw: str, settings: Settings) -> str:
@@ -92,21 +70,6 @@ def normalise_base_url(raw: str, settings: Settings) -> str:
     return str(url.with_path(path or "/")).rstrip("/")
 
 
-def _resolver(allowed_networks: Iterable[str]) -> CheckingResolver:
-    """Every address a provider's host resolves to must pass the shared address policy."""
-    allowed = tuple(allowed_networks)
-    return CheckingResolver(
-        lambda address: outbound_address_allowed(address, allowed),
-        lambda host: BaseUrlRefusedError(f"The address of {host} is not allowed."))
-
-
-def auth_headers(provider: Provider, api_key: str) -> dict[str, str]:
-    """The provider's authentication headers for `api_key`."""
-    if provider is Provider.ANTHROPIC:
-        return {"x-api-key": api_key, "anthropic-version": ANTHROPIC_VERSION}
-    return {"Authorization": f"Bearer {api_key}"}
-
-
 def _provider_message(body: object) -> str | None:
     """`error.message` of both providers' error bodies (OpenAI's and Anthropic's)."""
     if isinstance(body, dict):
@@ -141,14 +104,9 @@ async def probe_provider(provider: Provider, api_key: str, base_url: str | None,
         latency = max(0, round((clock() - started) * 1000))
         return ProbeOutcome(ok, latency, None if error is None else _scrub(error, api_key))
 
-    connector = aiohttp.TCPConnector(resolver=_resolver(settings.llm_allowed_networks),
-                                     use_dns_cache=False, limit=2)
-    timeout = aiohttp.ClientTimeout(total=settings.llm_timeout_seconds)
     try:
-        async with aiohttp.ClientSession(connector=connector, trust_env=False, timeout=timeout,
-                                         cookie_jar=aiohttp.DummyCookieJar()) as session:
-            if URL(base).host and (literal := _literal_address(URL(base).raw_host or "")) \
-                    and not outbound_address_allowed(literal, settings.llm_allowed_networks):
+        async with provider_session(settings, settings.llm_timeout_seconds) as session:
+            if literal_refused(base, settings):
                 return outcome(False, "The provider's address is not allowed.")
             async with session.get(url, headers=auth_headers(provider, api_key),
                                    allow_redirects=False) as response:

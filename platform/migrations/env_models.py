@@ -4,6 +4,7 @@ environment (autogenerate) and the schema test see the platform database's whole
 from insureops.platform import (  # noqa: F401
     api_keys,
     llm_keys,
+    prospect_records,
     ratelimit,
     tenant_databases,
     usage,

@@ -1,48 +1,20 @@
-"""ORM models of the prospects area: prospects and terms acceptances, owned by (issuer, subject)."""
+"""ORM models of the prospects area: prospects and terms acceptances, owned by (issuer, subject).
+
+The Prospect model itself is platform-level (platform/prospect_records.py) because the carrier
+finder reads a workspace's prospects; it is re-exported here for the area's code."""
 
 from __future__ import annotations
 
 import datetime
 
-from sqlalchemy import CheckConstraint, Index, String, Text
+from sqlalchemy import String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.columns import UtcDateTime
 from insureops.platform.db import Base
+from insureops.platform.prospect_records import STATUSES, Prospect
 
-STATUSES = ("new", "contacted", "qualified", "converted", "lost")
-
-
-class Prospect(Base):
-    """A business saved from the browser extension. `domain` is derived from `website` and
-    `phone_digits` from `phone`; `email` is stored lower-cased (migration 0007_prospects)."""
-
-    __tablename__ = "prospects"
-    __table_args__ = (
-        CheckConstraint("status IN ('new', 'contacted', 'qualified', 'converted', 'lost')",
-                        name="status"),
-        Index("ix_prospects_owner_created", "owner_issuer", "owner_subject", "created_at"),
-        Index("ix_prospects_owner_domain", "owner_issuer", "owner_subject", "domain"),
-    )
-
-    id: Mapped[str] = mapped_column(String(26), primary_key=True)  # a ULID
-    owner_issuer: Mapped[str] = mapped_column(String(255))
-    owner_subject: Mapped[str] = mapped_column(String(255))
-    company_name: Mapped[str] = mapped_column(String(200))
-    website: Mapped[str | None] = mapped_column(String(500))
-    domain: Mapped[str | None] = mapped_column(String(255))
-    contact_name: Mapped[str | None] = mapped_column(String(200))
-    email: Mapped[str | None] = mapped_column(String(254))
-    phone: Mapped[str | None] = mapped_column(String(50))
-    phone_digits: Mapped[str | None] = mapped_column(String(50))
-    address: Mapped[str | None] = mapped_column(String(500))
-    state: Mapped[str | None] = mapped_column(String(50))
-    naics: Mapped[str | None] = mapped_column(String(10))
-    notes: Mapped[str | None] = mapped_column(Text)
-    source_url: Mapped[str | None] = mapped_column(String(2000))
-    status: Mapped[str] = mapped_column(String(16))
-    created_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
-    updated_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+__all__ = ["STATUSES", "Prospect", "TermsAcceptance"]
 
 
 class TermsAcceptance(Base):

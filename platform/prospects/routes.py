@@ -67,7 +67,8 @@ def _terms_version(call: Call) -> str:
              description="Needs the current terms accepted (403 terms_not_accepted).")
 async def create_prospect(call: Call[ProspectCreate, None]) -> Prospect:
     async with call.unit_of_work() as uow:
-        row = await service.create(uow, _owner(call), call.body, _now(call), _terms_version(call))
+        row = await service.create(uow, _owner(call), call.body, _now(call), _terms_version(call),
+                                   owner_email=call.principal.email)
         return Prospect.model_validate(row)
 
 
@@ -89,7 +90,8 @@ async def list_prospects(call: Call[None, ListQuery]) -> ProspectPage:
 async def update_prospect(call: Call[ProspectUpdate, None]) -> Prospect:
     async with call.unit_of_work() as uow:
         row = await service.update(uow, _owner(call), call.path.prospect_id, call.body,
-                                   _now(call), _terms_version(call))
+                                   _now(call), _terms_version(call),
+                                   owner_email=call.principal.email)
         return Prospect.model_validate(row)
 
 

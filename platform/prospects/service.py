@@ -11,6 +11,7 @@ from ulid import ULID
 
 from insureops.platform import cursors
 from insureops.platform.db import UnitOfWork
+from insureops.platform.prospect_records import record_owner_email
 from insureops.platform.prospects import repository
 from insureops.platform.prospects.errors import (
     CursorInvalidError,
@@ -64,18 +65,22 @@ async def _require_terms(uow: UnitOfWork, owner: Owner, current: str) -> None:
 
 
 async def create(uow: UnitOfWork, owner: Owner, body: ProspectCreate, now: datetime.datetime,
-                 terms_version: str) -> Prospect:
+                 terms_version: str, owner_email: str | None = None) -> Prospect:
+    """Save a prospect; `owner_email` is the token's verified e-mail (None when it has none),
+    recorded on all the owner's prospects (platform/prospect_records.py)."""
     await _require_terms(uow, owner, terms_version)
     prospect = Prospect(id=str(ULID.from_timestamp(now.timestamp())), owner_issuer=owner[0],
-                        owner_subject=owner[1], created_at=now, updated_at=now,
-                        **_derived(body.model_dump()))
+                        owner_subject=owner[1], owner_email=owner_email, created_at=now,
+                        updated_at=now, **_derived(body.model_dump()))
     uow.session.add(prospect)
     await uow.session.flush()
+    await record_owner_email(uow.session, owner, owner_email)
     return prospect
 
 
 async def update(uow: UnitOfWork, owner: Owner, prospect_id: str, body: ProspectUpdate,
-                 now: datetime.datetime, terms_version: str) -> Prospect:
+                 now: datetime.datetime, terms_version: str,
+                 owner_email: str | None = None) -> Prospect:
     prospect = await repository.get(uow.session, owner, prospect_id)
     if prospect is None:
         raise ProspectNotFoundError(prospect_id)
@@ -83,7 +88,9 @@ async def update(uow: UnitOfWork, owner: Owner, prospect_id: str, body: Prospect
     for name, value in _derived(body.model_dump(exclude_unset=True)).items():
         setattr(prospect, name, value)
     prospect.updated_at = now
+    prospect.owner_email = owner_email
     await uow.session.flush()
+    await record_owner_email(uow.session, owner, owner_email)
     return prospect
 
 

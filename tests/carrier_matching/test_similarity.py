@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from insureops.carrier_matching import STATE_CODES, naics_reference
 from insureops.carrier_matching.similarity import (
     CLASS_DEPTH_SCORES,
+    PROSPECT,
+    REFERENCE,
     ReferenceBusiness,
     SimilarityQueryError,
     class_depth,
@@ -166,3 +168,24 @@ def test_ranking_is_ordered_and_bounded_when_queries_vary(naics, words, state, r
         assert all(s.parts["class"] >= CLASS_DEPTH_SCORES[len(naics)] for s in inside)
         outside = [s for s in ranked if not s.business.naics.startswith(naics)]
         assert all(s.parts["class"] < CLASS_DEPTH_SCORES[len(naics)] for s in outside)
+
+
+def test_prospects_join_the_reference_set_with_their_source_when_added():
+    prospect = ReferenceBusiness(id="p-1", name="Saved Plumber", naics="238220",
+                                 description="plumbing repair, drains", state="AZ",
+                                 source=PROSPECT)
+    combined = load_reference().plus([prospect])
+    assert len(combined) == len(load_reference()) + 1
+    found = similar_businesses({"naics": "238220", "description": "plumbing repair",
+                                "state": "AZ", "annual_revenue": 900_000}, combined, 50)
+    mine = next(s for s in found if s.business.id == "p-1")
+    assert mine.business.source == PROSPECT and "size" not in mine.parts  # size unknown
+    assert set(mine.parts) == {"class", "description", "location"}
+    assert {s.business.source for s in found} == {PROSPECT, REFERENCE}
+
+
+def test_a_prospect_without_a_class_scores_no_class_when_the_query_has_one():
+    bare = ReferenceBusiness(id="p-2", name="No Class", naics=None, description="",
+                             state=None, source="prospect")
+    [found] = similar_businesses({"naics": "238220"}, [bare], 1)
+    assert found.parts == {"class": 0.0} and found.score == 0.0 and found.reasons == ()

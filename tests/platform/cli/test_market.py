@@ -56,3 +56,44 @@ def test_example_market_checks_when_run_from_the_command_line():
     result = CliRunner().invoke(main, ["market", "check", str(folder), "--no-tests"])
     assert result.exit_code == 0, result.stderr
     assert "0 test(s) passed" in result.stdout
+
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+def run_match(*arguments: str):
+    return CliRunner().invoke(main, ["market", "match", *arguments, "--as-of", "2026-03-01"])
+
+
+def test_market_match_ranks_the_example_business_when_run_on_the_example_market():
+    result = run_match(str(EXAMPLES / "market"), str(EXAMPLES / "business.json"), "--limit", "3")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("155 product(s) considered, ") and "pruned" in lines[0]
+    assert lines[1].split()[:3] == ["1.", "accept", "68"]
+    assert "Trade Contractors General Liability (CGL)" in lines[1]
+    assert "- NAICS 238210 is a core class" in lines[2]
+
+
+def test_market_match_reports_file_line_and_column_when_an_appetite_is_broken(tmp_path: Path):
+    texts = market_texts()
+    texts["alpha/electricians.rules"] = APPETITE.replace("business.naics ==", "business.nacis ==")
+    folder = write_market(tmp_path / "market", texts)
+    result = run_match(str(folder), str(EXAMPLES / "business.json"))
+    assert result.exit_code == 1
+    assert f"{folder}/alpha/electricians.rules:8:6: error[E104]" in result.stderr
+
+
+def test_market_match_refuses_a_business_that_breaks_its_type(tmp_path: Path):
+    business = tmp_path / "business.json"
+    business.write_text('{"naics": "238210", "state": "AZ", "annual_revenue": "a lot"}')
+    result = run_match(str(EXAMPLES / "market"), str(business), "--lines", "CGL")
+    assert result.exit_code == 1 and "does not fit the Business type" in result.stderr
+
+
+def test_readme_shows_the_offline_match_first_when_read():
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    command = "pip install -e . && insureops market match examples/market examples/business.json"
+    assert command in readme
+    assert readme.index(command) < readme.index("## A carrier match in a minute")
+    assert readme.index(command) < readme.index("## Configuration")

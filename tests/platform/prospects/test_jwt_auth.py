@@ -12,6 +12,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 
 from insureops.platform.config import Settings
+from insureops.platform.jwt_auth import verified_email
 from tests.platform.prospects.conftest import AUDIENCE, BASE, ISSUER, new_key
 
 STATUS = f"{BASE}/terms-status/"
@@ -232,3 +233,16 @@ def test_settings_refuse_symmetric_algorithms_when_configured():
 def test_settings_refuse_a_public_key_when_it_is_not_pem():
     with pytest.raises(ValueError, match="PEM public key"):
         Settings(jwt_public_key="-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----")
+
+
+@pytest.mark.parametrize(("claims", "email"), [
+    ({"email": " Ann@Example.COM ", "email_verified": True}, "ann@example.com"),
+    ({"email": "ann@example.com", "email_verified": "true"}, "ann@example.com"),
+    ({"email": "ann@example.com", "email_verified": False}, None),
+    ({"email": "ann@example.com", "email_verified": "false"}, None),
+    ({"email": "ann@example.com"}, None),
+    ({"email": ["ann@example.com"], "email_verified": True}, None),
+    ({"email": "not-an-address", "email_verified": True}, None),
+])
+def test_verified_email_is_read_only_when_the_provider_vouches_for_it(claims, email):
+    assert verified_email(claims) == email
