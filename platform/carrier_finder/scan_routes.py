@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import datetime
 from functools import partial
-from typing import cast
 
 from insureops.carrier_matching import naics_reference
 from insureops.carrier_matching.similarity import SimilarityQueryError
 from insureops.platform.auth import Auth
 from insureops.platform.carrier_finder import scan_service
 from insureops.platform.carrier_finder.llm_classify import classify_text, workspace_llm_key
-from insureops.platform.carrier_finder.market_store import MarketStore
 from insureops.platform.carrier_finder.payloads import CarrierRef, ProductRef
 from insureops.platform.carrier_finder.scan_payloads import (
     Classification,
@@ -29,7 +27,8 @@ from insureops.platform.carrier_finder.scan_payloads import (
     SimilarBusinessesResponse,
 )
 from insureops.platform.carrier_finder.website import SCAN_ERRORS, ScanSession
-from insureops.platform.keys import CLOCK, MARKET_STORE
+from insureops.platform.carrier_finder.workspace_routes import view_for
+from insureops.platform.keys import CLOCK
 from insureops.platform.ratelimit import RateKey, RateLimit
 from insureops.platform.routing import Call, RouteTable
 
@@ -61,11 +60,9 @@ async def _scan_and_match(call: Call[ScanRequest, None]) -> ScanResponse:
     async with ScanSession(call.settings) as session:
         result = await scan_service.scan_website(call.body.url, call.settings, session,
                                                  classifier)
-    store = cast(MarketStore, config[MARKET_STORE])
-    async with call.unit_of_work() as uow:
-        market = await store.market(uow.session, workspace)
+    view = await view_for(call)  # the market the workspace sees, with its own appetites
     today = datetime.datetime.fromtimestamp(config[CLOCK](), datetime.UTC).date()
-    matches = await scan_service.match_scanned(result, market, store.index(market), today)
+    matches = await scan_service.match_scanned(result, view.market, view.source.index, today)
     return scan_response(result, matches)
 
 

@@ -9,7 +9,8 @@ from insureops.carrier_matching.pruning import index_market_appetites
 from insureops.platform.app import Area
 from insureops.platform.carrier_finder.market_store import MarketStore
 from insureops.platform.carrier_finder.scan_routes import add_scan_routes
-from insureops.platform.keys import MARKET_STORE
+from insureops.platform.carrier_finder.workspace_market import CompiledCache
+from insureops.platform.keys import MARKET_STORE, OWN_APPETITES
 from insureops.platform.routing import RouteTable
 from tests.platform.carrier_finder.conftest import start_finder
 from tests.platform.carrier_finder.site import build_site
@@ -24,6 +25,7 @@ def scan_area() -> Area:
         add_scan_routes(routes)
         app = routes.build_app()
         app[MARKET_STORE] = MarketStore(index_market_appetites)  # no market stored: no carriers
+        app[OWN_APPETITES] = CompiledCache()  # the workspace's own appetites, as the area has
         return app
     return Area(PREFIX, create_app)
 
