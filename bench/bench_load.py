@@ -19,7 +19,8 @@ match loads and indexes the market), each operation drawn with these weights:
     login   POST /api/auth/login/ (argon2id, production cost)                     3
 
 Prints throughput, p50/p99 per operation and every non-2xx answer, then checks that every
-acknowledged create (201) is in the tenant database. Then the same client run against
+acknowledged create (201) is in the tenant database, and the server processes' CPU time per
+request (less noisy than throughput on a shared machine). Then the same client run against
 `--instances` bare aiohttp processes answering every path with a small JSON body (no database,
 no validation), and the ratio of the two throughputs. Exit status 1 on any error or lost write.
 """
@@ -167,6 +168,11 @@ class Server:
                 await asyncio.sleep(0.1)
         raise SystemExit(f"server not ready: {self.log.read_text()[-2000:]}")
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the process so far (Linux /proc)."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.process.terminate()
         try:
@@ -233,7 +239,7 @@ async def run_load(bases: list[str], api_key: str, duration: float, concurrency:
     key_headers = {"Authorization": f"Bearer {api_key}"}
     json_type = {"Content-Type": "application/json"}
     names = iter(range(10**9))
-    operations, weights = zip(*WEIGHTS.items(), strict=True)
+    operations, weights = zip(*[(o, w) for o, w in WEIGHTS.items() if w > 0], strict=True)
 
     async def worker(index: int) -> None:
         rng = random.Random(seed_value + index)
@@ -317,9 +323,10 @@ async def warm_up(bases: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def report(title: str, results: Results) -> None:
+def report(title: str, results: Results, cpu: float) -> None:
     print(f"\n{title}: {results.total:,} requests in {results.seconds:.1f} s = "
-          f"{results.total / results.seconds:,.0f} req/s, errors: {results.error_count()}")
+          f"{results.total / results.seconds:,.0f} req/s, errors: {results.error_count()}; "
+          f"server CPU {cpu:.1f} s = {cpu / max(results.total, 1) * 1000:.2f} ms per request")
     print(f"  {'operation':<10}{'count':>8}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}")
     for operation in WEIGHTS:
         values = sorted(results.latencies.get(operation, []))
@@ -363,9 +370,11 @@ async def main_async(arguments: argparse.Namespace) -> int:
               f"{await warm_up([s.base for s in servers]):.1f} s")
         print(f"{arguments.instances} instances, {arguments.concurrency} workers, "
               f"{arguments.duration:.0f} s, weights {WEIGHTS}; logs in {logs}")
+        cpu_before = sum(server.cpu_seconds() for server in servers)
         service = await run_load([s.base for s in servers], deployment.api_key,
                                  arguments.duration, arguments.concurrency)
-        report("insureops", service)
+        service_cpu = sum(server.cpu_seconds() for server in servers) - cpu_before
+        report("insureops", service, service_cpu)
         for server in servers:
             server.stop()
         servers = []
@@ -377,12 +386,17 @@ async def main_async(arguments: argparse.Namespace) -> int:
                           logs / f"bare-{n}.log") for n in range(arguments.instances)]
         await asyncio.gather(*(server.ready("/ready") for server in servers))
         await warm_up([s.base for s in servers])
+        cpu_before = sum(server.cpu_seconds() for server in servers)
         bare = await run_load([s.base for s in servers], "iops_bare", arguments.duration,
                               arguments.concurrency)
-        report("bare aiohttp", bare)
+        bare_cpu = sum(server.cpu_seconds() for server in servers) - cpu_before
+        report("bare aiohttp", bare, bare_cpu)
         print(f"\nratio insureops / bare: {service.total / service.seconds:,.0f} / "
               f"{bare.total / bare.seconds:,.0f} req/s = "
-              f"{(service.total / service.seconds) / (bare.total / bare.seconds):.3f}")
+              f"{(service.total / service.seconds) / (bare.total / bare.seconds):.3f}; server CPU "
+              f"per request {service_cpu / service.total * 1000:.2f} / "
+              f"{bare_cpu / bare.total * 1000:.2f} ms = "
+              f"{(service_cpu / service.total) / (bare_cpu / bare.total):.0f}x")
         return 1 if service.error_count() or lost else 0
     finally:
         for server in servers:
@@ -396,6 +410,8 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=60.0, help="Seconds of load per run.")
     parser.add_argument("--concurrency", type=int, default=16, help="Concurrent client workers.")
     parser.add_argument("--instances", type=int, default=2)
+    parser.add_argument("--mix", default=None, metavar="OP=W,...",
+                        help="Other weights, e.g. create=36,read=36,match=15,simulate=10,login=0.")
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres",
                         help="A database URL on the server (to create the bench databases).")
     parser.add_argument("--prefix", default="insureops_load", help="Bench database names.")
@@ -405,6 +421,12 @@ def main() -> None:
     if arguments.bare_server is not None:
         bare_server(arguments.bare_server)
         return
+    if arguments.mix:
+        for part in arguments.mix.split(","):
+            operation, _, weight = part.partition("=")
+            if operation not in WEIGHTS:
+                parser.error(f"--mix: unknown operation {operation!r}")
+            WEIGHTS[operation] = int(weight)
     sys.exit(asyncio.run(main_async(arguments)))
 
 

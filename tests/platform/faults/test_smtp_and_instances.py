@@ -70,7 +70,7 @@ async def test_signup_answers_while_smtp_is_refused_or_stalled_and_mail_flows_wh
 async def test_instance_killed_mid_load_loses_no_acknowledged_write_and_the_other_goes_on(
         make_service, add_workspace, tenant_url):
     key = await add_workspace(tenant_url)
-    first, second = await make_service(), await make_service()
+    first, second = await asyncio.gather(make_service(), make_service())
     stop = asyncio.Event()
     load_task = asyncio.create_task(write_clients([first.base, second.base], key, stop,
                                                   workers=8, failover=True))

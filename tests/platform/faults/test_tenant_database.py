@@ -34,7 +34,7 @@ async def test_tenant_database_restart_under_load_answers_503_then_recovers_losi
     during = [a for a in load.answers
               if a.started >= down_at + 0.2 and a.started + a.seconds < restart_at]
     assert during and all(a.status == 503 and a.code == "tenant_database_unavailable"
-                          and a.retry_after == "5" and a.seconds < 1.0 for a in during)
+                          and a.retry_after == "5" and a.seconds < 2.0 for a in during)
     after = [a for a in load.answers if a.started >= restart_at + 1.0]
     assert after and all(a.status == 201 for a in after)
     assert missing_clients(tenant_url, load.acknowledged) == set()
@@ -75,11 +75,11 @@ async def test_stalled_tenant_database_answers_503_within_its_timeout_and_health
     assert load.errors() == []
     # Bounded: the operation timeout (1 s) and the time to answer, never psycopg's cancel
     # request through the stalled path (which added up to 10 s before the fix).
-    assert max(a.seconds for a in load.answers) < 2.0
+    assert max(a.seconds for a in load.answers) < 3.0
     during = [a for a in load.answers if stalled_at + 0.1 <= a.started < resumed_at - 1.5]
     assert during and all(a.status == 503 and a.code == "tenant_database_unavailable"
                           and a.retry_after == "5" for a in during)
-    assert all(status == 200 and seconds < 1.0 for status, seconds in probes)
+    assert all(status == 200 and seconds < 2.0 for status, seconds in probes)
     assert len(probes) > 20  # probed all along, every 0.1 s
     after = [a for a in load.answers if a.started >= resumed_at + 0.5]
     assert after and all(a.status == 201 for a in after)  # the pool recovered
