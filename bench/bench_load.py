@@ -1,28 +1,11 @@
 """Load: two `insureops serve` instances on PostgreSQL under a mixed workload, and a bare baseline.
 
-    /work/.venv/bin/python bench/bench_load.py [--duration 60] [--concurrency 16]
+    /work/.venv/bin/python bench/bench_load.py [--duration 60] [--concurrency 16] [--mix login=0]
         [--postgres postgresql://postgres@127.0.0.1:5432/postgres] [--prefix insureops_load]
 
-Creates a platform and a tenant database on the PostgreSQL server (`<prefix>_platform`,
-`<prefix>_tenant`, dropped at the end unless --keep): the platform one migrated with the
-example market loaded (`insureops market load examples/market`), the tenant one prepared
-(`insureops schema apply`). Makes a verified user owning a workspace whose saved tenant database
-is the tenant one, and an API key. Starts `--instances` service processes on free ports, then
-`--concurrency` aiohttp client workers (one client process, worker i on instance i mod N) run
-the mix for `--duration` seconds (after one untimed match and simulation per instance: the first
-match loads and indexes the market), each operation drawn with these weights:
-
-    create  POST /api/v2/mcp/clients/                            (API key)       36
-    read    GET  /api/v2/mcp/clients/<uuid>/ of a created one    (API key)       36
-    match   POST /api/v1/carrier_finder/match-carriers-detailed/ (session)       15
-    simulate POST /api/rules/rules/simulate/, 20 cases           (session)       10
-    login   POST /api/auth/login/ (argon2id, production cost)                     3
-
-Prints throughput, p50/p99 per operation and every non-2xx answer, then checks that every
-acknowledged create (201) is in the tenant database, and the server processes' CPU time per
-request (less noisy than throughput on a shared machine). Then the same client run against
-`--instances` bare aiohttp processes answering every path with a small JSON body (no database,
-no validation), and the ratio of the two throughputs. Exit status 1 on any error or lost write.
+Throughput, p50/p99 per operation, errors and server CPU per request; every acknowledged create
+looked up in the tenant database; the same client against bare aiohttp processes, and the ratio.
+Exit status 1 on any error or lost write. The set-up and the mix are described below.
 """
 
 from __future__ import annotations
@@ -51,6 +34,27 @@ from cryptography.fernet import Fernet, MultiFernet
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from workload import APPETITE, AS_OF, generate_businesses
+
+# Creates a platform and a tenant database on the PostgreSQL server (`<prefix>_platform`,
+# `<prefix>_tenant`, dropped at the end unless --keep): the platform one migrated with the
+# example market loaded (`insureops market load examples/market`), the tenant one prepared
+# (`insureops schema apply`). Makes a verified user owning a workspace whose saved tenant database
+# is the tenant one, and an API key. Starts `--instances` service processes on free ports, then
+# `--concurrency` aiohttp client workers (one client process, worker i on instance i mod N) run
+# the mix for `--duration` seconds (after one untimed match and simulation per instance: the first
+# match loads and indexes the market), each operation drawn with these weights:
+#
+#     create  POST /api/v2/mcp/clients/                            (API key)       36
+#     read    GET  /api/v2/mcp/clients/<uuid>/ of a created one    (API key)       36
+#     match   POST /api/v1/carrier_finder/match-carriers-detailed/ (session)       15
+#     simulate POST /api/rules/rules/simulate/, 20 cases           (session)       10
+#     login   POST /api/auth/login/ (argon2id, production cost)                     3
+#
+# Prints throughput, p50/p99 per operation and every non-2xx answer, then checks that every
+# acknowledged create (201) is in the tenant database, and the server processes' CPU time per
+# request (less noisy than throughput on a shared machine). Then the same client run against
+# `--instances` bare aiohttp processes answering every path with a small JSON body (no database,
+# no validation), and the ratio of the two throughputs. Exit status 1 on any error or lost write.
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "correct horse battery staple"

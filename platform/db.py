@@ -71,10 +71,11 @@ class BoundedConnection(psycopg.AsyncConnection):
     round_trip_timeout: float | None = None
 
     async def wait(self, gen, interval: float = 0.1, timeout: float | None = None):  # type: ignore[override]
+        if timeout is not None:  # the caller's own bound (e.g. notifies): its own handling
+            return await super().wait(gen, interval, timeout)
         try:
             return await psycopg.waiting.wait_async(
-                gen, self.pgconn.socket, interval=interval,
-                timeout=self.round_trip_timeout if timeout is None else timeout)
+                gen, self.pgconn.socket, interval=interval, timeout=self.round_trip_timeout)
         except _WAIT_TIMEOUT:
             await self.close()
             raise psycopg.OperationalError(
