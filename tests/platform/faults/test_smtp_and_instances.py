@@ -49,7 +49,8 @@ async def test_signup_answers_while_smtp_is_refused_or_stalled_and_mail_flows_wh
             relay.stall()  # accepts, never answers
             stalled = await _timed_post(session, f"{auth}/signup/", {
                 "email": "bob@example.com", "password": PASSWORD, "name": "Bob Lee"})
-            health = await session.get(f"{service.base}/api/health/")
+            async with session.get(f"{service.base}/api/health/") as health:
+                await health.read()
             relay.resume()
             resent = await _timed_post(session, f"{auth}/resend-code/",
                                        {"email": "ann@example.com"})
