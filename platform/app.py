@@ -95,7 +95,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     )
     app[SETTINGS] = settings
     app[SECRET_KEYS] = load_secret_keys(settings)
-    database = Database.connect(settings.database_url)
+    database = Database.connect(settings.database_url, settings.database_timeout_seconds)
     app[DATABASE] = database
     app[RATE_LIMITER] = RateLimiter(database.engine, clock=clock)
     app[AUTHENTICATORS] = Authenticators({AuthKind.SESSION: authenticate_session,

@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="INSUREOPS_", frozen=True, extra="forbid")
 
     database_url: str = Field(DEFAULT_DATABASE_URL, description="Platform database (async URL).")
+    database_timeout_seconds: float = Field(
+        15.0, gt=0, description="PostgreSQL platform database: longest wait to connect and for "
+        "each answer of the server; then the request is 503 and the connection discarded.")
     host: str = Field("127.0.0.1", description="Address `insureops serve` listens on.")
     port: int = Field(8080, ge=0, le=65535, description="Port `insureops serve` listens on.")
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
@@ -92,6 +95,11 @@ class Settings(BaseSettings):
         "load examples/market on start.")
     tenant_database_timeout_seconds: float = Field(
         5.0, gt=0, description="Timeout of a tenant database connection test.")
+    tenant_database_connect_timeout_seconds: float = Field(
+        3.0, gt=0, description="Longest wait for a new connection to a tenant database.")
+    tenant_database_operation_timeout_seconds: float = Field(
+        15.0, gt=0, description="Longest time one request's work on its tenant database may "
+        "take (a database that stopped answering); then 503 tenant_database_unavailable.")
     scan_allowed_networks: Annotated[tuple[str, ...], NoDecode] = Field(
         (), description="Private, loopback or link-local networks (CIDR, comma-separated) a "
         "website scan may fetch from; by default such addresses are refused.")

@@ -1,13 +1,21 @@
-"""The platform database: declarative Base, the async engine per app, and UnitOfWork."""
+"""The platform database: declarative Base, the async engine per app, and UnitOfWork.
+
+On PostgreSQL the service's engine is bounded in time (`database_timeout_seconds`): connecting
+and every round trip to the server. A server that accepts and never answers would otherwise hold
+each request, /api/health/ included, forever (issue 17's fault tests).
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+import psycopg
+import psycopg.waiting
 from aiohttp import web
 from sqlalchemy import MetaData, event, text
 from sqlalchemy.ext.asyncio import (
@@ -45,8 +53,51 @@ def _enable_sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
-def create_engine(url: str) -> AsyncEngine:
-    """An async engine for a sqlite+aiosqlite or postgresql+psycopg URL."""
+# psycopg's exception for a wait that outlived its timeout (internal to psycopg, an
+# OperationalError subclass).
+_WAIT_TIMEOUT = getattr(psycopg.errors, "_WaitTimeout", psycopg.errors.OperationalError)
+
+
+class BoundedConnection(psycopg.AsyncConnection):
+    """A psycopg connection whose every round trip to the server ends within `round_trip_timeout`
+    seconds; past it the connection is closed (SQLAlchemy then discards it from the pool) and
+    OperationalError is raised, which the service answers 503.
+
+    A round trip cancelled from outside (a request's deadline) closes the connection at once:
+    psycopg would first send a cancel request over a new connection and wait for the answer,
+    which on a stalled server added up to 10 s to every deadline.
+    """
+
+    round_trip_timeout: float | None = None
+
+    async def wait(self, gen, interval: float = 0.1, timeout: float | None = None):  # type: ignore[override]
+        if timeout is not None:  # the caller's own bound (e.g. notifies): its own handling
+            return await super().wait(gen, interval, timeout)
+        try:
+            return await psycopg.waiting.wait_async(
+                gen, self.pgconn.socket, interval=interval, timeout=self.round_trip_timeout)
+        except _WAIT_TIMEOUT:
+            await self.close()
+            raise psycopg.OperationalError(
+                f"the database did not answer within {self.round_trip_timeout} s") from None
+        except asyncio.CancelledError:
+            await self.close()
+            raise
+
+
+def bounded_connector(timeout: float):
+    """`async_creator_fn` of SQLAlchemy's psycopg dialect making BoundedConnections."""
+    async def connect(*args, **kwargs) -> BoundedConnection:
+        connection = await BoundedConnection.connect(*args, **kwargs)
+        connection.round_trip_timeout = timeout
+        return connection
+    return connect
+
+
+def create_engine(url: str, timeout: float | None = None) -> AsyncEngine:
+    """An async engine for a sqlite+aiosqlite or postgresql+psycopg URL; on PostgreSQL with a
+    `timeout`, connecting and each round trip take at most that many seconds (migrations and the
+    CLI go without)."""
     if url.startswith("sqlite"):
         _, _, rest = url.partition(":///")
         path = rest.split("?", 1)[0]
@@ -56,7 +107,12 @@ def create_engine(url: str) -> AsyncEngine:
         engine = create_async_engine(url, connect_args={"timeout": 15})
         event.listen(engine.sync_engine, "connect", _enable_sqlite_pragmas)
         return engine
-    return create_async_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    connect_args: dict[str, object] = {}
+    if timeout is not None:
+        connect_args = {"connect_timeout": max(1, round(timeout)),
+                        "async_creator_fn": bounded_connector(timeout)}
+    return create_async_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10,
+                               pool_timeout=timeout or 30.0, connect_args=connect_args)
 
 
 @dataclass(frozen=True)
@@ -67,8 +123,8 @@ class Database:
     sessions: async_sessionmaker[AsyncSession]
 
     @classmethod
-    def connect(cls, url: str) -> Database:
-        engine = create_engine(url)
+    def connect(cls, url: str, timeout: float | None = None) -> Database:
+        engine = create_engine(url, timeout)
         return cls(engine, async_sessionmaker(engine, expire_on_commit=False))
 
     def unit_of_work(self) -> UnitOfWork:
@@ -124,10 +180,18 @@ async def database_context(app: web.Application) -> AsyncIterator[None]:
     """
     from insureops.platform.migrations import upgrade
 
-    database = app[DATABASE]
+    database, settings = app[DATABASE], app[SETTINGS]
     try:
-        if app[SETTINGS].migrate_on_start:
-            await upgrade(database.engine)
+        if settings.migrate_on_start:
+            # On PostgreSQL an engine of its own, without the service's round-trip bound: a
+            # migration may be slow. (SQLite has no bound; ":memory:" must stay one engine.)
+            migrating = database.engine if settings.is_sqlite else create_engine(
+                settings.database_url)
+            try:
+                await upgrade(migrating)
+            finally:
+                if migrating is not database.engine:
+                    await migrating.dispose()
         yield
     finally:
         await database.engine.dispose()

@@ -40,6 +40,11 @@ class PoolLimits:
     operation_timeout: float = 15.0  # one use case, end to end
     max_tenants: int = 100
 
+    @classmethod
+    def from_settings(cls, settings: Settings) -> PoolLimits:
+        return cls(connect_timeout=settings.tenant_database_connect_timeout_seconds,
+                   operation_timeout=settings.tenant_database_operation_timeout_seconds)
+
 
 @dataclass
 class _Entry:
@@ -95,7 +100,7 @@ class TenantPools:
     """The engines of the tenant databases one service instance talks to."""
 
     def __init__(self, limits: PoolLimits | None = None) -> None:
-        self.limits = limits or PoolLimits()
+        self.limits = limits  # None: PoolLimits.from_settings of each call's settings
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._retired: set[asyncio.Task[None]] = set()
         self._prepared: set[str] = set()
@@ -124,8 +129,8 @@ class TenantPools:
         if entry is not None and entry.fingerprint != fingerprint:
             self._retire(self._entries.pop(tenant_id).engine)
             entry = None
+        limits = self.limits or PoolLimits.from_settings(settings)
         if entry is None:
-            limits = self.limits
             target, hostaddr = await _vetted(url, tenant_id, settings, limits.connect_timeout)
             entry = self._entries.get(tenant_id)  # a concurrent request may have made it
             if entry is None or entry.fingerprint != fingerprint:
@@ -134,12 +139,12 @@ class TenantPools:
                 entry = _Entry(fingerprint, create_async_tenant_engine(
                     target, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
                     pool_timeout=limits.pool_timeout, connect_timeout=limits.connect_timeout,
-                    hostaddr=hostaddr))
+                    hostaddr=hostaddr, round_trip_timeout=limits.operation_timeout))
                 self._entries[tenant_id] = entry
                 while len(self._entries) > limits.max_tenants:
                     self._retire(self._entries.popitem(last=False)[1].engine)
         self._entries.move_to_end(tenant_id)
-        return TenantStore(entry.engine, timeout=self.limits.operation_timeout)
+        return TenantStore(entry.engine, timeout=limits.operation_timeout)
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -27,7 +27,13 @@ def load(folder: Path, database_url: str | None, workspace_id: str | None) -> No
     from insureops.platform.carrier_finder.startup import load_folder
     from insureops.platform.cli.serve import _settings
     from insureops.platform.db import Database
-    from insureops.platform.migrations import upgrade
+
+    # env_models: every model, so that the market tables' foreign keys (workspaces) resolve; on a
+    # database already at head the migrations import none (issue 17: load failed after migrate).
+    from insureops.platform.migrations import (
+        env_models,  # noqa: F401
+        upgrade,
+    )
 
     settings = _settings(database_url=database_url)
     started = time.perf_counter()

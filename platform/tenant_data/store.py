@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from insureops.platform.db import bounded_connector
 from insureops.platform.errors import is_database_unavailable
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
 from insureops.platform.tenant_engine import configure_sqlite
@@ -37,8 +38,13 @@ def async_tenant_url(url: str | URL) -> URL:
 
 def create_async_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overflow: int = 2,
                                pool_timeout: float = 5.0, connect_timeout: float = 3.0,
-                               hostaddr: str | None = None) -> AsyncEngine:
+                               hostaddr: str | None = None,
+                               round_trip_timeout: float = 15.0) -> AsyncEngine:
     """A bounded async engine on a tenant database (PostgreSQL or SQLite).
+
+    On PostgreSQL each round trip to the server takes at most `round_trip_timeout` seconds, and
+    a round trip cancelled by the caller's deadline closes its connection at once (see
+    `insureops.platform.db.BoundedConnection`).
 
     `hostaddr` (PostgreSQL only) pins every connection to that checked address: the host name
     is not resolved again (DNS rebinding) and still serves TLS verification.
@@ -52,7 +58,8 @@ def create_async_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overfl
                                      pool_timeout=pool_timeout)
         configure_sqlite(engine.sync_engine)
         return engine
-    connect_args: dict[str, object] = {"connect_timeout": max(1, round(connect_timeout))}
+    connect_args: dict[str, object] = {"connect_timeout": max(1, round(connect_timeout)),
+                                       "async_creator_fn": bounded_connector(round_trip_timeout)}
     if hostaddr is not None:
         connect_args["hostaddr"] = hostaddr
     return create_async_engine(

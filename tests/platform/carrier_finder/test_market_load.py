@@ -4,6 +4,8 @@ deactivation without deletion, broken folders loading nothing, the example marke
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -17,6 +19,7 @@ from insureops.platform.db import Database
 from tests.carrier_matching.market_texts import APPETITE, MANIFEST, market_texts
 from tests.platform.carrier_finder.conftest import NOW
 from tests.platform.cli.test_market import write_market
+from tests.platform.test_serve_command import insureops_command
 
 
 def run_load(folder: Path, url: str):
@@ -169,3 +172,17 @@ async def test_first_start_goes_on_without_a_market_when_the_database_is_not_mig
     finally:
         await database.engine.dispose()
     assert loaded is None and "cannot read the carrier market" in caplog.text
+
+
+def test_market_load_stores_the_market_when_a_fresh_process_finds_the_database_migrated(
+        tmp_path, platform_database_urls):
+    """Issue 17: `insureops migrate` then `insureops market load` failed (NoReferencedTableError:
+    the migrations, a no-op at head, no longer imported the workspaces model). A process of its
+    own: in this one every model is already imported."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("INSUREOPS_")}
+    result = subprocess.run(
+        [insureops_command(), "market", "load", str(write_market(tmp_path, market_texts())),
+         "--database-url", platform_database_urls.async_],
+        check=False, env=environment, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert stored(platform_database_urls.async_)["carriers"] > 0
