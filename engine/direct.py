@@ -10,6 +10,7 @@ gives the one answer or error of every path (docs/rules-language.md "Evaluation"
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from decimal import Decimal
 from typing import NamedTuple
@@ -65,6 +66,16 @@ def _day(value: object) -> date:
     raise Fallback
 
 
+def _raw(value: object, integer: bool) -> object:
+    """A raw field value read without a typed use (a table column, `is null`, a message):
+    itself when the conversion would keep it as it is, else the direct path falls back."""
+    kind = type(value)
+    if kind is str or value is None or (kind is int and -_BIG < value < _BIG) or (
+            kind is Decimal and _decimal(value, integer)):
+        return value
+    raise Fallback
+
+
 def _and(left: object, right: object) -> object:
     """Kleene `and` once the left side is known not to be false."""
     if right is False and (left is True or left is None):
@@ -102,7 +113,7 @@ def _per_as_of(closure, as_of: object, memo: dict) -> object:
     return value
 
 
-HELPERS = {"FB": _fallback, "OKD": _decimal, "DAY": _day, "AND": _and, "OR": _or,
+HELPERS = {"FB": _fallback, "OKD": _decimal, "CHK": _raw, "DAY": _day, "AND": _and, "OR": _or,
            "PLAIN": _plain, "PER_AS_OF": _per_as_of, "UNSET": UNSET, "BIG": _BIG, "NBIG": -_BIG,
            "DECIMAL": Decimal, "DATE": date, "ZERO": ops.ZERO, "SORTED": sorted,
            "RESULT": Result, "NEW": tuple.__new__, "ADD": numbers.EXACT.add}
@@ -169,12 +180,16 @@ class _Generator:
             if access.whole or access.items is not None:
                 raise NotDirect
             root = f"i{position}"
-            src.emit(1, f"{root} = inputs.get({src.const(input_name)})")
+            src.emit(1, f"{root} = {_read('inputs', src.const(input_name))}")
             src.emit(1, f"if type({root}) is not dict: FB()")
             self.roots[input_name] = (root, converter, converter._plan(converter._root))
         src.emit(1, f"_st = {len(items)}")
         src.emit(1, "score = ZERO; decision = None; rank = 0")
-        src.emit(1, "fired = []; reasons = []; tags = set(); o = {}")
+        tagged = any(isinstance(action, ir.TagAction) for item in items
+                     if item.kind == "rule" for action in item.node.actions)
+        if not tagged:
+            src.done = src.done.replace("SORTED(tags) if tags else []", "[]")
+        src.emit(1, "fired = []; reasons = []; o = {}" + ("; tags = set()" if tagged else ""))
         for item in items:
             if item.kind == "table":
                 self._table(item)
@@ -182,14 +197,27 @@ class _Generator:
                 self._rule(item)
         src.emit(1, src.done)
         body = src.lines[1:]
-        lines = [src.lines[0], *body,
+        if not any("_st +=" in line for line in body):  # no loop: the steps are known
+            body = [line for line in body if not line.startswith("    _st = ")]
+        subscript = [_READ.sub(r"\1[\2]", line) for line in body]  # every key there
+        get = [_READ.sub(r"\1.get(\2)", line) for line in body]  # some missing: null
+        lines = ["def run_get(inputs, as_of):", *get,
+                 "def run(inputs, as_of):",
+                 "    try:", *("    " + line for line in subscript),
+                 "    except KeyError:",
+                 "        return run_get(inputs, as_of)",
                  ("def evaluate(inputs, *, as_of=None, explain=False, limits=None, "
                   "measured=False):"),
                  "    if explain or limits is not None:",
                  ("        return SLOW(inputs, as_of=as_of, explain=explain, limits=limits, "
                   "measured=measured)"),
+                 "    try:", *("    " + line for line in subscript),
+                 "    except FALLBACK:",
+                 "        return SLOW(inputs, as_of=as_of, measured=measured)",
+                 "    except KeyError:",
+                 "        pass",
                  "    try:",
-                 *("    " + line for line in body),
+                 "        return run_get(inputs, as_of)",
                  "    except FALLBACK:",
                  "        return SLOW(inputs, as_of=as_of, measured=measured)"]
         namespace = {**HELPERS, **src.names, "SLOW": self.slow, "FALLBACK": FALLBACK}
@@ -291,6 +319,7 @@ class _Generator:
                 pieces.append(self.src.const(part))
                 continue
             value = self.value(part, {})
+            value = value._replace(text=_checked(value))
             if value.kind == STRING:
                 pieces.append(f"(_a if (_a := {value.text}) is not None else 'null')")
             else:
@@ -310,7 +339,7 @@ class _Generator:
             value = self.value(expr, {})
             self._flush(1)
             column = src.fresh("_x")
-            src.emit(1, f"{column} = {value.text}")
+            src.emit(1, f"{column} = {_checked(value)}")  # read even if no cell tests it
             columns.append(value._replace(text=column))
         src.emit(1, "while True:")
         for row in node.rows:
@@ -367,7 +396,7 @@ class _Generator:
                           "else None if _u is None else FB())", BOOL)
         if isinstance(expr, ir.IsNull):
             inner = self.value(expr.value, scope)
-            return _Value(f"({inner.text} is {'not ' if expr.negated else ''}None)", BOOL)
+            return _Value(f"({_checked(inner)} is {'not ' if expr.negated else ''}None)", BOOL)
         if isinstance(expr, ir.Between):
             return self._between(self.value(expr.value, scope), expr.low, expr.high)
         if isinstance(expr, ir.Call) and expr.func == "len" and len(expr.args) == 1:
@@ -386,12 +415,12 @@ class _Generator:
         base, key = expr.obj.name, self.src.const(expr.field)
         if base in scope:
             variable, (converter, plan) = scope[base]
-            read = f"{variable}.get({key})"
+            read = _read(variable, key)
         elif base == "outputs" and base not in self.compiler.consts:
             return _Value(f"o.get({key})", ANY)
         elif base in self.roots:
             variable, converter, plan = self.roots[base]
-            read = f"{variable}.get({key})"
+            read = _read(variable, key)
         else:
             raise NotDirect
         field = self._field(converter, plan.children.get(expr.field, plan.extra))
@@ -521,6 +550,18 @@ class _Generator:
 
 
 _NOT_CONSTANT = object()
+_READ = re.compile(r"\x00(\w+)\x01(\w+)\x02")
+
+
+def _read(variable: str, key: str) -> str:
+    """A field read, written as a subscript or as `.get` in the two variants of the text."""
+    return f"\x00{variable}\x01{key}\x02"
+
+
+def _checked(value: _Value) -> str:
+    """The text of `value`, checked as the conversion would check it when it is a raw
+    field value (kind `any`) that no typed use checks."""
+    return f"CHK({value.text}, {value.integer})" if value.kind == ANY else value.text
 
 
 def _is(kind: str, value: _Value) -> str:
