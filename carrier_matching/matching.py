@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Protocol
 
 from insureops.carrier_matching.market import Carrier, Market, Product
+from insureops.engine.errors import EngineError
 
 DECISION_RANK = {"accept": 0, "refer": 1, "decline": 2}
 BUSINESS_INPUT = "business"
@@ -111,8 +112,10 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
             continue
         answer = answers.get(appetite.path)
         if answer is None:
-            result = appetite.ruleset.evaluate({BUSINESS_INPUT: business}, as_of=as_of,
-                                               explain=explain)
+            result = next(appetite.ruleset.evaluate_many(  # the engine's batch entry point
+                ({BUSINESS_INPUT: business},), as_of=as_of, explain=explain))
+            if isinstance(result, EngineError):  # an error value: raised, as evaluate does
+                raise result
             answer = answers[appetite.path] = (
                 result.decision or "decline", result.score, tuple(result.reasons),
                 tuple(result.tags), dict(result.outputs), result.trace)

@@ -50,9 +50,8 @@ def generate(items: tuple, compiler, roots: list[str], finish: tuple):
             src.emit(1, f"g{position} = {variable}.get")
             continue
         src.emit(1, f"{variable} = env[{src.const(root)}]")
-        # g0(field) reads input 0's field: dict.get, or null/an error for a non-object input
-        src.emit(1, f"g{position} = {variable}.get if type({variable}) is dict "
-                    f"else GETTER({variable})")
+        # g0(field) reads input 0's field (an unconvertible one raises its error here)
+        src.emit(1, f"g{position} = GETTER({variable})")
     src.emit(1, "_i = None")
     src.emit(1, "try:")
     for item in items:
@@ -302,8 +301,7 @@ def _operand(src: Source, expr: object, compiler, local: dict) -> str:
             and expr.obj.name in local:
         variable, field = local[expr.obj.name], src.const(expr.field)
         if variable.startswith("_v"):  # a loop variable: an item of the list
-            return (f"({variable}.get({field}) if type({variable}) is dict "
-                    f"else MEMBER({variable}, {field}, {src.const(expr.span)}))")
+            return f"MEMBER({variable}, {field}, {src.const(expr.span)})"
         return f"g{variable[1:]}({field})"
     if isinstance(expr, ir.Comprehension) and not loop_names(local):
         inline = inline_comprehension(src, expr, compiler, local)

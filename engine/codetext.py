@@ -9,7 +9,7 @@ from decimal import Decimal
 from insureops.engine import ir, numbers
 from insureops.engine import operations as ops
 from insureops.engine.builtins import BUILTINS
-from insureops.engine.errors import EngineError, LimitExceededError
+from insureops.engine.errors import EngineError, Invalid, LimitExceededError
 from insureops.engine.expressions import children
 from insureops.engine.program import RunState, in_window, located
 from insureops.engine.result import Result
@@ -56,8 +56,15 @@ def nullish(value: object, span) -> bool:
 
 
 def getter(value: object):
-    """`field -> value.field` for an input that is not an object: null for a null input,
-    the type error for anything else."""
+    """`field -> value.field` for an input: a field whose conversion failed raises its error
+    when read (`errors.Invalid`); null for a null input, the type error for a non-object."""
+    if type(value) is dict:
+        get = value.get
+
+        def read(field: str) -> object:
+            found = get(field)
+            return found if type(found) is not Invalid else found.fail()
+        return read
     return lambda field: ops.member(value, field, None)
 
 

@@ -15,6 +15,7 @@ from insureops.engine import ir
 from insureops.engine.codegen import generate
 from insureops.engine.context import Evaluation
 from insureops.engine.conversion import InputConverter
+from insureops.engine.direct import FALLBACK, generate_direct
 from insureops.engine.errors import EngineError, EvaluationError, LimitExceededError
 from insureops.engine.expressions import EVAL, ExpressionCompiler, children, freeze
 from insureops.engine.limits import Limits
@@ -172,6 +173,7 @@ class CompiledRuleset:
         self._measured: tuple = ()  # (input name, converter of measured data), with it
         self._regexes: dict = {}
         self._default_limits = Limits()
+        self._direct = None  # the direct path (`direct.py`), made with the fast path
 
     def evaluate(self, inputs: Mapping[str, object], *, as_of: date | None = None,
                  explain: bool = False, limits: Limits | None = None,
@@ -181,6 +183,21 @@ class CompiledRuleset:
         tells that the caller has checked that the inputs are parsed JSON within the input
         size and depth limits (as `rules simulate` does from the line's text), which saves
         measuring them again."""
+        if not explain and limits is None:
+            direct = self._direct  # for a caller holding this method from before it was made
+            if direct is not None:
+                try:
+                    return direct(inputs, as_of)
+                except FALLBACK:
+                    pass  # the generated path gives this input's one answer or error
+        return self._evaluate(inputs, as_of=as_of, explain=explain, limits=limits,
+                              measured=measured)
+
+    def _evaluate(self, inputs: Mapping[str, object], *, as_of: date | None = None,
+                  explain: bool = False, limits: Limits | None = None,
+                  measured: bool = False) -> Result:
+        """`evaluate` without the direct path (the generated `evaluate` that replaces the
+        method on the instance once made, `direct.py`, calls it for what it leaves)."""
         limits = limits or self._default_limits
         if not explain:
             fast = self._generated
@@ -224,6 +241,9 @@ class CompiledRuleset:
         flag. The options are set up once for the batch. A failing item yields its
         `EngineError` as a value (an unexpected exception, which is an engine bug, becomes
         one with code `internal_error`), and the batch goes on."""
+        if not explain and limits is None:
+            yield from self._evaluate_direct(items, as_of)
+            return
         limits = limits or self._default_limits
         regexes, evaluate = self._regexes, self.evaluate
         bind, bind_measured = self._bind, self._bind_measured
@@ -254,6 +274,31 @@ class CompiledRuleset:
                     except RecursionError:
                         raise LimitExceededError("evaluation nested too deeply",
                                                  code="limit_depth") from None
+            except EngineError as error:
+                outcome = error
+            except (ArithmeticError, ValueError, TypeError, RecursionError) as error:
+                outcome = _internal(error)
+            yield outcome
+
+    def _evaluate_direct(self, items, as_of: date | None) -> Iterator[Result | EngineError]:
+        """`evaluate_many` with the default limits: the direct path first for every item."""
+        evaluate = self._evaluate
+        for item in items:
+            if type(item) is BatchItem:
+                inputs, when, _ = item
+                if when is None:
+                    when = as_of
+            else:
+                inputs, when = item, as_of
+            direct = self._direct
+            if direct is not None:
+                try:
+                    yield direct(inputs, when)
+                    continue
+                except FALLBACK:
+                    pass
+            try:
+                outcome = evaluate(inputs, as_of=when)
             except EngineError as error:
                 outcome = error
             except (ArithmeticError, ValueError, TypeError, RecursionError) as error:
@@ -294,6 +339,15 @@ class CompiledRuleset:
                             (self.name, self.ir.default_decision))
         except (SyntaxError, RecursionError, MemoryError):
             fast = None  # the closures alone are correct, only slower
+        if fast is not None:
+            reads = input_reads(self.ir)
+            made = generate_direct(
+                self._active_items, self._compiler,
+                [(decl.name, self._converters[decl.name], reads[decl.name])
+                 for decl in self.ir.inputs], (self.name, self.ir.default_decision),
+                self._evaluate)
+            if made is not None:
+                self._direct, self.evaluate = made  # the instance's evaluate from now on
         self._generated = fast  # set last: another thread may read it at any time
         return fast
 

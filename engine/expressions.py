@@ -17,7 +17,7 @@ from insureops.engine import operations as ops
 from insureops.engine.builtins import BUILTINS, call_builtin
 from insureops.engine.comprehensions import compile_comprehension
 from insureops.engine.context import Evaluation
-from insureops.engine.errors import EngineError, EvaluationError, LimitExceededError
+from insureops.engine.errors import EngineError, EvaluationError, Invalid, LimitExceededError
 from insureops.engine.fastpaths import against_constant, between_values, field_reader
 from insureops.engine.limits import Limits
 from insureops.engine.regex import search
@@ -296,7 +296,8 @@ def _member(obj: Fn, field: str, span) -> Fn:
     def run(env: dict) -> object:
         value = obj(env)
         if type(value) is dict:
-            return value.get(field)
+            found = value.get(field)
+            return found if type(found) is not Invalid else found.fail()
         return ops.member(value, field, span)
     return run
 

@@ -9,6 +9,7 @@ from datetime import date
 from decimal import Decimal
 
 from insureops.engine import operations as ops
+from insureops.engine.errors import Invalid
 
 Fn = Callable[[dict], object]
 _PLAIN = {"==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
@@ -23,7 +24,8 @@ def field_reader(root: str, field: str, span) -> Fn:
     def run(env: dict) -> object:
         value = env[root]
         if type(value) is dict:
-            return value.get(field)
+            found = value.get(field)
+            return found if type(found) is not Invalid else found.fail()
         return ops.member(value, field, span)
     run.field_of = (root, field, span)
     return run
@@ -65,6 +67,8 @@ def against_constant(op: str, left: Fn, value: object, span) -> Fn | None:
             operand = obj.get(field) if type(obj) is dict else ops.member(obj, field, field_span)
             if type(operand) is kind:
                 return test(operand)
+            if type(operand) is Invalid:
+                operand.fail()
             return slow(operand, value, span)
         return compare_field
 

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from insureops.engine import numbers
 from insureops.engine.context import Evaluation
-from insureops.engine.errors import EvaluationError, LimitExceededError
+from insureops.engine.errors import EvaluationError, Invalid, LimitExceededError
 from insureops.engine.ir import Span
 from insureops.engine.values import Duration, kind_of
 
@@ -272,9 +272,14 @@ def ends_with(text: object, suffix: object, span: Span | None) -> bool | None:
 def member(obj: object, name: str, span: Span | None) -> object:
     """`obj.name`: null when obj is null or lacks the key; an error on a non-object."""
     if type(obj) is dict:
-        return obj.get(name)
+        value = obj.get(name)
+        if type(value) is Invalid:
+            value.fail()
+        return value
     if obj is None:
         return None
+    if type(obj) is Invalid:
+        obj.fail()
     raise EvaluationError(f"cannot read field `{name}` of {kind_of(obj)}", code="type_mismatch",
                           span=span)
 

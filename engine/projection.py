@@ -1,10 +1,10 @@
 """Input conversion specialised to what a ruleset reads (every evaluation path uses it).
 
 Given an input's access tree (`engine/reads.py`), `ProjectedConverter` converts only the fields
-read, with generated per-object functions reached through a constants table (as in `codegen.py`),
-and still counts the input limits over the whole input. Unread fields are neither converted nor
-validated, on every path alike: untraced, explained and the reference interpreter use this
-converter (docs/performance.md, "Input limits on the fast path").
+read, with generated per-object functions reached through a constants table (as in `codegen.py`).
+A field that cannot be converted holds an `errors.Invalid`, raised where a rule reads it; a value
+used whole is counted against the input limits as it is converted. Unread data is neither
+converted, validated nor counted, on every path alike (docs/rules-language.md, "Input data").
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from insureops.engine.conversion import (
     _format_of,
     whole,
 )
-from insureops.engine.errors import LimitExceededError
+from insureops.engine.errors import EngineError, Invalid, LimitExceededError
 from insureops.engine.limits import Limits
 from insureops.engine.numbers import MAX_EXPONENT
 from insureops.engine.reads import Access
@@ -85,14 +85,6 @@ def _walk(value: object, depth: int, budget: _Budget) -> None:
         level, depth = below, depth + 1
 
 
-def _rest(value: dict, read: frozenset, depth: int, budget: _Budget) -> None:
-    """Count the values of the keys no rule reads (the read ones are counted as converted)."""
-    for key in value.keys() - read:
-        item = value[key]
-        if type(item) is not str:
-            _walk(item, depth, budget)
-
-
 def measure(value: object, limits: Limits, name: str) -> bool:
     """Check a whole value against the input size and depth limits (raising as the full
     conversion does); False when it holds something other than dicts, lists and scalars."""
@@ -119,15 +111,16 @@ def _flat_items(access: Access) -> bool:
 
 
 class ProjectedConverter:
-    """Converts one input, only along the paths its ruleset reads, counting the whole input
-    against the limits on the way (the read parts as they are converted, the rest walked)."""
+    """Converts one input, only along the paths its ruleset reads; values used whole are
+    counted against the input limits (unread data is not walked)."""
 
     def __init__(self, full: InputConverter, access: Access) -> None:
         self.full = full
         self._names: dict[str, object] = {"DECIMAL": Decimal, "SMALL": _SMALL,
+                                          "ENGINE": EngineError, "INVALID": Invalid,
                                           "DAY": date.fromisoformat,
                                           "BIG": _BIG, "TOO_DEEP": _too_deep, "WHOLE": whole,
-                                          "TOO_BIG": _too_big, "REST": _rest}
+                                          "TOO_BIG": _too_big}
         self._count = 0
         # two versions: one counting the input against the limits, one for measured inputs
         self._counting = True
@@ -174,14 +167,12 @@ class ProjectedConverter:
         plan = self.full._plan(schema)
         if access.fields:
             return self._object(access, plan, schema, depth)
-        whole, counting = self._whole(schema, depth), self._counting
+        whole = self._whole(schema, depth)
         if access.items is not None and _nothing(access.items):
             def length(value: object, path: str, budget: _Budget) -> object:
                 if type(value) is not list:
                     return whole(value, path, budget)
-                if counting:  # only its length is read (`len`, `count` without a test)
-                    _walk(value, depth, budget)
-                return value
+                return value  # only its length is read (`len`, `count` without a test)
             return length
         if access.items is not None:
             item = self._value(access.items, plan.items, depth + 1)
@@ -189,20 +180,11 @@ class ProjectedConverter:
             def items(value: object, path: str, budget: _Budget) -> object:
                 if type(value) is not list:
                     return whole(value, path, budget)
-                if not counting:
-                    return [item(x, path, budget) for x in value]
-                if depth > budget.deepest:
-                    _too_deep(budget)
-                budget.left -= len(value)
-                if budget.left < 0:
-                    _too_big(budget)
                 return [item(x, path, budget) for x in value]
             return items
 
         def keep(value: object, path: str, budget: _Budget) -> object:
-            if counting:  # nothing is read from it (a `count` over its list)
-                _walk(value, depth, budget)
-            return value
+            return value  # nothing is read from it (a `count` over its list)
         return keep
 
     def _leaf(self, schema: dict | None, fmt: str | None, depth: int):
@@ -223,15 +205,12 @@ class ProjectedConverter:
         number = self._count
         self._count += 1
         const = self._const
-        read = const(frozenset(access.fields))
+        whole = const(self._whole(schema, depth))
         lines = ["def convert(v, p, b):",
-                 f"    if type(v) is not dict: return {const(self._whole(schema, depth))}(v, p, b)"]
-        if self._counting:
-            lines += [f"    if {depth} > b.deepest: TOO_DEEP(b)",
-                      "    b.left -= len(v)",
-                      "    if b.left < 0: TOO_BIG(b)",
-                      f"    if not v.keys() <= {read}: REST(v, {read}, {depth + 1}, b)"]
-        lines.append("    o = {}")
+                 "    if type(v) is not dict:",
+                 f"        try: return {whole}(v, p, b)",
+                 "        except ENGINE as e: return INVALID(e)",  # an item read field by field
+                 "    o = {}"]
         for key, sub in access.fields.items():
             lines += self._field(key, sub, plan, depth + 1)
         lines.append("    return o")
@@ -242,6 +221,16 @@ class ProjectedConverter:
 
     def _field(self, key: str, sub: Access, plan, depth: int, names: str = "voxp",
                prefix: str = "", ind: str = "    ") -> list[str]:
+        """`_converting` in a `try`: a field that cannot be converted holds an `Invalid`,
+        whose error is raised where the field is read."""
+        o, k = names[1], self._const(key)
+        return [f"{ind}try:",
+                *self._converting(key, sub, plan, depth, names, prefix, ind + "    "),
+                f"{ind}except ENGINE as e:",
+                f"{ind}    {o}[{k}] = INVALID(e)"]
+
+    def _converting(self, key: str, sub: Access, plan, depth: int, names: str,
+                    prefix: str, ind: str) -> list[str]:
         """The lines converting field `key` (at `depth`) of the object `v` into `o` (the
         variables `names` name v, o, x and the path p; `prefix` goes before the key in
         error paths; `ind` indents the lines)."""

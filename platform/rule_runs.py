@@ -20,7 +20,13 @@ from insureops.engine.simulation import (
     SimulationSummary,
     SummaryAccumulator,
 )
-from insureops.platform.cli.rules_cases import Case, CaseError, CaseEvaluator, result_line
+from insureops.platform.cli.rules_cases import (
+    Case,
+    CaseError,
+    CaseEvaluator,
+    paired_outcomes,
+    result_line,
+)
 
 RESULT_KEYS = ("decision", "score", "reasons", "tags", "fired")
 MAX_KEPT_FAILURES = 1000  # mismatching cases an ExpectationTally keeps to report
@@ -123,24 +129,23 @@ def run_cases(compiled: Any, cases: Iterable[Case], *, filename: str, explain: b
     `rules diff` do. Each kept entry is the text of the CLI's result line (`{"id", "result"}`
     or `{"id", "error"}`), plus `"expect": {"met", "mismatches"}` for a case with an `expect`.
     `on_case(n)` is called after each case (a caller's time budget raises from it)."""
-    evaluate = CaseEvaluator(compiled, filename=filename, explain=explain).evaluate
+    evaluator = CaseEvaluator(compiled, filename=filename, explain=explain)
     summary = SummaryAccumulator.for_ruleset(compiled.ir)
     tally = ExpectationTally()
-    impact = None
+    impact = evaluator_old = None
     if baseline is not None:
-        evaluate_old = CaseEvaluator(baseline, filename=filename).evaluate
+        evaluator_old = CaseEvaluator(baseline, filename=filename)
         impact = DiffAccumulator.for_rulesets(baseline.ir, compiled.ir, examples=examples)
     results: list[str] = []
     memo: dict = {}
-    for number, case in enumerate(cases, start=1):
-        outcome = evaluate(case)
+    pairs = paired_outcomes(evaluator, evaluator_old, cases)  # through evaluate_many
+    for number, (case, outcome, before) in enumerate(pairs, start=1):
         failed = type(outcome) is CaseError
         if failed:
             summary.add_error(outcome.code)
         else:
             summary.add(outcome)
         if impact is not None:
-            before = evaluate_old(case)
             impact.add(case.id, before.code if type(before) is CaseError else before,
                        outcome.code if failed else outcome)
         mismatches = (tally.check(case.id, case.expect, outcome)

@@ -234,17 +234,22 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int,
     """
     from insureops.engine import jsonio
     from insureops.engine.simulation import DiffAccumulator
-    from insureops.platform.cli.rules_cases import CaseError, CaseEvaluator, CaseReader
+    from insureops.platform.cli.rules_cases import (
+        CaseError,
+        CaseEvaluator,
+        CaseReader,
+        paired_outcomes,
+    )
     from insureops.platform.cli.rules_output import progress_bar, render_diff
 
     old_compiled, new_compiled = _compile_or_exit(old), _compile_or_exit(new)
-    evaluate_old = CaseEvaluator(old_compiled, filename=old).evaluate
-    evaluate_new = CaseEvaluator(new_compiled, filename=new).evaluate
+    evaluator_old = CaseEvaluator(old_compiled, filename=old)
+    evaluator_new = CaseEvaluator(new_compiled, filename=new)
     impact = DiffAccumulator.for_rulesets(old_compiled.ir, new_compiled.ir, examples=examples)
     started = time.perf_counter()
     with _open_cases(cases) as stream, progress_bar(stream, sys.stderr, "comparing") as on_progress:
-        for case in CaseReader(stream, default_as_of=_as_of_date(as_of), on_progress=on_progress):
-            before, after = evaluate_old(case), evaluate_new(case)
+        reader = CaseReader(stream, default_as_of=_as_of_date(as_of), on_progress=on_progress)
+        for case, after, before in paired_outcomes(evaluator_new, evaluator_old, reader):
             impact.add(case.id, before.code if type(before) is CaseError else before,
                        after.code if type(after) is CaseError else after)
     result = impact.diff()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -240,6 +241,25 @@ class CaseEvaluator:
         span = getattr(exc, "span", None)
         source = f"{self.filename}:{span.line}:{span.column}" if span is not None else None
         return CaseError(exc.code, exc.message, case.line, source)
+
+
+def paired_outcomes(new: CaseEvaluator, old: CaseEvaluator | None,
+                    cases: Iterable[Case]) -> Iterator[tuple[Case, Any, Any]]:
+    """(case, outcome under `new`, outcome under `old` or None) for every case, in order,
+    both through the engine's batch entry point (`CaseEvaluator.outcomes`)."""
+    if old is None:
+        for case, outcome in new.outcomes(cases):
+            yield case, outcome, None
+        return
+    after: deque = deque()  # `new`'s outcomes of the cases `old` has read and not yet given
+
+    def seen() -> Iterator[Case]:
+        for case, outcome in new.outcomes(cases):
+            after.append(outcome)
+            yield case
+
+    for case, before in old.outcomes(seen()):  # one pair per case, in order, in both
+        yield case, after.popleft(), before
 
 
 def result_line(case: Case, outcome: Any, memo: dict | None = None) -> str:

@@ -1,7 +1,8 @@
 """Run one ruleset on every evaluation path the engine has, for tests that must see the same
 outcome everywhere: the closures (a ruleset's first untraced evaluations), the generated code
-(after the warm-up tier), the explanation (traced closures), and the reference interpreter,
-plain and explained."""
+(after the warm-up tier), the direct path on the raw input (when it decides the input rather
+than fall back), the explanation (traced closures), and the reference interpreter, plain and
+explained."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from datetime import date
 from engine_ir_builders import build
 
 from insureops.engine.compiler import GENERATE_AFTER, compile_ir
+from insureops.engine.direct import FALLBACK
 from insureops.engine.errors import EvaluationError
 from insureops.engine.jsonio import dumps
 
@@ -29,28 +31,54 @@ def compile_paths(ruleset_ir, schemas: dict | None = None) -> dict:
             "interpreter_explained": (build(ruleset_ir, schemas, reference=True), True)}
 
 
-def outcome(compiled, inputs: dict, *, explain: bool = False, as_of: date = AS_OF) -> tuple:
+def outcome(compiled, inputs: dict, *, explain: bool = False, as_of: date = AS_OF,
+            generated: bool = False) -> tuple:
     """What one evaluation gave, comparable across paths: the result's JSON text, or the
-    error code."""
+    error code. `generated`: through the generated code without the direct path."""
+    evaluate = compiled._evaluate if generated else compiled.evaluate
     try:
-        result = compiled.evaluate(inputs, as_of=as_of, explain=explain)
+        result = evaluate(inputs, as_of=as_of, explain=explain)
     except EvaluationError as error:
         return ("error", error.code)
+    return _described(result)
+
+
+def direct_outcome(compiled, inputs: dict, *, as_of: date = AS_OF) -> tuple | None:
+    """The outcome of the direct path alone (`direct.py`), None when it falls back."""
+    try:
+        result = compiled._direct(inputs, as_of)
+    except FALLBACK:
+        return None
+    return _described(result)
+
+
+def every_outcome(paths: dict, inputs: dict) -> dict:
+    """path name -> outcome, for `compile_paths`' paths once warmed up; "direct" only when
+    the direct path exists and decides the input."""
+    found = {}
+    for path, (compiled, explain) in paths.items():
+        found[path] = outcome(compiled, inputs, explain=explain,
+                              generated=path == "generated")
+        if path == "generated" and compiled._direct is not None:
+            direct = direct_outcome(compiled, inputs)
+            if direct is not None:
+                found["direct"] = direct
+    return found
+
+
+def _described(result) -> tuple:
     return ("value", dumps(result.outputs), result.decision, dumps(result.score),
             tuple(result.fired), tuple(result.tags))
 
 
 def every_path(ruleset_ir, inputs: dict, schemas: dict | None = None) -> dict:
     """path name -> outcome of evaluating `inputs`; the generated path after its warm-up."""
-    found = {}
-    for path, (compiled, explain) in compile_paths(ruleset_ir, schemas).items():
-        if path == "generated":
-            for _ in range(GENERATE_AFTER):
-                outcome(compiled, inputs)
-        found[path] = outcome(compiled, inputs, explain=explain)
-        if path == "generated":  # the last evaluation ran on the generated code
-            assert callable(compiled._generated)
-    return found
+    paths = compile_paths(ruleset_ir, schemas)
+    generated = paths["generated"][0]
+    for _ in range(GENERATE_AFTER + 1):
+        outcome(generated, inputs)
+    assert callable(generated._generated)
+    return every_outcome(paths, inputs)
 
 
 def same_everywhere(ruleset_ir, inputs: dict, schemas: dict | None = None) -> tuple:

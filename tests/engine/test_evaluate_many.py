@@ -84,7 +84,7 @@ def test_evaluate_many_uses_each_items_as_of_when_given_batch_items():
 
 def test_evaluate_many_refuses_over_limit_input_when_the_batch_has_limits():
     compiled = compile_ruleset(APPETITE.read_text(encoding="utf-8"))
-    big = {**WARM, "notes": list(range(50))}  # unread, still counted
+    big = {**WARM, "state": list(range(50))}  # read whole (interpolated): counted
     for _ in range(GENERATE_AFTER + 1):  # on the generated path too
         outcomes = list(compiled.evaluate_many([{"business": WARM}, {"business": big}],
                                                as_of=AS_OF, limits=Limits(max_input_nodes=20)))

@@ -71,21 +71,17 @@ def test_a_read_invalid_date_is_the_full_conversions_error_when_untraced():
     assert "business.claims.date" in fast.value.message
 
 
-def test_input_size_is_limited_when_the_large_part_is_never_read():
-    business = {**BUSINESS, "notes": list(range(200))}
-    with pytest.raises(LimitExceededError) as raised:
-        _compiled().evaluate({"business": business}, limits=Limits(max_input_nodes=100))
-    assert raised.value.code == "limit_input_size"
-
-
-def test_input_depth_is_limited_when_the_deep_part_is_never_read():
+def test_unread_data_is_not_counted_when_evaluated_on_any_path():
+    # issue 12: the input limits bound what the rules read; unread data is not walked on
+    # every call (JSON text is bounded where the engine's reader parses it, jsonio.read)
     nested: list = []
     for _ in range(10):
         nested = [nested]
-    with pytest.raises(LimitExceededError) as raised:
-        _compiled().evaluate({"business": {**BUSINESS, "notes": nested}},
-                             limits=Limits(max_input_depth=8))
-    assert raised.value.code == "limit_depth"
+    business = {**BUSINESS, "notes": list(range(200)), "deep": nested}
+    limits = Limits(max_input_nodes=100, max_input_depth=8)
+    plain = _compiled().evaluate({"business": business}, limits=limits)
+    explained = _compiled().evaluate({"business": business}, limits=limits, explain=True)
+    assert plain.fired == explained.fired == ["old", "recent"]
 
 
 def test_measure_counts_like_the_full_conversion_when_containers_nest():
@@ -113,17 +109,26 @@ def test_measuring_is_skipped_when_the_caller_says_the_inputs_were_measured():
     assert result.fired == ["old", "recent"]
 
 
-@pytest.mark.parametrize(("business", "code"), [
-    ({"revenue": list(range(200))}, "limit_input_size"),  # a field read whole
-    ({"claims": [{"date": "2025-03-01", "x": list(range(200))}]}, "limit_input_size"),
-    ({"claims": [{"date": "2025-03-01"}] * 200}, "limit_input_size"),  # a list read per item
-    ({"claims": [{"date": "2025-03-01", "x": [[[[[[1]]]]]]}]}, "limit_depth"),
-])
-def test_read_parts_count_against_the_limits_when_they_are_converted(business, code):
+def test_a_value_read_whole_counts_against_the_limits_where_it_is_read():
+    business = {"since": "2019-05-01", "revenue": list(range(200))}
+    limits = Limits(max_input_nodes=100, max_input_depth=6)
+    for explain in (False, True):
+        with pytest.raises(LimitExceededError) as raised:
+            _compiled().evaluate({"business": business}, limits=limits, explain=explain)
+        assert raised.value.code == "limit_input_size"
+    unread = {"since": "2021-05-01", "revenue": list(range(200))}  # `old` reads no revenue
+    assert _compiled().evaluate({"business": unread}, limits=limits).fired == []
+
+
+def test_lists_read_item_by_item_are_bounded_by_the_step_budget_not_counted():
+    # issue 12: the items a comprehension reads cost steps; they are not walked beforehand
+    business = {"claims": [{"date": "2025-03-01", "a": 1, "b": 2}] * 200}
+    limits = Limits(max_input_nodes=100, max_steps=300)
+    assert _compiled().evaluate({"business": business}, limits=limits).fired == ["recent"]
     with pytest.raises(LimitExceededError) as raised:
-        _compiled().evaluate({"business": business},
-                             limits=Limits(max_input_nodes=100, max_input_depth=6))
-    assert raised.value.code == code
+        _compiled().evaluate({"business": {"claims": [{"date": "2020-01-01"}] * 400}},
+                             limits=limits)
+    assert raised.value.code == "limit_steps"
 
 
 @pytest.mark.parametrize("revenue", [0, 1, 1023, 1024, -1, 10**99, -(10**99), 10**100, 10**950,
@@ -160,18 +165,9 @@ def test_inlined_list_items_convert_as_the_full_conversion_when_measured(claims)
 
 
 @pytest.mark.parametrize("unread", [(1, 2), object(), {"a": {1, 2}}])
-def test_unread_values_that_are_not_json_take_the_full_conversion_when_counted(unread):
-    compiled = _compiled()
+def test_unread_values_that_are_not_json_are_ignored_when_evaluated(unread):
     business = {**BUSINESS, "unread": unread}
-    try:
-        compiled._converters["business"].convert("business", business, Limits())
-        expected = "value"
-    except EvaluationError as error:
-        expected = error.code
-    try:
-        compiled.evaluate({"business": business})
-        found = "value"
-    except EvaluationError as error:
-        found = error.code
-    assert found == expected
+    plain = _compiled().evaluate({"business": business})
+    assert plain == _compiled().evaluate({"business": business}, explain=True)._replace(
+        trace=None)
     assert measure(business, Limits(), "business") is False
