@@ -200,8 +200,8 @@ def prepare_postgres(admin: str) -> tuple[str, str]:
     engine = sa.create_engine(tenant.replace("postgresql://", "postgresql+psycopg://"))
     apply_data_model(engine)
     engine.dispose()
-    return (f"{admin.replace('postgresql://', 'postgresql+psycopg://')}"
-            "/insureops_hotpath_bench_platform", tenant)
+    platform = admin.replace("postgresql://", "postgresql+psycopg://")
+    return f"{platform}/insureops_hotpath_bench_platform", tenant
 
 
 def drop_postgres(admin: str) -> None:

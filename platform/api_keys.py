@@ -4,7 +4,8 @@ Shared by the settings area (which creates, lists and revokes keys) and the tena
 routes declare `Auth.api_key(Scope.READ | Scope.WRITE)`): create_app registers
 `authenticate_api_key` for AuthKind.API_KEY, so every such route checks
 `Authorization: Bearer iops_...` against the stored digests and gets a Principal carrying the
-workspace (`active_workspace_id`), the key id (`subject`) and the key's scopes.
+workspace (`active_workspace_id`), the key id (`subject`) and the key's scopes; the same query
+reads the workspace's saved tenant database token for the tenant API (request[SAVED_CONNECTION]).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from insureops.platform.auth import AuthKind, Principal, Scope
 from insureops.platform.columns import UtcDateTime
 from insureops.platform.db import Base
 from insureops.platform.errors import ApiError
-from insureops.platform.keys import CLOCK, DATABASE
+from insureops.platform.keys import CLOCK, DATABASE, SAVED_CONNECTION
+from insureops.platform.tenant_databases import SavedConnection, TenantDatabase
 
 KEY_PREFIX = "iops_"
 KEY_RANDOM_LENGTH = 40
@@ -81,8 +83,11 @@ def normalise_scopes(scopes: list[Scope] | tuple[Scope, ...] | frozenset[Scope])
     return " ".join(sorted(scope.value for scope in chosen))
 
 
+# The key and, in the same round trip, its workspace's saved tenant database token (the tenant
+# API's connection cache compares it: a connection saved on any instance is seen at once).
 _LOOKUP = select(ApiKey.id, ApiKey.workspace_id, ApiKey.scopes, ApiKey.last_used_at,
-                 ApiKey.expires_at, ApiKey.revoked_at).where(
+                 ApiKey.expires_at, ApiKey.revoked_at, TenantDatabase.url_encrypted).outerjoin(
+    TenantDatabase, TenantDatabase.workspace_id == ApiKey.workspace_id).where(
     ApiKey.key_hash == bindparam("key_hash"))
 
 
@@ -117,5 +122,6 @@ async def authenticate_api_key(request: web.Request) -> Principal:
             await connection.execute(update(ApiKey).where(ApiKey.id == row.id)
                                      .values(last_used_at=now))
     scopes = frozenset(Scope(part) for part in row.scopes.split())
+    request[SAVED_CONNECTION] = SavedConnection(row.workspace_id, row.url_encrypted)
     return Principal(AuthKind.API_KEY, active_workspace_id=row.workspace_id, scopes=scopes,
                      subject=row.id)

@@ -47,6 +47,16 @@ class _Entry:
     engine: AsyncEngine
 
 
+@dataclass(frozen=True)
+class ResolvedUrl:
+    """A workspace's decrypted tenant database URL and the saved token it came from (None: the
+    embedded default, nothing saved)."""
+
+    token: str | None
+    url: str
+    embedded: bool
+
+
 def _apply(url: str) -> None:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database:
@@ -100,6 +110,18 @@ class TenantPools:
         self._retired: set[asyncio.Task[None]] = set()
         self._prepared: set[str] = set()
         self._preparing = asyncio.Lock()
+        self._urls: dict[str, ResolvedUrl] = {}
+
+    def resolved_url(self, tenant_id: str, token: str | None) -> ResolvedUrl | None:
+        """The URL remembered for the workspace if it came from `token` (the saved token just
+        read with the caller's key), else None: decrypt again."""
+        resolved = self._urls.get(tenant_id)
+        return resolved if resolved is not None and resolved.token == token else None
+
+    def remember_url(self, tenant_id: str, resolved: ResolvedUrl) -> None:
+        if len(self._urls) >= 4 * self.limits.max_tenants:
+            self._urls.clear()  # bounded; the next requests decrypt again
+        self._urls[tenant_id] = resolved
 
     async def prepare_once(self, url: str) -> None:
         """Apply the data model to the database at `url` unless this instance already did
@@ -153,6 +175,7 @@ class TenantPools:
     async def dispose(self) -> None:
         """Close every pool (app cleanup)."""
         entries, self._entries = list(self._entries.values()), OrderedDict()
+        self._urls.clear()
         await asyncio.gather(*(entry.engine.dispose() for entry in entries), *self._retired)
 
 
