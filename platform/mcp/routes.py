@@ -114,7 +114,7 @@ def _declare(resource: Resource) -> None:
     async def create(call: Call[Any, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.create, kind, call.principal.active_workspace_id,
-                              _actor(call), call.body)
+                              _actor(call), call.body, write=True)
         return record.model_construct(**row)
 
     async def list_page(call: Call[None, Any]) -> BaseModel:
@@ -133,7 +133,7 @@ def _declare(resource: Resource) -> None:
     async def update(call: Call[Any, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.update, kind, call.principal.active_workspace_id,
-                              _actor(call), call.path.uuid, call.body)
+                              _actor(call), call.path.uuid, call.body, write=True)
         return record.model_construct(**row)
 
     async def update_put(call: Call[Any, None]) -> BaseModel:
