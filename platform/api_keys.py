@@ -113,6 +113,8 @@ async def authenticate_api_key(request: web.Request) -> Principal:
     engine = request.config_dict[DATABASE].engine
     # Core on a plain connection: one indexed read per request, no ORM session or identity map.
     async with engine.connect() as connection:
+        if engine.dialect.name == "postgresql":  # one statement: no BEGIN and ROLLBACK trips
+            await connection.execution_options(isolation_level="AUTOCOMMIT")
         row = (await connection.execute(_LOOKUP, {"key_hash": hash_api_key(key)})).first()
     if row is None or row.revoked_at is not None or (
             row.expires_at is not None and now >= row.expires_at):

@@ -52,13 +52,15 @@ def client_id_of(connection: sa.Connection, tenant_id: str,
     return rows[0][0] if rows else None
 
 
-def insert(connection: sa.Connection, table_name: str, values: Mapping[str, Any]) -> uuid.UUID:
-    """Insert one row (in a savepoint, refusals as ConstraintViolationError); its new id."""
+def insert_returning(connection: sa.Connection, table_name: str,
+                     values: Mapping[str, Any]) -> dict[str, Any]:
+    """Insert one row and return it as stored (RETURNING: one round trip). No savepoint: on a
+    refusal (ConstraintViolationError) the caller abandons its whole transaction."""
     table = sa_table(table_name)
-    record_id = uuid.uuid4()
-    with connection.begin_nested(), translated_violations(connection):
-        connection.execute(sa.insert(table).values(id=record_id, **values))
-    return record_id
+    with translated_violations(connection):
+        row = connection.execute(sa.insert(table).values(id=uuid.uuid4(), **values)
+                                 .returning(*table.c)).one()
+    return dict(row._mapping)
 
 
 def update(connection: sa.Connection, table_name: str, record_id: uuid.UUID,

@@ -58,9 +58,11 @@ def create_async_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overfl
     connect_args: dict[str, object] = {"connect_timeout": max(1, round(connect_timeout))}
     if hostaddr is not None:
         connect_args["hostaddr"] = hostaddr
+    # No pool_pre_ping (a round trip per checkout): TenantStore retries a use case once when
+    # its pooled connection turns out dead before COMMIT.
     return create_async_engine(
         parsed, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=pool_timeout,
-        pool_pre_ping=True, connect_args=connect_args)
+        connect_args=connect_args)
 
 
 def _sqlite_wal(dbapi_connection, connection_record) -> None:
@@ -137,8 +139,7 @@ class TenantStore:
                                                            use_case, args, write)
                     return await asyncio.to_thread(_run_in_thread, self.engine, use_case, args,
                                                    write)
-                async with self.engine.begin() as connection:
-                    return await connection.run_sync(use_case, *args)
+                return await self._run_async(use_case, args)
         except TimeoutError:
             raise TenantDatabaseUnavailableError(
                 "The tenant database did not answer in time; retry shortly.") from None
@@ -151,6 +152,24 @@ class TenantStore:
                     "The tenant database is not prepared: run `insureops schema apply URL` on "
                     "it once.") from None
             raise
+
+    async def _run_async(self, use_case: Callable[..., ResultT], args: tuple) -> ResultT:
+        # No pre-ping round trip per checkout: a pooled connection the server closed (restart,
+        # idle kill) fails before COMMIT is sent, so nothing was committed and the use case runs
+        # once more on a new connection (the pool drops the dead one).
+        assert isinstance(self.engine, AsyncEngine)
+        for attempt in (1, 2):
+            async with self.engine.connect() as connection:
+                try:
+                    await connection.begin()
+                    result = await connection.run_sync(use_case, *args)
+                except sa.exc.DBAPIError as exc:
+                    if attempt == 1 and exc.connection_invalidated:
+                        continue
+                    raise
+                await connection.commit()
+                return result
+        raise AssertionError("unreachable")
 
     async def ping(self) -> None:
         """Raise TenantDatabaseUnavailableError unless the database answers `SELECT 1`."""
