@@ -1,20 +1,13 @@
 """The tenant API's hot path under a closed loop, beside a bare aiohttp app in the same run.
 
-    /work/venvs/hotpath/bin/python bench/bench_hot_path.py [--seconds 10] [--clients 16]
-        [--setups bare,pg,sqlite] [--postgres postgresql://postgres@127.0.0.1:5432]
+    python bench/bench_hot_path.py [--seconds 10] [--clients 16] [--setups bare,pg,sqlite]
 
-Each set-up is served by its own process (`insureops serve`'s runner, one event loop):
-- bare: an aiohttp app answering POST /api/v2/mcp/clients/ and GET .../clients/<uuid>/ with a
-  small JSON body (the reference: what the machine and the client can do at all);
-- pg: the service on a PostgreSQL platform database, the workspace's saved connection to a
-  PostgreSQL tenant database (databases `insureops_hotpath_bench_platform` and `..._tenant`,
-  made and dropped by the bench);
-- sqlite: the embedded default, a SQLite platform file and the workspace's embedded SQLite
-  tenant database (nothing saved).
-The client (this process, aiohttp) runs `--clients` closed loops for `--seconds` each alternating
-a create and a GET of the client just created, then one client's `--single` sequential GETs; a
-middleware in front of the service reports each request's server time in a response header.
-Prints req/s, p50, p99, errors, the ratio to bare and the median single-GET server time.
+Each set-up is served by its own process: bare (an aiohttp app answering the same two routes with
+a small JSON body), pg (PostgreSQL platform and saved PostgreSQL tenant database, made and dropped
+here) and sqlite (the embedded default). `--clients` closed loops alternate a create and a GET of
+the client just created for `--seconds`; then one client's sequential GETs give the server time
+(a middleware in front of the service reports it in a header). Prints req/s, p50, p99, errors,
+the ratio to bare and the median single-GET server time.
 """
 
 from __future__ import annotations
