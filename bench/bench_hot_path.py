@@ -7,7 +7,8 @@ a small JSON body), pg (PostgreSQL platform and saved PostgreSQL tenant database
 here) and sqlite (the embedded default). `--clients` closed loops alternate a create and a GET of
 the client just created for `--seconds`; then one client's sequential GETs give the server time
 (a middleware in front of the service reports it in a header). Prints req/s, p50, p99, errors,
-the ratio to bare and the median single-GET server time.
+the ratio to bare and the median single-GET server time. `--before DIR` adds pg-before and
+sqlite-before, served from DIR/insureops (`git archive COMMIT | tar -x -C DIR/insureops`).
 """
 
 from __future__ import annotations
@@ -203,11 +204,14 @@ def drop_postgres(admin: str) -> None:
 
 
 def start_server(setup: str, port: int, platform_url: str, tenant_url: str | None,
-                 directory: str) -> tuple[subprocess.Popen, str]:
+                 directory: str, source: str | None) -> tuple[subprocess.Popen, str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if source:  # an earlier tree of the package, found before the installed one
+        env["PYTHONPATH"] = source
     process = subprocess.Popen(
-        [sys.executable, __file__, "--serve", setup, "--port", str(port), "--platform-url",
-         platform_url, "--tenant-url", tenant_url or "", "--directory", directory],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        [sys.executable, os.path.abspath(__file__), "--serve", setup.removesuffix("-before"), "--port", str(port),
+         "--platform-url", platform_url, "--tenant-url", tenant_url or "", "--directory",
+         directory], stdout=subprocess.PIPE, text=True, env=env, cwd=directory)
     line = process.stdout.readline()
     if not line:
         raise SystemExit(f"the {setup} server did not start")
@@ -217,9 +221,10 @@ def start_server(setup: str, port: int, platform_url: str, tenant_url: str | Non
 async def run_setup(setup: str, args: argparse.Namespace, port: int, directory: str) -> dict:
     tenant_url = None
     platform_url = f"sqlite+aiosqlite:///{directory}/platform-{setup}.sqlite3"
-    if setup == "pg":
+    if setup.startswith("pg"):
         platform_url, tenant_url = prepare_postgres(args.postgres)
-    process, key = start_server(setup, port, platform_url, tenant_url, directory)
+    source = args.before if setup.endswith("-before") else None
+    process, key = start_server(setup, port, platform_url, tenant_url, directory, source)
     try:
         base = f"http://127.0.0.1:{port}"
         result = await closed_loop(base, key, args.seconds, args.clients)
@@ -228,12 +233,14 @@ async def run_setup(setup: str, args: argparse.Namespace, port: int, directory: 
     finally:
         process.terminate()
         process.wait()
-        if setup == "pg":
+        if setup.startswith("pg"):
             drop_postgres(args.postgres)
 
 
 LABELS = {"bare": "bare aiohttp", "pg": "insureops, PostgreSQL platform + tenant",
-          "sqlite": "insureops, embedded SQLite platform + tenant"}
+          "sqlite": "insureops, embedded SQLite platform + tenant",
+          "pg-before": "before: PostgreSQL platform + tenant",
+          "sqlite-before": "before: embedded SQLite platform + tenant"}
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -260,7 +267,9 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--single", type=int, default=300, help="sequential GETs timed")
-    parser.add_argument("--setups", default="bare,pg,sqlite")
+    parser.add_argument("--setups", help="default: bare,pg,sqlite (with --before: "
+                        "bare,pg-before,pg,sqlite-before,sqlite)")
+    parser.add_argument("--before", help="a directory holding an earlier insureops/ tree")
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432")
     parser.add_argument("--port", type=int, default=18431)
     parser.add_argument("--serve", help=argparse.SUPPRESS)
@@ -268,6 +277,9 @@ if __name__ == "__main__":
     parser.add_argument("--tenant-url", help=argparse.SUPPRESS)
     parser.add_argument("--directory", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
+    if not arguments.setups:
+        arguments.setups = ("bare,pg-before,pg,sqlite-before,sqlite" if arguments.before
+                            else "bare,pg,sqlite")
     if arguments.serve:
         asyncio.run(serve(arguments.serve, arguments.port, arguments.platform_url,
                           arguments.tenant_url or None, arguments.directory))

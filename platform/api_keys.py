@@ -16,7 +16,9 @@ import secrets
 import string
 
 from aiohttp import web
-from sqlalchemy import CheckConstraint, ForeignKey, String, bindparam, select, update
+from sqlalchemy import CheckConstraint, ForeignKey, Row, String, bindparam, select, update
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.auth import AuthKind, Principal, Scope
@@ -103,6 +105,19 @@ def bearer_token(request: web.Request) -> str | None:
     return credential.strip() or None
 
 
+async def _lookup(engine: AsyncEngine, key_hash: str) -> Row | None:
+    # Core on a plain connection: one indexed read per request, no ORM session or identity map;
+    # a pooled connection found dead is replaced once (the read changes nothing).
+    for attempt in (1, 2):
+        try:
+            async with engine.connect() as connection:
+                return (await connection.execute(_LOOKUP, {"key_hash": key_hash})).first()
+        except DBAPIError as exc:
+            if attempt == 2 or not exc.connection_invalidated:
+                raise
+    return None
+
+
 async def authenticate_api_key(request: web.Request) -> Principal:
     """The principal of the request's API key; 401 invalid_api_key when missing, unknown,
     revoked or expired. Scope checks follow in the route pipeline (403 insufficient_scope)."""
@@ -110,17 +125,13 @@ async def authenticate_api_key(request: web.Request) -> Principal:
     if key is None or not is_well_formed(key):
         raise _invalid()
     now = datetime.datetime.fromtimestamp(request.config_dict[CLOCK](), tz=datetime.UTC)
-    engine = request.config_dict[DATABASE].engine
-    # Core on a plain connection: one indexed read per request, no ORM session or identity map.
-    async with engine.connect() as connection:
-        if engine.dialect.name == "postgresql":  # one statement: no BEGIN and ROLLBACK trips
-            await connection.execution_options(isolation_level="AUTOCOMMIT")
-        row = (await connection.execute(_LOOKUP, {"key_hash": hash_api_key(key)})).first()
+    database = request.config_dict[DATABASE]
+    row = await _lookup(database.reads, hash_api_key(key))
     if row is None or row.revoked_at is not None or (
             row.expires_at is not None and now >= row.expires_at):
         raise _invalid()
     if row.last_used_at is None or now - row.last_used_at >= LAST_USED_STEP:
-        async with engine.begin() as connection:
+        async with database.engine.begin() as connection:
             await connection.execute(update(ApiKey).where(ApiKey.id == row.id)
                                      .values(last_used_at=now))
     scopes = frozenset(Scope(part) for part in row.scopes.split())

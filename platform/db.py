@@ -59,17 +59,27 @@ def create_engine(url: str) -> AsyncEngine:
     return create_async_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
 
 
+def create_reads_engine(url: str) -> AsyncEngine:
+    """PostgreSQL: a small autocommit engine without pre-ping, for one-statement reads on the
+    request path (the API key's): one round trip each; the caller retries once when its
+    pooled connection turns out dead (`connection_invalidated`)."""
+    return create_async_engine(url, isolation_level="AUTOCOMMIT", pool_size=5, max_overflow=5)
+
+
 @dataclass(frozen=True)
 class Database:
-    """One platform database: its engine and session factory."""
+    """One platform database: its engine and session factory; `reads` for one-statement reads
+    on the request path (the same engine on SQLite)."""
 
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
+    reads: AsyncEngine
 
     @classmethod
     def connect(cls, url: str) -> Database:
         engine = create_engine(url)
-        return cls(engine, async_sessionmaker(engine, expire_on_commit=False))
+        reads = engine if url.startswith("sqlite") else create_reads_engine(url)
+        return cls(engine, async_sessionmaker(engine, expire_on_commit=False), reads)
 
     def unit_of_work(self) -> UnitOfWork:
         return UnitOfWork(self.sessions)
@@ -131,3 +141,5 @@ async def database_context(app: web.Application) -> AsyncIterator[None]:
         yield
     finally:
         await database.engine.dispose()
+        if database.reads is not database.engine:
+            await database.reads.dispose()

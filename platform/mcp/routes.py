@@ -114,26 +114,26 @@ def _declare(resource: Resource) -> None:
     async def create(call: Call[Any, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.create, kind, call.principal.active_workspace_id,
-                              _actor(call), call.body, write=True)
+                              _actor(call), call.body)
         return record.model_construct(**row)
 
     async def list_page(call: Call[None, Any]) -> BaseModel:
         store = await _tenant_store(call)
         page = await store.run(service.list_page, kind, call.principal.active_workspace_id,
-                               call.query)
+                               call.query, read_only=True)
         return resource.page(items=[record.model_construct(**item) for item in page.items],
                              next_cursor=page.next_cursor)
 
     async def get(call: Call[None, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.get, kind, call.principal.active_workspace_id,
-                              call.path.uuid)
+                              call.path.uuid, read_only=True)
         return record.model_construct(**row)
 
     async def update(call: Call[Any, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.update, kind, call.principal.active_workspace_id,
-                              _actor(call), call.path.uuid, call.body, write=True)
+                              _actor(call), call.path.uuid, call.body)
         return record.model_construct(**row)
 
     async def update_put(call: Call[Any, None]) -> BaseModel:

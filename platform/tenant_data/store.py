@@ -91,9 +91,9 @@ def create_sqlite_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overf
 
 
 def _run_in_thread(engine: sa.Engine, use_case: Callable[..., ResultT], args: tuple,
-                   write: bool) -> ResultT:
+                   read_only: bool) -> ResultT:
     with engine.connect() as connection:
-        if write:
+        if not read_only:
             connection.execution_options(**{BEGIN_IMMEDIATE: True})
         with connection.begin():
             return use_case(connection, *args)
@@ -123,9 +123,11 @@ class TenantStore:
         self.write_lock = write_lock
 
     async def run(self, use_case: Callable[..., ResultT], *args: Any,
-                  write: bool = False) -> ResultT:
-        """`use_case(connection, *args)` in one transaction (committed when it returns);
-        `write=True` for use cases that write (serialised per SQLite file).
+                  read_only: bool = False) -> ResultT:
+        """`use_case(connection, *args)` in one transaction (committed when it returns); writes
+        are serialised per SQLite file. `read_only=True` (the use case never writes): SQLite
+        readers run beside the writer, and on PostgreSQL the statements run without
+        BEGIN/COMMIT round trips (each sees the latest commits, as READ COMMITTED does).
 
         An unreachable database (refused, timed out, gone away) is
         TenantDatabaseUnavailableError; data errors propagate unchanged.
@@ -133,13 +135,13 @@ class TenantStore:
         try:
             async with asyncio.timeout(self.timeout):
                 if isinstance(self.engine, sa.Engine):
-                    if write and self.write_lock is not None:
+                    if not read_only and self.write_lock is not None:
                         async with self.write_lock:
                             return await asyncio.to_thread(_run_in_thread, self.engine,
-                                                           use_case, args, write)
+                                                           use_case, args, read_only)
                     return await asyncio.to_thread(_run_in_thread, self.engine, use_case, args,
-                                                   write)
-                return await self._run_async(use_case, args)
+                                                   read_only)
+                return await self._run_async(use_case, args, read_only)
         except TimeoutError:
             raise TenantDatabaseUnavailableError(
                 "The tenant database did not answer in time; retry shortly.") from None
@@ -153,13 +155,16 @@ class TenantStore:
                     "it once.") from None
             raise
 
-    async def _run_async(self, use_case: Callable[..., ResultT], args: tuple) -> ResultT:
+    async def _run_async(self, use_case: Callable[..., ResultT], args: tuple,
+                         read_only: bool) -> ResultT:
         # No pre-ping round trip per checkout: a pooled connection the server closed (restart,
         # idle kill) fails before COMMIT is sent, so nothing was committed and the use case runs
         # once more on a new connection (the pool drops the dead one).
         assert isinstance(self.engine, AsyncEngine)
         for attempt in (1, 2):
             async with self.engine.connect() as connection:
+                if read_only and connection.dialect.name == "postgresql":
+                    await connection.execution_options(isolation_level="AUTOCOMMIT")
                 try:
                     await connection.begin()
                     result = await connection.run_sync(use_case, *args)
