@@ -74,6 +74,8 @@ async def main(args: argparse.Namespace) -> None:
             response = await client.get(f"{PATH}{created}/", headers=headers)
             assert response.status == 200
         profile.disable()
+        if args.dump:
+            profile.dump_stats(args.dump)
         out = io.StringIO()
         stats = pstats.Stats(profile, stream=out)
         stats.sort_stats("cumulative").print_stats(args.top)
@@ -94,5 +96,6 @@ if __name__ == "__main__":
     parser.add_argument("--setup", choices=("sqlite", "pg"), default="sqlite")
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--dump", help="write the raw profile here (pstats)")
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432")
     asyncio.run(main(parser.parse_args()))
