@@ -112,6 +112,18 @@ async def serve(setup: str, port: int, platform_url: str, tenant_url: str | None
     site = web.TCPSite(runner, "127.0.0.1", port)
     await site.start()
     print(json.dumps({"key": key}), flush=True)
+    profile_path = os.environ.get("BENCH_PROFILE_SERVER")  # cProfile of the server, on SIGTERM
+    if profile_path:
+        import cProfile
+        import signal
+        profile = cProfile.Profile()
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        profile.enable()
+        await stop.wait()
+        profile.disable()
+        profile.dump_stats(f"{profile_path}.{setup}")
+        return
     await asyncio.Event().wait()
 
 

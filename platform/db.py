@@ -63,7 +63,7 @@ def create_reads_engine(url: str) -> AsyncEngine:
     """PostgreSQL: a small autocommit engine without pre-ping, for one-statement reads on the
     request path (the API key's): one round trip each; the caller retries once when its
     pooled connection turns out dead (`connection_invalidated`)."""
-    return create_async_engine(url, isolation_level="AUTOCOMMIT", pool_size=5, max_overflow=5)
+    return create_async_engine(url, isolation_level="AUTOCOMMIT", pool_size=8, max_overflow=0)
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,10 @@ from insureops.platform.tenant_urls import UrlRefusal, check_addresses, parse_ur
 class PoolLimits:
     """Bounds of every tenant's pool and of the whole manager."""
 
-    pool_size: int = 3
-    max_overflow: int = 2
+    # Five connections kept open, none beyond: overflow connections are closed on return, so
+    # under steady concurrency they were opened and closed (a server process each) per request.
+    pool_size: int = 5
+    max_overflow: int = 0
     pool_timeout: float = 5.0  # waiting for a free connection of the pool
     connect_timeout: float = 3.0  # opening a new connection
     operation_timeout: float = 15.0  # one use case, end to end
