@@ -255,13 +255,27 @@ LABELS = {"bare": "bare aiohttp", "pg": "insureops, PostgreSQL platform + tenant
           "sqlite-before": "before: embedded SQLite platform + tenant"}
 
 
+def _median_run(runs: list[dict]) -> dict:
+    """Each figure's median over the repeats (errors: the sum)."""
+    merged = {name: statistics.median(run[name] for run in runs)
+              for name in ("rps", "p50", "p99", "single_get_ms")}
+    merged["errors"] = sum(run["errors"] for run in runs)
+    merged["requests"] = sum(run["requests"] for run in runs)
+    merged["error_samples"] = [sample for run in runs for sample in run["error_samples"]][:3]
+    return merged
+
+
 async def main(args: argparse.Namespace) -> None:
-    results = {}
+    runs: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory(prefix="insureops-hotpath-") as directory:
-        for offset, setup in enumerate(args.setups.split(",")):
-            results[setup] = await run_setup(setup, args, args.port + offset, directory)
+        for repeat in range(args.repeat):  # interleaved: every set-up sees the same noise
+            for offset, setup in enumerate(args.setups.split(",")):
+                port = args.port + offset + 10 * repeat
+                runs.setdefault(setup, []).append(await run_setup(setup, args, port, directory))
+    results = {setup: _median_run(found) for setup, found in runs.items()}
     bare = results.get("bare", {}).get("rps")
-    print(f"\n{args.clients} closed-loop clients, {args.seconds:g} s, POST create / GET alternating")
+    print(f"\n{args.clients} closed-loop clients, {args.seconds:g} s, POST create / GET "
+          f"alternating; medians of {args.repeat} interleaved runs (errors: total)")
     print("| set-up | req/s | p50 ms | p99 ms | errors | vs bare | single GET server ms |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for setup, result in results.items():
@@ -278,6 +292,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--repeat", type=int, default=1, help="interleaved runs (medians)")
     parser.add_argument("--single", type=int, default=300, help="sequential GETs timed")
     parser.add_argument("--setups", help="default: bare,pg,sqlite (with --before: "
                         "bare,pg-before,pg,sqlite-before,sqlite)")
