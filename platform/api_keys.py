@@ -4,7 +4,8 @@ Shared by the settings area (which creates, lists and revokes keys) and the tena
 routes declare `Auth.api_key(Scope.READ | Scope.WRITE)`): create_app registers
 `authenticate_api_key` for AuthKind.API_KEY, so every such route checks
 `Authorization: Bearer iops_...` against the stored digests and gets a Principal carrying the
-workspace (`active_workspace_id`), the key id (`subject`) and the key's scopes.
+workspace (`active_workspace_id`), the key id (`subject`) and the key's scopes; the same query
+reads the workspace's saved tenant database token for the tenant API (request[SAVED_CONNECTION]).
 """
 
 from __future__ import annotations
@@ -15,14 +16,17 @@ import secrets
 import string
 
 from aiohttp import web
-from sqlalchemy import CheckConstraint, ForeignKey, String, bindparam, select, update
+from sqlalchemy import CheckConstraint, ForeignKey, Row, String, bindparam, select, update
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.auth import AuthKind, Principal, Scope
 from insureops.platform.columns import UtcDateTime
 from insureops.platform.db import Base
 from insureops.platform.errors import ApiError
-from insureops.platform.keys import CLOCK, DATABASE
+from insureops.platform.keys import CLOCK, DATABASE, SAVED_CONNECTION
+from insureops.platform.tenant_databases import SavedConnection, TenantDatabase
 
 KEY_PREFIX = "iops_"
 KEY_RANDOM_LENGTH = 40
@@ -81,8 +85,11 @@ def normalise_scopes(scopes: list[Scope] | tuple[Scope, ...] | frozenset[Scope])
     return " ".join(sorted(scope.value for scope in chosen))
 
 
+# The key and, in the same round trip, its workspace's saved tenant database token (the tenant
+# API's connection cache compares it: a connection saved on any instance is seen at once).
 _LOOKUP = select(ApiKey.id, ApiKey.workspace_id, ApiKey.scopes, ApiKey.last_used_at,
-                 ApiKey.expires_at, ApiKey.revoked_at).where(
+                 ApiKey.expires_at, ApiKey.revoked_at, TenantDatabase.url_encrypted).outerjoin(
+    TenantDatabase, TenantDatabase.workspace_id == ApiKey.workspace_id).where(
     ApiKey.key_hash == bindparam("key_hash"))
 
 
@@ -98,6 +105,19 @@ def bearer_token(request: web.Request) -> str | None:
     return credential.strip() or None
 
 
+async def _lookup(engine: AsyncEngine, key_hash: str) -> Row | None:
+    # Core on a plain connection: one indexed read per request, no ORM session or identity map;
+    # a pooled connection found dead is replaced once (the read changes nothing).
+    for attempt in (1, 2):
+        try:
+            async with engine.connect() as connection:
+                return (await connection.execute(_LOOKUP, {"key_hash": key_hash})).first()
+        except DBAPIError as exc:
+            if attempt == 2 or not exc.connection_invalidated:
+                raise
+    return None
+
+
 async def authenticate_api_key(request: web.Request) -> Principal:
     """The principal of the request's API key; 401 invalid_api_key when missing, unknown,
     revoked or expired. Scope checks follow in the route pipeline (403 insufficient_scope)."""
@@ -105,17 +125,16 @@ async def authenticate_api_key(request: web.Request) -> Principal:
     if key is None or not is_well_formed(key):
         raise _invalid()
     now = datetime.datetime.fromtimestamp(request.config_dict[CLOCK](), tz=datetime.UTC)
-    engine = request.config_dict[DATABASE].engine
-    # Core on a plain connection: one indexed read per request, no ORM session or identity map.
-    async with engine.connect() as connection:
-        row = (await connection.execute(_LOOKUP, {"key_hash": hash_api_key(key)})).first()
+    database = request.config_dict[DATABASE]
+    row = await _lookup(database.reads, hash_api_key(key))
     if row is None or row.revoked_at is not None or (
             row.expires_at is not None and now >= row.expires_at):
         raise _invalid()
     if row.last_used_at is None or now - row.last_used_at >= LAST_USED_STEP:
-        async with engine.begin() as connection:
+        async with database.engine.begin() as connection:
             await connection.execute(update(ApiKey).where(ApiKey.id == row.id)
                                      .values(last_used_at=now))
     scopes = frozenset(Scope(part) for part in row.scopes.split())
+    request[SAVED_CONNECTION] = SavedConnection(row.workspace_id, row.url_encrypted)
     return Principal(AuthKind.API_KEY, active_workspace_id=row.workspace_id, scopes=scopes,
                      subject=row.id)

@@ -115,17 +115,32 @@ def create_engine(url: str, timeout: float | None = None) -> AsyncEngine:
                                pool_timeout=timeout or 30.0, connect_args=connect_args)
 
 
+def create_reads_engine(url: str, timeout: float | None = None) -> AsyncEngine:
+    """PostgreSQL: a small autocommit engine without pre-ping, for one-statement reads on the
+    request path (the API key's): one round trip each; the caller retries once when its
+    pooled connection turns out dead (`connection_invalidated`). Bounded like the main one."""
+    connect_args: dict[str, object] = {}
+    if timeout is not None:
+        connect_args = {"connect_timeout": max(1, round(timeout)),
+                        "async_creator_fn": bounded_connector(timeout)}
+    return create_async_engine(url, isolation_level="AUTOCOMMIT", pool_size=8, max_overflow=0,
+                               pool_timeout=timeout or 30.0, connect_args=connect_args)
+
+
 @dataclass(frozen=True)
 class Database:
-    """One platform database: its engine and session factory."""
+    """One platform database: its engine and session factory; `reads` for one-statement reads
+    on the request path (the same engine on SQLite)."""
 
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
+    reads: AsyncEngine
 
     @classmethod
     def connect(cls, url: str, timeout: float | None = None) -> Database:
         engine = create_engine(url, timeout)
-        return cls(engine, async_sessionmaker(engine, expire_on_commit=False))
+        reads = engine if url.startswith("sqlite") else create_reads_engine(url, timeout)
+        return cls(engine, async_sessionmaker(engine, expire_on_commit=False), reads)
 
     def unit_of_work(self) -> UnitOfWork:
         return UnitOfWork(self.sessions)
@@ -195,3 +210,5 @@ async def database_context(app: web.Application) -> AsyncIterator[None]:
         yield
     finally:
         await database.engine.dispose()
+        if database.reads is not database.engine:
+            await database.reads.dispose()

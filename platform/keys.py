@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from insureops.platform.routing import Mount, RouteTable
     from insureops.platform.rule_catalog import RuleCatalog
     from insureops.platform.secret_keys import SecretKeys
+    from insureops.platform.tenant_databases import SavedConnection
     from insureops.platform.tenant_pools import TenantPools
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
@@ -56,3 +57,6 @@ REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
 RATE_LIMIT_STATE: web.RequestKey[RateLimitState] = web.RequestKey("rate_limit_state")
 # Set by the session authenticator when the session slid forward: the cookie follows.
 REFRESH_SESSION_COOKIE: web.RequestKey[str] = web.RequestKey("refresh_session_cookie")
+# Set by the API key authenticator: the key's workspace's saved tenant database token, read with
+# the key in one query (the tenant API's connection cache compares it).
+SAVED_CONNECTION: web.RequestKey[SavedConnection] = web.RequestKey("saved_connection")

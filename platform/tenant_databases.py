@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from dataclasses import dataclass
 
 from cryptography.fernet import InvalidToken, MultiFernet
 from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, select
@@ -17,6 +18,16 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.columns import UtcDateTime
 from insureops.platform.db import Base, UnitOfWork
+
+
+@dataclass(frozen=True)
+class SavedConnection:
+    """A workspace's saved connection as read beside its API key: the encrypted token (None when
+    nothing is saved). Every save writes a new token (Fernet's IV is random), so an equal token
+    is the same URL."""
+
+    workspace_id: str
+    token: str | None
 
 
 class TenantDatabaseSecretError(Exception):

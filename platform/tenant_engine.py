@@ -36,8 +36,14 @@ def _on_sqlite_connect(dbapi_connection, connection_record) -> None:
     cursor.close()
 
 
+# Execution option: open the transaction with BEGIN IMMEDIATE (takes SQLite's write lock at once,
+# waiting up to the busy timeout, instead of failing when a read transaction upgrades later).
+BEGIN_IMMEDIATE = "insureops_begin_immediate"
+
+
 def _on_sqlite_begin(connection: sa.Connection) -> None:
-    connection.exec_driver_sql("BEGIN")
+    immediate = connection.get_execution_options().get(BEGIN_IMMEDIATE, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 def configure_sqlite(engine: sa.Engine) -> None:

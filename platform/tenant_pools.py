@@ -13,9 +13,10 @@ import asyncio
 import hashlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import sqlalchemy as sa
 from aiohttp import web
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -23,7 +24,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from insureops.platform.config import Settings
 from insureops.platform.keys import TENANT_POOLS
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
-from insureops.platform.tenant_data.store import TenantStore, create_async_tenant_engine
+from insureops.platform.tenant_data.store import (
+    TenantStore,
+    create_async_tenant_engine,
+    create_sqlite_tenant_engine,
+)
 from insureops.platform.tenant_engine import create_tenant_engine
 from insureops.platform.tenant_schema import apply_data_model
 from insureops.platform.tenant_urls import UrlRefusal, check_addresses, parse_url
@@ -33,11 +38,14 @@ from insureops.platform.tenant_urls import UrlRefusal, check_addresses, parse_ur
 class PoolLimits:
     """Bounds of every tenant's pool and of the whole manager."""
 
-    pool_size: int = 3
-    max_overflow: int = 2
+    # Five connections kept open, none beyond: overflow connections are closed on return, so
+    # under steady concurrency they were opened and closed (a server process each) per request.
+    pool_size: int = 5
+    max_overflow: int = 0
     pool_timeout: float = 5.0  # waiting for a free connection of the pool
     connect_timeout: float = 3.0  # opening a new connection
     operation_timeout: float = 15.0  # one use case, end to end
+    sqlite_busy_timeout: float = 10.0  # waiting for another process's SQLite write lock
     max_tenants: int = 100
 
     @classmethod
@@ -49,7 +57,18 @@ class PoolLimits:
 @dataclass
 class _Entry:
     fingerprint: str
-    engine: AsyncEngine
+    engine: AsyncEngine | sa.Engine  # a sync engine for a SQLite file (TenantStore's threads)
+    write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+@dataclass(frozen=True)
+class ResolvedUrl:
+    """A workspace's decrypted tenant database URL and the saved token it came from (None: the
+    embedded default, nothing saved)."""
+
+    token: str | None
+    url: str
+    embedded: bool
 
 
 def _apply(url: str) -> None:
@@ -105,6 +124,18 @@ class TenantPools:
         self._retired: set[asyncio.Task[None]] = set()
         self._prepared: set[str] = set()
         self._preparing = asyncio.Lock()
+        self._urls: dict[str, ResolvedUrl] = {}
+
+    def resolved_url(self, tenant_id: str, token: str | None) -> ResolvedUrl | None:
+        """The URL remembered for the workspace if it came from `token` (the saved token just
+        read with the caller's key), else None: decrypt again."""
+        resolved = self._urls.get(tenant_id)
+        return resolved if resolved is not None and resolved.token == token else None
+
+    def remember_url(self, tenant_id: str, resolved: ResolvedUrl) -> None:
+        if len(self._urls) >= 4 * (self.limits or PoolLimits()).max_tenants:
+            self._urls.clear()  # bounded; the next requests decrypt again
+        self._urls[tenant_id] = resolved
 
     async def prepare_once(self, url: str) -> None:
         """Apply the data model to the database at `url` unless this instance already did
@@ -136,29 +167,46 @@ class TenantPools:
             if entry is None or entry.fingerprint != fingerprint:
                 if entry is not None:
                     self._retire(entry.engine)
-                entry = _Entry(fingerprint, create_async_tenant_engine(
-                    target, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
-                    pool_timeout=limits.pool_timeout, connect_timeout=limits.connect_timeout,
-                    hostaddr=hostaddr, round_trip_timeout=limits.operation_timeout))
+                entry = _Entry(fingerprint, self._engine(target, hostaddr, limits))
                 self._entries[tenant_id] = entry
                 while len(self._entries) > limits.max_tenants:
                     self._retire(self._entries.popitem(last=False)[1].engine)
         self._entries.move_to_end(tenant_id)
-        return TenantStore(entry.engine, timeout=limits.operation_timeout)
+        return TenantStore(entry.engine, timeout=limits.operation_timeout,
+                           write_lock=entry.write_lock)
+
+    @staticmethod
+    def _engine(target: str, hostaddr: str | None, limits: PoolLimits) -> AsyncEngine | sa.Engine:
+        if make_url(target).get_backend_name() == "sqlite":
+            return create_sqlite_tenant_engine(
+                target, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
+                pool_timeout=limits.pool_timeout, busy_timeout=limits.sqlite_busy_timeout)
+        return create_async_tenant_engine(
+            target, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
+            pool_timeout=limits.pool_timeout, connect_timeout=limits.connect_timeout,
+            hostaddr=hostaddr, round_trip_timeout=limits.operation_timeout)
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def _retire(self, engine: AsyncEngine) -> None:
+    def _retire(self, engine: AsyncEngine | sa.Engine) -> None:
         # Connections checked out right now finish their work; the pool closes them on return.
-        task = asyncio.get_running_loop().create_task(engine.dispose())
+        task = asyncio.get_running_loop().create_task(_dispose(engine))
         self._retired.add(task)
         task.add_done_callback(self._retired.discard)
 
     async def dispose(self) -> None:
         """Close every pool (app cleanup)."""
         entries, self._entries = list(self._entries.values()), OrderedDict()
-        await asyncio.gather(*(entry.engine.dispose() for entry in entries), *self._retired)
+        self._urls.clear()
+        await asyncio.gather(*(_dispose(entry.engine) for entry in entries), *self._retired)
+
+
+async def _dispose(engine: AsyncEngine | sa.Engine) -> None:
+    if isinstance(engine, sa.Engine):
+        await asyncio.to_thread(engine.dispose)
+    else:
+        await engine.dispose()
 
 
 async def tenant_pools_context(app: web.Application) -> AsyncIterator[None]:

@@ -50,7 +50,7 @@ from insureops.platform.tenant_data.payloads import (
 from insureops.platform.tenant_data.store import TenantStore
 from insureops.platform.tenant_databases import uri_form
 from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
-from insureops.platform.tenant_stores import map_tenant_database_errors
+from insureops.platform.tenant_stores import map_tenant_database_errors, request_tenant_store
 
 routes = RouteTable("mcp", "The tenant API (MCP v2): clients and policies, with an API key.")
 routes.map_error(PayloadInvalidError, 400, "validation_error", details=lambda e: e.details)
@@ -90,11 +90,8 @@ RESOURCES = (
 
 async def _tenant_store(call: Call[Any, Any]) -> TenantStore:
     """The store of the caller's tenant database: the API key's workspace, never a payload's."""
-    async with call.unit_of_work() as uow:
-        return await mcp_service.tenant_store(
-            uow, call.request.config_dict[SECRET_KEYS].fernet,
-            call.request.config_dict[TENANT_POOLS], call.principal.active_workspace_id,
-            call.settings)
+    return await request_tenant_store(call.request, call.request.config_dict[TENANT_POOLS],
+                                      call.principal.active_workspace_id)
 
 
 def _actor(call: Call[Any, Any]) -> service.Actor:
@@ -123,14 +120,14 @@ def _declare(resource: Resource) -> None:
     async def list_page(call: Call[None, Any]) -> BaseModel:
         store = await _tenant_store(call)
         page = await store.run(service.list_page, kind, call.principal.active_workspace_id,
-                               call.query)
+                               call.query, read_only=True)
         return resource.page(items=[record.model_construct(**item) for item in page.items],
                              next_cursor=page.next_cursor)
 
     async def get(call: Call[None, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.get, kind, call.principal.active_workspace_id,
-                              call.path.uuid)
+                              call.path.uuid, read_only=True)
         return record.model_construct(**row)
 
     async def update(call: Call[Any, None]) -> BaseModel:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -15,13 +16,32 @@ import sqlalchemy as sa
 from insureops.schema.sql.tables import sa_table
 from insureops.schema.sql.violations import translated_violations
 
+# The hot statements are built once per table with bound parameters: building a statement and
+# its cache key per call cost more than compiling (which SQLAlchemy caches anyway).
+
+@cache
+def _by_uuid(table_name: str) -> sa.Select:
+    table = sa_table(table_name)
+    return sa.select(table).where(table.c.uuid == sa.bindparam("record_uuid"),
+                                  table.c.tenant_id == sa.bindparam("tenant_id"))
+
+
+@cache
+def _insert_returning(table_name: str) -> sa.Insert:
+    table = sa_table(table_name)
+    return sa.insert(table).returning(*table.c)
+
+
+@cache
+def _insert(table_name: str) -> sa.Insert:
+    return sa.insert(sa_table(table_name))
+
 
 def find_by_uuid(connection: sa.Connection, table_name: str, tenant_id: str,
                  record_uuid: uuid.UUID) -> dict[str, Any] | None:
     """The row whose public `uuid` is `record_uuid` in the tenant, or None."""
-    table = sa_table(table_name)
-    row = connection.execute(sa.select(table).where(
-        table.c.uuid == record_uuid, table.c.tenant_id == tenant_id)).first()
+    row = connection.execute(_by_uuid(table_name), {"record_uuid": record_uuid,
+                                                    "tenant_id": tenant_id}).first()
     return dict(row._mapping) if row else None
 
 
@@ -52,13 +72,14 @@ def client_id_of(connection: sa.Connection, tenant_id: str,
     return rows[0][0] if rows else None
 
 
-def insert(connection: sa.Connection, table_name: str, values: Mapping[str, Any]) -> uuid.UUID:
-    """Insert one row (in a savepoint, refusals as ConstraintViolationError); its new id."""
-    table = sa_table(table_name)
-    record_id = uuid.uuid4()
-    with connection.begin_nested(), translated_violations(connection):
-        connection.execute(sa.insert(table).values(id=record_id, **values))
-    return record_id
+def insert_returning(connection: sa.Connection, table_name: str,
+                     values: Mapping[str, Any]) -> dict[str, Any]:
+    """Insert one row and return it as stored (RETURNING: one round trip). No savepoint: on a
+    refusal (ConstraintViolationError) the caller abandons its whole transaction."""
+    with translated_violations(connection):
+        row = connection.execute(_insert_returning(table_name),
+                                 {**values, "id": uuid.uuid4()}).one()
+    return dict(row._mapping)
 
 
 def update(connection: sa.Connection, table_name: str, record_id: uuid.UUID,
@@ -102,4 +123,4 @@ def page(connection: sa.Connection, table_name: str, tenant_id: str,
 
 def insert_audit(connection: sa.Connection, values: Mapping[str, Any]) -> None:
     """Append one audit_logs row."""
-    connection.execute(sa.insert(sa_table("audit_logs")).values(**values))
+    connection.execute(_insert("audit_logs"), dict(values))

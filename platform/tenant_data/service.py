@@ -123,11 +123,12 @@ def create(connection: sa.Connection, kind: Kind, tenant_id: str, actor: Actor,
     if kind is POLICY:
         _resolve_references(connection, tenant_id, values)
     try:
-        record_id = repository.insert(connection, kind.table, {**values, "tenant_id": tenant_id})
-    except ConstraintViolationError as exc:
+        row = repository.insert_returning(connection, kind.table,
+                                          {**values, "tenant_id": tenant_id})
+    except ConstraintViolationError as exc:  # the transaction is rolled back with the error
         raise _violation_to_error(exc) from None
-    record = to_json(repository.find_by_id(connection, kind.table, tenant_id, record_id) or {})
-    _audit(connection, tenant_id, actor, "create", kind, record_id, None, record)
+    record = to_json(row)
+    _audit(connection, tenant_id, actor, "create", kind, row["id"], None, record)
     return record
 
 

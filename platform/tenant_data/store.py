@@ -1,7 +1,10 @@
-"""Async access to one tenant database: the engine factory and transactions running the use cases.
+"""Async access to one tenant database: the engine factories and transactions running the use cases.
 
 The use cases are synchronous Core code on a Connection (so they share schema.sql's status and
-constraint helpers); `TenantStore.run` runs one inside a transaction of an async engine.
+constraint helpers); `TenantStore.run` runs one inside a transaction: on PostgreSQL through the
+async driver (psycopg, no thread), on SQLite with the sync driver in one worker thread per use
+case (aiosqlite would hop to its thread for every cursor call), writes serialised per file by an
+asyncio lock and opened with BEGIN IMMEDIATE, the file in WAL mode with a busy timeout.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from insureops.platform.db import bounded_connector
 from insureops.platform.errors import is_database_unavailable
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
-from insureops.platform.tenant_engine import configure_sqlite
+from insureops.platform.tenant_engine import BEGIN_IMMEDIATE, configure_sqlite, normalise_url
 
 ResultT = TypeVar("ResultT")
 
@@ -62,9 +65,45 @@ def create_async_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overfl
                                        "async_creator_fn": bounded_connector(round_trip_timeout)}
     if hostaddr is not None:
         connect_args["hostaddr"] = hostaddr
+    # No pool_pre_ping (a round trip per checkout): TenantStore retries a use case once when
+    # its pooled connection turns out dead before COMMIT.
     return create_async_engine(
         parsed, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=pool_timeout,
-        pool_pre_ping=True, connect_args=connect_args)
+        connect_args=connect_args)
+
+
+def _sqlite_wal(dbapi_connection, connection_record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers and the one writer do not block
+    # WAL + NORMAL: no corruption on a crash; a power cut may lose the last commits
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def create_sqlite_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overflow: int = 2,
+                                pool_timeout: float = 5.0,
+                                busy_timeout: float = 10.0) -> sa.Engine:
+    """A bounded sync engine on a SQLite tenant database file, for `TenantStore`'s worker
+    threads: foreign keys on, real BEGIN (tenant_engine), WAL, `busy_timeout` seconds of
+    waiting for another process's write lock."""
+    parsed = normalise_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        raise ValueError("create_sqlite_tenant_engine takes a sqlite:/// URL")
+    engine = sa.create_engine(parsed, pool_size=pool_size, max_overflow=max_overflow,
+                              pool_timeout=pool_timeout,
+                              connect_args={"timeout": busy_timeout, "check_same_thread": False})
+    configure_sqlite(engine)
+    sa.event.listen(engine, "connect", _sqlite_wal)
+    return engine
+
+
+def _run_in_thread(engine: sa.Engine, use_case: Callable[..., ResultT], args: tuple,
+                   read_only: bool) -> ResultT:
+    with engine.connect() as connection:
+        if not read_only:
+            connection.execution_options(**{BEGIN_IMMEDIATE: True})
+        with connection.begin():
+            return use_case(connection, *args)
 
 
 def _is_unprepared(exc: BaseException) -> bool:
@@ -77,22 +116,39 @@ def _is_unprepared(exc: BaseException) -> bool:
 
 
 class TenantStore:
-    """One tenant database: runs use cases in transactions, never longer than `timeout`."""
+    """One tenant database: runs use cases in transactions, never longer than `timeout`.
 
-    def __init__(self, engine: AsyncEngine, *, timeout: float = 15.0) -> None:
+    `engine` is an AsyncEngine, or a sync SQLite engine (`create_sqlite_tenant_engine`) whose
+    use cases run in a worker thread; `write_lock` (the file's, one per engine) serialises the
+    writes of that SQLite file within this process.
+    """
+
+    def __init__(self, engine: AsyncEngine | sa.Engine, *, timeout: float = 15.0,
+                 write_lock: asyncio.Lock | None = None) -> None:
         self.engine = engine
         self.timeout = timeout
+        self.write_lock = write_lock
 
-    async def run(self, use_case: Callable[..., ResultT], *args: Any) -> ResultT:
-        """`use_case(connection, *args)` in one transaction (committed when it returns).
+    async def run(self, use_case: Callable[..., ResultT], *args: Any,
+                  read_only: bool = False) -> ResultT:
+        """`use_case(connection, *args)` in one transaction (committed when it returns); writes
+        are serialised per SQLite file. `read_only=True` (the use case never writes): SQLite
+        readers run beside the writer, and on PostgreSQL the statements run without
+        BEGIN/COMMIT round trips (each sees the latest commits, as READ COMMITTED does).
 
         An unreachable database (refused, timed out, gone away) is
         TenantDatabaseUnavailableError; data errors propagate unchanged.
         """
         try:
             async with asyncio.timeout(self.timeout):
-                async with self.engine.begin() as connection:
-                    return await connection.run_sync(use_case, *args)
+                if isinstance(self.engine, sa.Engine):
+                    if not read_only and self.write_lock is not None:
+                        async with self.write_lock:
+                            return await asyncio.to_thread(_run_in_thread, self.engine,
+                                                           use_case, args, read_only)
+                    return await asyncio.to_thread(_run_in_thread, self.engine, use_case, args,
+                                                   read_only)
+                return await self._run_async(use_case, args, read_only)
         except TimeoutError:
             raise TenantDatabaseUnavailableError(
                 "The tenant database did not answer in time; retry shortly.") from None
@@ -105,6 +161,27 @@ class TenantStore:
                     "The tenant database is not prepared: run `insureops schema apply URL` on "
                     "it once.") from None
             raise
+
+    async def _run_async(self, use_case: Callable[..., ResultT], args: tuple,
+                         read_only: bool) -> ResultT:
+        # No pre-ping round trip per checkout: a pooled connection the server closed (restart,
+        # idle kill) fails before COMMIT is sent, so nothing was committed and the use case runs
+        # once more on a new connection (the pool drops the dead one).
+        assert isinstance(self.engine, AsyncEngine)
+        for attempt in (1, 2):
+            async with self.engine.connect() as connection:
+                if read_only and connection.dialect.name == "postgresql":
+                    await connection.execution_options(isolation_level="AUTOCOMMIT")
+                try:
+                    await connection.begin()
+                    result = await connection.run_sync(use_case, *args)
+                except sa.exc.DBAPIError as exc:
+                    if attempt == 1 and exc.connection_invalidated:
+                        continue
+                    raise
+                await connection.commit()
+                return result
+        raise AssertionError("unreachable")
 
     async def ping(self) -> None:
         """Raise TenantDatabaseUnavailableError unless the database answers `SELECT 1`."""

@@ -1,0 +1,125 @@
+"""The tenant API's connection cache: one platform query per request, and a connection or key
+changed on one instance is seen by another sharing the platform database on its next request."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+import sqlalchemy as sa
+from sqlalchemy import update
+
+from insureops.platform.api_keys import ApiKey
+from insureops.platform.identity import new_tenant_id
+from insureops.platform.keys import DATABASE, SETTINGS, TENANT_POOLS
+from insureops.platform.tenant_databases import TenantDatabase
+from tests.databases import plain_conninfo
+from tests.platform.mcp.conftest import NOW, save_database_url
+
+BASE = "/api/v2/mcp/clients"
+
+
+async def _names(client, tenant) -> list[str]:
+    response = await client.get(f"{BASE}/list/", headers=tenant.headers)
+    assert response.status == 200, await response.text()
+    return [item["name"] for item in (await response.json())["items"]]
+
+
+async def test_a_connection_saved_on_one_instance_is_used_by_another_at_its_next_request(
+        client, make_client, settings, make_tenant, make_tenant_database):
+    other = await make_client(settings)  # a second instance on the same platform database
+    tenant_id = new_tenant_id(NOW.timestamp())
+    tenant = await make_tenant(make_tenant_database(tenant_id), tenant_id=tenant_id)
+    created = await other.post(f"{BASE}/", json={"name": "In the first"}, headers=tenant.headers)
+    assert created.status == 201
+    assert await _names(other, tenant) == ["In the first"]  # the other instance's cache is warm
+
+    await save_database_url(client, tenant_id, make_tenant_database(tenant_id))
+
+    assert await _names(other, tenant) == []
+    created = await other.post(f"{BASE}/", json={"name": "In the second"}, headers=tenant.headers)
+    assert created.status == 201
+    assert await _names(client, tenant) == ["In the second"]
+
+
+async def test_a_deleted_connection_falls_back_to_the_embedded_default_on_every_instance(
+        client, make_client, settings, make_own_tenant):
+    other = await make_client(settings)
+    tenant = await make_own_tenant()
+    assert (await other.post(f"{BASE}/", json={"name": "Saved"}, headers=tenant.headers)).status \
+        == 201
+    async with client.app[DATABASE].unit_of_work() as uow:
+        await uow.session.execute(sa.delete(TenantDatabase).where(
+            TenantDatabase.workspace_id == tenant.tenant_id))
+    assert await _names(other, tenant) == []  # the workspace's embedded SQLite database
+
+
+async def test_a_key_revoked_on_one_instance_is_refused_by_another_at_its_next_request(
+        client, make_client, settings, make_own_tenant):
+    other = await make_client(settings)
+    tenant = await make_own_tenant()
+    assert await _names(other, tenant) == []
+    async with client.app[DATABASE].unit_of_work() as uow:
+        await uow.session.execute(update(ApiKey).where(ApiKey.id == tenant.key_id)
+                                  .values(revoked_at=NOW))
+    response = await other.get(f"{BASE}/list/", headers=tenant.headers)
+    assert response.status == 401
+    assert (await response.json())["error"]["code"] == "invalid_api_key"
+
+
+async def test_a_steady_request_sends_one_statement_to_the_platform_database(
+        client, make_own_tenant):
+    tenant = await make_own_tenant()
+    created = await client.post(f"{BASE}/", json={"name": "Counted"}, headers=tenant.headers)
+    record = (await created.json())["uuid"]
+    statements: list[str] = []
+
+    def count(conn, cursor, statement, *args) -> None:
+        statements.append(statement)
+
+    engines = {client.app[DATABASE].engine.sync_engine, client.app[DATABASE].reads.sync_engine}
+    for engine in engines:
+        sa.event.listen(engine, "before_cursor_execute", count)
+    try:
+        response = await client.get(f"{BASE}/{record}/", headers=tenant.headers)
+        assert response.status == 200
+        created = await client.post(f"{BASE}/", json={"name": "Again"}, headers=tenant.headers)
+        assert created.status == 201
+    finally:
+        for engine in engines:
+            sa.event.remove(engine, "before_cursor_execute", count)
+    # the key with its workspace's saved connection, once per request (last_used_at moved
+    # already: it moves at most once a minute)
+    assert len(statements) == 2, statements
+    assert all("api_keys" in statement and "tenant_databases" in statement
+               for statement in statements)
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+async def test_pooled_connections_the_server_closed_are_replaced_without_an_error(
+        client, make_own_tenant):
+    """No pre-ping round trip: a dead pooled connection (server restart, idle kill) is found on
+    use and the read or the uncommitted use case runs once more on a new one."""
+    tenant = await make_own_tenant()
+    created = await client.post(f"{BASE}/", json={"name": "Before"}, headers=tenant.headers)
+    record = (await created.json())["uuid"]
+    store = await client.app[DATABASE].reads.connect()
+    try:
+        platform_pid = await store.scalar(sa.text("SELECT pg_backend_pid()"))
+    finally:
+        await store.close()
+    pools = next(sub[TENANT_POOLS] for sub in _sub_apps(client.app) if TENANT_POOLS in sub)
+    tenant_store = await pools.store_for(tenant.tenant_id, tenant.database_url,
+                                         client.app[SETTINGS])
+    async with tenant_store.engine.connect() as connection:
+        tenant_pid = await connection.scalar(sa.text("SELECT pg_backend_pid()"))
+    with psycopg.connect(plain_conninfo(tenant.database_url), autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s), pg_terminate_backend(%s)",
+                      (platform_pid, tenant_pid))
+    response = await client.get(f"{BASE}/{record}/", headers=tenant.headers)
+    assert response.status == 200, await response.text()
+    created = await client.post(f"{BASE}/", json={"name": "After"}, headers=tenant.headers)
+    assert created.status == 201, await created.text()
+
+
+def _sub_apps(app):
+    return [resource._app for resource in app.router.resources() if hasattr(resource, "_app")]
