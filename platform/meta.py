@@ -1,5 +1,4 @@
-"""The service's own routes: OpenAPI document, Swagger UI from local files, health, and the
-redirect of /studio to the rule studio page at /studio/."""
+"""The service's own routes: OpenAPI document, Swagger UI from local files, health."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from insureops.platform.routing import Call, RouteTable
 
 DOCS_PATH = "/api/docs"
 OPENAPI_PATH = "/api/openapi.json"
-STUDIO_PATH = "/studio"  # the rule studio page (platform.studio_web) is /studio/
 SWAGGER_ASSETS = SWAGGER_UI_PY_ROOT / "static"  # swagger-ui-py's bundled Swagger UI files
 _ASSETS = ("swagger-ui.css", "index.css", "swagger-ui-bundle.js",
            "swagger-ui-standalone-preset.js", "favicon-32x32.png", "favicon-16x16.png")
@@ -102,11 +100,3 @@ async def health(call: Call[None, None]) -> Health:
     database = call.request.config_dict[DATABASE]
     await database.ping()  # unreachable: the error middleware answers 503
     return Health(status="ok", database_revision=await current_revision(database.engine))
-
-
-@routes.get(STUDIO_PATH, response=None, auth=Auth.NONE, status=301, content_type="text/html",
-            summary="The rule studio without its trailing slash: redirects to /studio/")
-async def studio_redirect(call: Call[None, None]) -> web.Response:
-    query = call.request.query_string
-    location = f"{STUDIO_PATH}/" + (f"?{query}" if query else "")
-    return web.Response(status=301, headers={"Location": location})
