@@ -170,11 +170,25 @@ def test_an_appetite_is_tried_on_a_business_when_its_kind_is_appetite(live_servi
     # bound to a product of the workspace's own, the draft is listed unmatched with the reason;
     # once published, the finder matches the own product and the page marks its row
     rule_id = api(page, "GET", f"{RULES}/?kind=appetite")["items"][0]["id"]
-    api(page, "POST", "/api/v1/carrier_finder/carriers/",
-        {"id": "lee-mutual", "name": "Lee Mutual", "states": ["PA"]})
-    api(page, "POST", "/api/v1/carrier_finder/products/",
-        {"carrier_id": "lee-mutual", "code": "lee-gl", "line": "CGL", "name": "Lee GL",
-         "max_limit": 2000000, "appetite_rule_id": rule_id})
+    api(
+        page,
+        "POST",
+        "/api/v1/carrier_finder/carriers/",
+        {"id": "lee-mutual", "name": "Lee Mutual", "states": ["PA"]},
+    )
+    api(
+        page,
+        "POST",
+        "/api/v1/carrier_finder/products/",
+        {
+            "carrier_id": "lee-mutual",
+            "code": "lee-gl",
+            "line": "CGL",
+            "name": "Lee GL",
+            "max_limit": 2000000,
+            "appetite_rule_id": rule_id,
+        },
+    )
     page.get_by_role("button", name="Try").click()
     unmatched = page.locator("#unmatched li")
     check(unmatched).to_have_count(1)
@@ -196,9 +210,11 @@ def test_a_tenant_record_is_simulated_when_added_as_a_case(live_service, page):
     workspace_id = live_service.add_owner("ann@example.com", "Ann Lee", "Lee Agency")
     key = live_service.run(add_key(live_service.app, workspace_id))
     base = live_service.url
-    made = page.request.post(f"{base}/api/v2/mcp/clients/", data=json.dumps({"name": "Bo"}),
-                             headers={"Authorization": f"Bearer {key}",
-                                      "Content-Type": "application/json"})
+    made = page.request.post(
+        f"{base}/api/v2/mcp/clients/",
+        data=json.dumps({"name": "Bo"}),
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )
     assert made.status == 201, made.text()
     client_uuid = made.json()["uuid"]  # in the workspace's embedded tenant database, no city
     log_in(page, live_service)
@@ -223,11 +239,17 @@ async def add_key(app, workspace_id: str) -> str:
     """A read-write API key of the workspace, written straight into the platform database."""
     key, now = new_api_key(), datetime.datetime.now(datetime.UTC)
     async with app[DATABASE].unit_of_work() as uow:
-        uow.session.add(ApiKey(id=new_tenant_id(now.timestamp()), workspace_id=workspace_id,
-                               name="browser test", display_prefix=key[:11],
-                               key_hash=hash_api_key(key),
-                               scopes=normalise_scopes((Scope.READ, Scope.WRITE)),
-                               created_at=now))
+        uow.session.add(
+            ApiKey(
+                id=new_tenant_id(now.timestamp()),
+                workspace_id=workspace_id,
+                name="browser test",
+                display_prefix=key[:11],
+                key_hash=hash_api_key(key),
+                scopes=normalise_scopes((Scope.READ, Scope.WRITE)),
+                created_at=now,
+            )
+        )
     return key
 
 
