@@ -129,8 +129,8 @@ class Route:
 
 
 def _check_declaration(route: Route) -> None:
-    if not route.path.startswith("/"):
-        raise ValueError(f"{route.name}: path must start with '/'")
+    if not route.path.startswith("/") and route.path != "":
+        raise ValueError(f"{route.name}: path must start with '/' (or be '', the area's prefix)")
     if route.response is None and route.status != 204 and route.content_type == "application/json":
         raise ValueError(f"{route.name}: a JSON route without response model must be status 204")
     limit = route.rate_limit

@@ -11,6 +11,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import sqlalchemy as sa
+
 from insureops.dsl import CompiledRuleset, EngineError, Result, compile_ruleset
 from insureops.platform.db import UnitOfWork
 from insureops.platform.rules_studio import repository as repo
@@ -32,8 +34,10 @@ from insureops.platform.rules_studio.service import (
     find,
     version_of,
 )
+from insureops.platform.tenant_data import service as tenant_records
 
 RECORD_TYPES = {"client": "Client", "policy": "Policy"}
+_KINDS = {"client": tenant_records.CLIENT, "policy": tenant_records.POLICY}
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,14 @@ def record_input(compiled: CompiledRuleset, record_type: str) -> str:
             f"{RECORD_TYPES[record_type]} (or Any); this one declares "
             f"{', '.join(f'{d.name}: {d.type_name}' for d in inputs) or 'none'}. Pass inputs.")
     return inputs[0].name
+
+
+def read_records(connection: sa.Connection, tenant_id: str,
+                 refs: list[RecordRef]) -> list[dict]:
+    """The tenant's clients and policies, in the order of `refs` (one transaction); the
+    first missing one is RecordMissingError."""
+    return [tenant_records.get(connection, _KINDS[ref.type], tenant_id, ref.uuid)
+            for ref in refs]
 
 
 def evaluate(compiled: CompiledRuleset, inputs: dict, as_of: datetime.date,

@@ -227,15 +227,32 @@ class CheckResponse(BaseModel):
     outline: Outline
 
 
+class RecordRef(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    type: Literal["client", "policy"]
+    uuid: uuid.UUID
+
+
 class SimulateCase(BaseModel):
     model_config = UNKNOWN_FIELDS_REFUSED
 
     id: Any = Field(None, description="Any JSON value, copied to the case's result.")
-    inputs: dict[str, Any] = Field(description="Every declared input name -> its value.")
+    inputs: dict[str, Any] | None = Field(None, description="Every declared input name -> "
+                                          "its value.")
+    record: RecordRef | None = Field(None, description="Or a client or policy of the "
+                                     "workspace's tenant database, given to the ruleset's "
+                                     "only input (as execute does; at most 100 per request).")
     as_of: datetime.date | None = Field(None, description="Overrides the request's as_of.")
     expect: dict[str, Any] | None = Field(
         None, description="decision, score, reasons, tags, fired, outputs or error, checked "
         "as `insureops rules simulate` does.")
+
+    @model_validator(mode="after")
+    def _one(self) -> SimulateCase:
+        if (self.inputs is None) == (self.record is None):
+            raise ValueError("give exactly one of inputs and record")
+        return self
 
 
 class Baseline(BaseModel):
@@ -293,13 +310,6 @@ class SimulateResponse(BaseModel):
     expectations: Expectations
     impact: dict[str, Any] | None = Field(description="With a baseline: the impact of "
                                           "`insureops rules diff --json`.")
-
-
-class RecordRef(BaseModel):
-    model_config = UNKNOWN_FIELDS_REFUSED
-
-    type: Literal["client", "policy"]
-    uuid: uuid.UUID
 
 
 class ExecuteRequest(BaseModel):

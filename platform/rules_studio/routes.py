@@ -7,6 +7,7 @@ archive and execute. Every route acts on the session's active workspace only.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 from aiohttp import web
 
@@ -74,7 +75,6 @@ from insureops.platform.rules_studio.payloads import (
     VersionQuery,
 )
 from insureops.platform.rules_studio.repository import RuleFilters
-from insureops.platform.tenant_data import service as tenant_records
 from insureops.platform.tenant_data.errors import RecordMissingError
 from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
 from insureops.platform.tenant_stores import map_tenant_database_errors, tenant_store
@@ -172,13 +172,16 @@ async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
 
 
 @routes.post("/rules/simulate/", body=SimulateRequest, response=SimulateResponse, auth=MEMBER,
-             body_limit=BodyLimit.SIMULATION, errors=(400, 404, 413, 422),
+             body_limit=BodyLimit.SIMULATION, errors=(400, 404, 413, 422, 503),
              summary="Simulate a ruleset on cases, without side effects",
              description="A `source` or a saved `rule_id` (+ `version`) on up to 10,000 cases: "
              "per-case results (traces with `explain`), the summary of `insureops rules "
              "simulate`, each case's `expect` checked, and with a `baseline` the impact diff "
              "of `insureops rules diff`. More cases is 413 simulation_too_large; past the "
-             "time budget 422 simulation_too_slow (both name the CLI for larger runs).")
+             "time budget 422 simulation_too_slow (both name the CLI for larger runs). A case "
+             "may name a client or policy of the workspace's tenant database (`record`, at "
+             "most 100 per request) instead of `inputs`: read as execute reads it (404 "
+             "not_found, 422 record_not_applicable, 503 tenant_database_unavailable).")
 async def simulate_rules(call: Call[SimulateRequest, None]) -> web.Response:
     body = call.body
     simulation.check_size(len(body.cases))
@@ -191,9 +194,28 @@ async def simulate_rules(call: Call[SimulateRequest, None]) -> web.Response:
         source=source, as_of=body.as_of or _deps(call).today(), explain=body.explain,
         baseline_source=baseline_source,
         cases=[(case.id, case.inputs, case.as_of, case.expect) for case in body.cases])
+    refs = [case.record for case in body.cases if case.record is not None]
+    if refs:
+        job = await _with_records(call, job, refs)
     text = await asyncio.to_thread(simulation.simulate, job,
                                    call.request.config_dict[SIMULATION_BUDGET])
     return web.Response(text=text, content_type="application/json")
+
+
+async def _with_records(call: Call, job: simulation.SimulationInput,
+                        refs: list[RecordRef]) -> simulation.SimulationInput:
+    """The job with each record case's client or policy read from the tenant database and
+    given to the ruleset's only input, as execute does (nothing is written)."""
+    simulation.check_records(len(refs))
+    compiled = await asyncio.to_thread(execution.compiled_for, job.source)
+    names = {kind: execution.record_input(compiled, kind) for kind in {r.type for r in refs}}
+    records = iter(await _records(call, refs))
+    cases = []
+    for (case_id, inputs, as_of, expect), case in zip(job.cases, call.body.cases, strict=True):
+        if case.record is not None:
+            inputs = {names[case.record.type]: next(records)}
+        cases.append((case_id, inputs, as_of, expect))
+    return dataclasses.replace(job, cases=cases)
 
 
 @routes.get("/rules/settings/", response=StudioSettingsInfo, auth=MEMBER,
@@ -304,15 +326,16 @@ async def reject(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     return views.approval(row)
 
 
-async def _record(call: Call, record: RecordRef) -> dict:
-    """A client or policy of the workspace's tenant database (503 when it is down)."""
+async def _records(call: Call, refs: list[RecordRef]) -> list[dict]:
+    """Clients and policies of the workspace's tenant database, in order (404 for a missing
+    one, 503 when the database is down)."""
     tenant_id = call.principal.active_workspace_id
     config = call.request.config_dict
     async with call.unit_of_work() as uow:
         store = await tenant_store(uow, config[SECRET_KEYS].fernet, config[TENANT_POOLS],
                                    tenant_id, call.settings)
-    kind = tenant_records.CLIENT if record.type == "client" else tenant_records.POLICY
-    return await store.run(tenant_records.get, kind, tenant_id, record.uuid)
+    return await store.run(execution.read_records, tenant_id,
+                           [execution.RecordRef(ref.type, ref.uuid) for ref in refs])
 
 
 @routes.post(f"{RULE}/execute/", path_model=RulePath, body=ExecuteRequest,
@@ -330,7 +353,7 @@ async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
     inputs = body.inputs
     if body.record is not None:
         name = execution.record_input(compiled, body.record.type)
-        inputs = {name: await _record(call, body.record)}
+        inputs = {name: (await _records(call, [body.record]))[0]}
     as_of = body.as_of or deps.today()
     outcome = await asyncio.to_thread(execution.evaluate, compiled, inputs, as_of, body.explain)
     record = (execution.RecordRef(body.record.type, body.record.uuid)

@@ -19,6 +19,7 @@ from insureops.platform.rules_studio.checking import FILENAME
 from insureops.platform.rules_studio.errors import SimulationTooLargeError, SimulationTooSlowError
 
 MAX_CASES = 10_000
+MAX_RECORD_CASES = 100  # cases naming a tenant record, read from its database per request
 DEFAULT_TIME_BUDGET = 20.0  # seconds of one request's simulation
 CLI_HINT = ("simulate larger sets offline with `insureops rules simulate FILE --cases "
             "CASES.jsonl` (and `insureops rules diff OLD NEW --cases CASES.jsonl`)")
@@ -40,6 +41,13 @@ def check_size(count: int) -> None:
     if count > MAX_CASES:
         raise SimulationTooLargeError(f"{count} cases is more than the {MAX_CASES:,} one request "
                                       f"may simulate; {CLI_HINT}.")
+
+
+def check_records(count: int) -> None:
+    if count > MAX_RECORD_CASES:
+        raise SimulationTooLargeError(
+            f"{count} cases naming a tenant record is more than the {MAX_RECORD_CASES} one "
+            f"request may read; send their inputs instead, or split the request.")
 
 
 def simulate(job: SimulationInput, time_budget: float = DEFAULT_TIME_BUDGET) -> str:

@@ -1,4 +1,4 @@
-"""The rule studio web page: `/studio/` and its assets, shipped as package data.
+"""The rule studio web page: `/studio/` (`/studio` redirects) and its assets, package data.
 
 The page is a static shell; everything it shows comes from the public studio, accounts, team and
 carrier finder APIs on the same origin, so writes carry the session cookie and pass the Origin
@@ -99,6 +99,26 @@ async def studio_index(call: Call[None, None]) -> web.Response:
         **SECURITY_HEADERS,
     }
     return web.Response(text=studio_page(nonce), content_type="text/html", headers=headers)
+
+
+@routes.get(
+    "",
+    response=None,
+    auth=Auth.NONE,
+    status=301,
+    content_type="text/html",
+    summary="The rule studio without its trailing slash: redirects to /studio/",
+)
+async def studio_redirect(call: Call[None, None]) -> web.Response:
+    query = call.request.query_string
+    location = "/studio/" + (f"?{query}" if query else "")
+    link = html.escape(location)
+    return web.Response(
+        status=301,
+        text=f'<!DOCTYPE html><a href="{link}">{link}</a>',
+        content_type="text/html",
+        headers={"Location": location, **SECURITY_HEADERS},
+    )
 
 
 @routes.get(

@@ -34,10 +34,14 @@ export function appetitePanel(source: () => string, failed: (error: unknown) => 
           : h("p", { id: "appetite-decision" }, `${mine.result.decision}, score ${show(mine.result.score)}` +
               (mine.result.reasons.length ? `: ${mine.result.reasons.join("; ")}` : "")),
         h("h3", {}, "The carrier finder's match"),
-        h("table", { id: "matches", class: "grid" }, h("caption", {}, `${match.results.length} best of ${match.considered} products`),
-          h("thead", {}, h("tr", {}, ["Carrier", "Product", "Decision", "Score", "Reasons"].map((c) => h("th", { scope: "col" }, c)))),
-          h("tbody", {}, match.results.map((m: any) => h("tr", {}, h("td", {}, m.carrier.name), h("td", {}, m.product.name),
+        h("table", { id: "matches", class: "grid" }, h("caption", {}, `${match.results.length} best of ${match.considered} products` +
+            ` (${match.results.filter((m: any) => m.own).length} of them this workspace's own)`),
+          h("thead", {}, h("tr", {}, ["Whose", "Carrier", "Product", "Decision", "Score", "Reasons"].map((c) => h("th", { scope: "col" }, c)))),
+          h("tbody", {}, match.results.map((m: any) => h("tr", { class: m.own ? "own" : "market" },
+            h("td", {}, m.own ? h("strong", { class: "own-badge" }, "Your own") : "Market"),
+            h("td", {}, m.carrier.name), h("td", {}, m.product.name),
             h("td", {}, m.decision), h("td", {}, show(m.score)), h("td", {}, m.reasons.join("; ")))))),
+        unmatchedList(match.unmatched ?? []),
         mine.result?.trace ? h("h3", {}, "Why this appetite answered so") : null,
         mine.result?.trace ? traceTree(mine.result.trace) : null);
     } catch (e) { failed(e); }
@@ -45,4 +49,13 @@ export function appetitePanel(source: () => string, failed: (error: unknown) => 
     BUSINESS.map(([name, label]) => field(label, inputs.get(name)!, `business-${name}`)),
     h("button", { type: "submit", id: "try-business" }, "Try"));
   return h("div", {}, form, out);
+}
+
+// The workspace's own products the finder could not match, each with why (e.g. an unpublished rule).
+function unmatchedList(unmatched: any[]): HTMLElement | null {
+  if (!unmatched.length) return null;
+  return h("section", { id: "unmatched", "aria-label": "Your products not matched" },
+    h("h3", {}, "Your own products not matched"),
+    h("ul", {}, unmatched.map((u: any) => h("li", {},
+      h("strong", {}, `${u.carrier.name} · ${u.product.name}`), ` (${u.appetite_status}): ${u.reason}`))));
 }

@@ -321,9 +321,21 @@ function casesBox(): HTMLElement {
       const chosen = file.files?.[0];
       if (chosen) { casesText = area.value = await chosen.text(); }
     } });
+  const recordType = select(["client", "policy"]);
+  const recordUuid = h("input", { type: "text", placeholder: "uuid", spellcheck: false, autocomplete: "off" });
+  const addRecord = h("button", { type: "button", id: "add-record", onclick: () => {
+    const uuid = recordUuid.value.trim();
+    if (!/^[0-9a-fA-F-]{32,36}$/.test(uuid)) { failed(new Error("Give the record's uuid.")); return; }
+    const line = JSON.stringify({ id: `${recordType.value} ${uuid}`, record: { type: recordType.value, uuid } });
+    casesText = area.value = (area.value.trim() ? area.value.replace(/\n*$/, "\n") : "") + line + "\n";
+    recordUuid.value = "";
+    say(`Added the ${recordType.value} as a case.`);
+  } }, "Add as a case");
   return h("div", { class: "cases" },
-    field('Cases, JSON Lines: one {"id", "inputs", "expect"?} per line', area, "cases"),
-    field("Or upload a .jsonl file", file, "cases-file"));
+    field('Cases, JSON Lines: one {"id", "inputs" or "record", "expect"?} per line', area, "cases"),
+    field("Or upload a .jsonl file", file, "cases-file"),
+    h("fieldset", { class: "record" }, h("legend", {}, "Or a tenant record (a client or policy of this workspace's database)"),
+      field("Record type", recordType, "record-type"), field("Record uuid", recordUuid, "record-uuid"), addRecord));
 }
 
 async function simulate(extra: object = {}): Promise<any> {

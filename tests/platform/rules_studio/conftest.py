@@ -10,6 +10,7 @@ from aiohttp import DummyCookieJar
 from insureops.platform.app import Area, create_app
 from insureops.platform.rules_studio import routes as studio_routes
 from tests.platform.accounts.conftest import FakeClock
+from tests.platform.mcp.conftest import add_key, own_tenant_database, save_database_url
 from tests.platform.workspaces import Member, Tenancy, cheap_areas, start_tenancy
 
 BASE = "/api/rules/rules"
@@ -127,3 +128,20 @@ async def start_studio(aiohttp_client, settings, **studio_options) -> Studio:
 @pytest.fixture
 async def owner(studio) -> Member:
     return await studio.tenancy.owner("ann@example.com", "Lee Agency")
+
+
+@pytest.fixture
+async def tenant_database(studio, owner, test_databases, settings) -> str:
+    """The owner's workspace with its own prepared tenant database; its URL."""
+    url = own_tenant_database(test_databases, settings, owner.workspace_id)
+    await save_database_url(studio.client, owner.workspace_id, url)
+    return url
+
+
+async def new_client(studio, member, **fields) -> str:
+    """A new client in the member's workspace's tenant database (through the MCP API); uuid."""
+    key, _ = await add_key(studio.client, member.workspace_id)
+    response = await studio.client.post("/api/v2/mcp/clients/", json={"name": "Ann", **fields},
+                                        headers={"Authorization": f"Bearer {key}"})
+    assert response.status == 201, await response.text()
+    return (await response.json())["uuid"]

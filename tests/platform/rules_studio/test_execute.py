@@ -5,11 +5,9 @@ from __future__ import annotations
 import socket
 import uuid
 
-import pytest
-
 from insureops.engine import jsonio
-from tests.platform.mcp.conftest import add_key, own_tenant_database, save_database_url
-from tests.platform.rules_studio.conftest import BASE, CLIENT_CHECK, LOWERED
+from tests.platform.mcp.conftest import save_database_url
+from tests.platform.rules_studio.conftest import BASE, CLIENT_CHECK, LOWERED, new_client
 
 
 async def execute(studio, member, rule_id: str, **body):
@@ -22,22 +20,6 @@ async def published_rule(studio, owner, source: str | None = None) -> dict:
     response = await studio.patch(owner, rule["id"], published_version=1)
     assert response.status == 200
     return rule
-
-
-@pytest.fixture
-async def tenant_database(studio, owner, test_databases, settings) -> str:
-    """The owner's workspace with its own prepared tenant database; its URL."""
-    url = own_tenant_database(test_databases, settings, owner.workspace_id)
-    await save_database_url(studio.client, owner.workspace_id, url)
-    return url
-
-
-async def new_client(studio, owner, **fields) -> str:
-    key, _ = await add_key(studio.client, owner.workspace_id)
-    response = await studio.client.post("/api/v2/mcp/clients/", json={"name": "Ann", **fields},
-                                        headers={"Authorization": f"Bearer {key}"})
-    assert response.status == 201, await response.text()
-    return (await response.json())["uuid"]
 
 
 async def test_execute_runs_the_published_version_and_logs_it_when_given_inputs(studio, owner):

@@ -14,12 +14,13 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import pytest_asyncio
 import sqlalchemy as sa
+from pydantic import BaseModel
 from sqlalchemy import text, update
 
 from insureops.platform.routing import Mount, Route
@@ -152,6 +153,15 @@ EXPLICIT: dict[str, Build] = {
         "member session",
         {"rule_id": w.objects["rules/{rule_id}"], "cases": [{"inputs": {"claim": {}}}]},
     ),
+    "B's client simulated by A's rule": lambda w, m: Attempt(
+        "POST",
+        "/api/rules/rules/simulate/",
+        "member session",
+        {
+            "rule_id": m["rule"],
+            "cases": [{"record": {"type": "client", "uuid": w.objects["clients/{uuid}"]}}],
+        },
+    ),
     "B's approval decided under A's rule": lambda w, m: Attempt(
         "POST",
         f"/api/rules/rules/{m['rule']}/approvals/{w.objects['approvals/{approval_id}']}/approve/",
@@ -243,11 +253,14 @@ EXPLICIT: dict[str, Build] = {
 # Body and query fields that name an object, per operation: the EXPLICIT attempts covering them,
 # or why the field cannot reach another workspace.
 _REFERENCE = re.compile(r"(_id|_uuid|_ids|^uuid|^record|^provider|^url)$")
-REFERENCES: dict[str, str] = {
+REFERENCES: dict[str, str | tuple[str, ...]] = {
     "GET /api/v2/mcp/policies/list/": "A's policies filtered by B's client",
     "POST /api/v2/settings/database/": "B's embedded database saved by a relative path",
     "POST /api/v2/settings/database/test/": "B's embedded database tested",
-    "POST /api/rules/rules/simulate/": "B's rule simulated by A",
+    "POST /api/rules/rules/simulate/": (
+        "B's rule simulated by A",
+        "B's client simulated by A's rule",
+    ),
     "POST /api/rules/rules/{rule_id}/execute/": "A's rule executed on B's client record",
     "POST /api/v1/connectors/llm-adaptor/test": "B's LLM provider key tested by A",
     "POST /api/v1/connectors/llm-adaptor/keys": "saves the caller's own key of that provider",
@@ -443,13 +456,35 @@ def test_every_field_naming_an_object_is_tried_across_workspaces():
     unlisted = []
     for mount, route in ROUTES:
         for model in (route.body, route.query):
-            fields = [
-                name for name in (model.model_fields if model else ()) if _REFERENCE.search(name)
-            ]
+            fields = [name for name in _field_names(model) if _REFERENCE.search(name)]
             if fields and operation(mount, route) not in REFERENCES:
                 unlisted.append(f"{operation(mount, route)}: {fields}")
     assert unlisted == []
-    assert {reason for reason in REFERENCES.values() if reason in EXPLICIT} <= set(EXPLICIT)
+    named = {
+        reason
+        for value in REFERENCES.values()
+        for reason in ((value,) if isinstance(value, str) else value)
+    }
+    assert {"B's rule simulated by A", "B's client simulated by A's rule"} <= set(EXPLICIT)
+    assert {reason for reason in named if reason in EXPLICIT} <= set(EXPLICIT)
+
+
+def _field_names(model: Any, seen: frozenset = frozenset()) -> list[str]:
+    """The model's field names, and those of the models nested in them (a case's `record`)."""
+    if model is None or model in seen:
+        return []
+    names = []
+    for name, field in model.model_fields.items():
+        names.append(name)
+        for nested in _models_in(field.annotation):
+            names += _field_names(nested, seen | {model})
+    return names
+
+
+def _models_in(annotation: Any) -> list[type]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in get_args(annotation) for m in _models_in(arg)]
 
 
 def test_sweep_covers_every_area_that_holds_workspace_data():
@@ -476,7 +511,7 @@ async def test_the_same_requests_work_when_they_name_a_own_objects(world: World,
         "POST",
         "/api/rules/rules/simulate/",
         world.a.member.headers,
-        {"rule_id": mine["rule"], "cases": [{"inputs": {"client": {"name": "Ann"}}}]},
+        {"rule_id": mine["rule"], "cases": [{"inputs": {"client": {"name": "Ann"}}}, record]},
     )
     assert simulated
     filtered = await world.ok(

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import shutil
 
 import pytest
 
+from insureops.platform.api_keys import ApiKey, hash_api_key, new_api_key, normalise_scopes
+from insureops.platform.auth import Scope
 from insureops.platform.carrier_finder.startup import example_market_folder, load_folder
+from insureops.platform.identity import new_tenant_id
 from insureops.platform.keys import DATABASE
+from tests.platform.rules_studio.conftest import CLIENT_CHECK
 from tests.platform.studio_web.conftest import Shots, log_in, set_source
 
 pytestmark = pytest.mark.browser
@@ -160,7 +165,92 @@ def test_an_appetite_is_tried_on_a_business_when_its_kind_is_appetite(live_servi
     check(page.locator("#appetite-result .trace")).to_contain_text("rule ")
     matches = page.locator("#matches tbody tr")
     check(matches.first).to_contain_text("Atlas Distribution Insurance Company")
+    check(matches.first).to_contain_text("Market")
+
+    # bound to a product of the workspace's own, the draft is listed unmatched with the reason;
+    # once published, the finder matches the own product and the page marks its row
+    rule_id = api(page, "GET", f"{RULES}/?kind=appetite")["items"][0]["id"]
+    api(
+        page,
+        "POST",
+        "/api/v1/carrier_finder/carriers/",
+        {"id": "lee-mutual", "name": "Lee Mutual", "states": ["PA"]},
+    )
+    api(
+        page,
+        "POST",
+        "/api/v1/carrier_finder/products/",
+        {
+            "carrier_id": "lee-mutual",
+            "code": "lee-gl",
+            "line": "CGL",
+            "name": "Lee GL",
+            "max_limit": 2000000,
+            "appetite_rule_id": rule_id,
+        },
+    )
+    page.get_by_role("button", name="Try").click()
+    unmatched = page.locator("#unmatched li")
+    check(unmatched).to_have_count(1)
+    check(unmatched).to_contain_text("Lee Mutual · Lee GL")
+    check(unmatched).to_contain_text("no published version")
+    api(page, "PATCH", f"{RULES}/{rule_id}/", {"published_version": 1})
+    page.get_by_role("button", name="Try").click()
+    own = page.locator("#matches tbody tr.own")
+    check(own).to_have_count(1)
+    check(own).to_contain_text("Your own")
+    check(own).to_contain_text("Lee GL")
+    check(page.locator("#unmatched")).to_have_count(0)
+    check(page.locator("#matches tbody tr.market").first).to_contain_text("Market")
     Shots(page).take("appetite")
+
+
+def test_a_tenant_record_is_simulated_when_added_as_a_case(live_service, page):
+    check = expect()
+    workspace_id = live_service.add_owner("ann@example.com", "Ann Lee", "Lee Agency")
+    key = live_service.run(add_key(live_service.app, workspace_id))
+    base = live_service.url
+    made = page.request.post(
+        f"{base}/api/v2/mcp/clients/",
+        data=json.dumps({"name": "Bo"}),
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )
+    assert made.status == 201, made.text()
+    client_uuid = made.json()["uuid"]  # in the workspace's embedded tenant database, no city
+    log_in(page, live_service)
+
+    page.get_by_role("button", name="New rule").click()
+    set_source(page, CLIENT_CHECK)
+    page.get_by_role("tab", name="Simulate").click()
+    page.get_by_label("Record type").select_option("client")
+    page.get_by_label("Record uuid").fill(client_uuid)
+    page.get_by_role("button", name="Add as a case").click()
+    check(page.locator("#cases")).to_have_value(re.compile(client_uuid))
+    page.get_by_role("button", name="Simulate (the editor's source)").click()
+    row = page.locator("#results tbody tr")
+    check(row).to_have_count(1)
+    check(row).to_contain_text(f"client {client_uuid}")
+    check(row).to_contain_text("refer")
+    check(row).to_contain_text("No city on file")
+    Shots(page).take("simulate-record")
+
+
+async def add_key(app, workspace_id: str) -> str:
+    """A read-write API key of the workspace, written straight into the platform database."""
+    key, now = new_api_key(), datetime.datetime.now(datetime.UTC)
+    async with app[DATABASE].unit_of_work() as uow:
+        uow.session.add(
+            ApiKey(
+                id=new_tenant_id(now.timestamp()),
+                workspace_id=workspace_id,
+                name="browser test",
+                display_prefix=key[:11],
+                key_hash=hash_api_key(key),
+                scopes=normalise_scopes((Scope.READ, Scope.WRITE)),
+                created_at=now,
+            )
+        )
+    return key
 
 
 def test_publishing_asks_for_an_approval_when_four_eyes_are_on(live_service, page):

@@ -102,3 +102,12 @@ def test_committed_bundle_is_what_its_source_builds_when_node_is_at_hand(tmp_pat
         assert (tmp_path / name).read_bytes() == (STATIC / name).read_bytes(), (
             f"{name} is stale: run `npm run build` in web/ and commit the bundle"
         )
+
+
+async def test_studio_without_the_trailing_slash_redirects_to_the_page(client):
+    for path, location in (("/studio", "/studio/"), ("/studio?rule=X", "/studio/?rule=X")):
+        response = await client.get(path, allow_redirects=False)
+        assert response.status == 301
+        assert response.headers["Location"] == location
+    followed = await client.get("/studio")
+    assert followed.status == 200 and followed.content_type == "text/html"
