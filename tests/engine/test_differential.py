@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from insureops.dsl.api import parse_ruleset
 from insureops.engine import ir
-from insureops.engine.compiler import GENERATE_AFTER
-from insureops.engine.errors import EngineError, EvaluationError
-from insureops.engine.jsonio import dumps
-from insureops.engine.values import Duration
+from insureops.engine.evaluation.compiler import GENERATE_AFTER
+from insureops.engine.inputs.jsonio import dumps
+from insureops.engine.ir.errors import EngineError, EvaluationError
+from insureops.engine.ir.values import Duration
 from insureops.schema.registry import default_registry
 
 AS_OF = date(2025, 6, 15)

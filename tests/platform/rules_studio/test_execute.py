@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from insureops.engine import jsonio
+from insureops.engine.inputs import jsonio
 from tests.platform.mcp.conftest import add_key, own_tenant_database, save_database_url
 from tests.platform.rules_studio.conftest import BASE, CLIENT_CHECK, LOWERED
 

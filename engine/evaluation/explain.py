@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from insureops.engine import ir, numbers
-from insureops.engine.errors import EvaluationError
-from insureops.engine.printer import format_expr
-from insureops.engine.values import format_literal
+from insureops.engine import ir
+from insureops.engine.ir import numbers
+from insureops.engine.ir.errors import EvaluationError
+from insureops.engine.ir.printer import format_expr
+from insureops.engine.ir.values import format_literal
 
 _MISSING = object()
 _NEGATED_WORDS = {

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 
-from insureops.engine import operations as ops
-from insureops.engine.errors import Invalid
+from insureops.engine.ir import operations as ops
+from insureops.engine.ir.errors import Invalid
 
 Fn = Callable[[dict], object]
 _PLAIN = {"==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
