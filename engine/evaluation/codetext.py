@@ -13,12 +13,12 @@ from insureops.engine.ir import numbers
 from insureops.engine.ir import operations as ops
 from insureops.engine.ir.builtins import BUILTINS
 from insureops.engine.ir.errors import EngineError, Invalid, LimitExceededError
+from insureops.engine.ir.operators import IMPLEMENTATIONS, PYTHON
 from insureops.engine.ir.result import Result
 from insureops.engine.ir.values import Duration, format_plain
 
-COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
-SLOW = {"==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
-        ">": ops.greater, ">=": ops.greater_equal}
+COMPARE = PYTHON
+SLOW = {name: IMPLEMENTATIONS[name] for name in PYTHON}
 
 
 class Source:

@@ -20,6 +20,7 @@ from insureops.engine.ir.builtins import BUILTINS, call_builtin
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EngineError, EvaluationError, Invalid, LimitExceededError
 from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.operators import IMPLEMENTATIONS
 from insureops.engine.ir.regex import search
 from insureops.engine.ir.values import format_plain
 
@@ -27,11 +28,7 @@ Fn = Callable[[dict], object]
 EVAL = "$"
 TRACE = "$trace"
 
-_PLAIN = {"-": ops.subtract, "*": ops.multiply, "/": ops.divide, "%": ops.remainder,
-          "==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
-          ">": ops.greater, ">=": ops.greater_equal, "in": ops.member_of,
-          "not in": ops.not_member_of, "starts_with": ops.starts_with,
-          "ends_with": ops.ends_with, "contains": ops.contains}
+_PLAIN = IMPLEMENTATIONS
 
 def freeze(value: object) -> object:
     """A folded constant made immutable (lists become tuples), since it is shared by every

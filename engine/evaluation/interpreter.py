@@ -17,15 +17,12 @@ from insureops.engine.ir import operations as ops
 from insureops.engine.ir.builtins import BUILTINS, call_builtin
 from insureops.engine.ir.errors import EngineError, EvaluationError, LimitExceededError
 from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.operators import IMPLEMENTATIONS
 from insureops.engine.ir.regex import search
 from insureops.engine.ir.values import format_plain, kind_of
 
 _MISSING = object()
-_BINARY = {"-": ops.subtract, "*": ops.multiply, "/": ops.divide, "%": ops.remainder,
-           "==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
-           ">": ops.greater, ">=": ops.greater_equal, "in": ops.member_of,
-           "not in": ops.not_member_of, "starts_with": ops.starts_with,
-           "ends_with": ops.ends_with, "contains": ops.contains}
+_BINARY = IMPLEMENTATIONS
 
 
 class Interpreter:
