@@ -40,7 +40,7 @@ WARM = """
 import json, sys, time
 source, compiles = sys.stdin.read(), int(sys.argv[1])
 from insureops.dsl.api import compile_ruleset, parse_file, build_ruleset, check_ruleset
-from insureops.engine.compiler import compile_ir
+from insureops.engine.evaluation.compiler import compile_ir
 from insureops.schema.registry import default_registry
 registry = default_registry()
 compile_ruleset(source, filename="warm-up.rules")

@@ -27,7 +27,7 @@ from insureops.carrier_matching.classifier import classify
 from insureops.carrier_matching.market import Appetite
 from insureops.carrier_matching.matching import match
 from insureops.carrier_matching.pruning import index_market_appetites
-from insureops.engine.compiler import GENERATE_AFTER
+from insureops.engine.evaluation.compiler import GENERATE_AFTER
 from insureops.platform.carrier_finder import service
 from insureops.platform.carrier_finder.loading import store_market
 from insureops.platform.carrier_finder.market_store import MarketStore

@@ -111,8 +111,8 @@ def stage_costs(cases: Path) -> list[tuple[str, float]]:
     from datetime import date
 
     from insureops.dsl.api import compile_ruleset
-    from insureops.engine.limits import Limits
-    from insureops.engine.simulation import SummaryAccumulator
+    from insureops.engine.evaluation.simulation import SummaryAccumulator
+    from insureops.engine.ir.limits import Limits
     from insureops.platform.cli.rules_cases import CaseEvaluator, CaseReader, result_line
 
     compiled = compile_ruleset(APPETITE.read_text(encoding="utf-8"), filename=str(APPETITE))

@@ -41,8 +41,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from insureops.dsl import Limits, compile_ruleset
-    from insureops.engine.context import Evaluation
-    from insureops.engine.expressions import EVAL
+    from insureops.engine.evaluation.expressions import EVAL
+    from insureops.engine.ir.context import Evaluation
 
     items = records(args.cases)
     compiled = compile_ruleset(SINGLE_RULE, filename="breakdown.rules")

@@ -20,7 +20,7 @@ from insureops.dsl.api import check_source, compile_ruleset
 from insureops.dsl.diagnostics import Diagnostic
 from insureops.dsl.errors import RulesetInvalidError
 from insureops.engine import ir
-from insureops.engine.result import TestOutcome
+from insureops.engine.ir.result import TestOutcome
 
 APPETITE_SUFFIX = ".rules"
 APPETITE_PREFIX = "appetite."

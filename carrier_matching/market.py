@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from insureops.engine.compiler import CompiledRuleset
+    from insureops.engine.evaluation.compiler import CompiledRuleset
 
 MarketType = Literal["admitted", "surplus_lines"]
 Severity = Literal["error", "warning"]

@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Protocol
 
 from insureops.carrier_matching.market import Carrier, Market, Product
-from insureops.engine.errors import EngineError
+from insureops.engine.ir.errors import EngineError
 
 DECISION_RANK = {"accept": 0, "refer": 1, "decline": 2}
 BUSINESS_INPUT = "business"

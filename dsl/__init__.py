@@ -21,14 +21,14 @@ _EXPORTS = {
     "Diagnostic": "insureops.dsl.diagnostics",
     "DslError": "insureops.dsl.errors",
     "RulesetInvalidError": "insureops.dsl.errors",
-    "CompiledRuleset": "insureops.engine.compiler",
-    "BatchItem": "insureops.engine.compiler",
-    "Result": "insureops.engine.result",
-    "TestOutcome": "insureops.engine.result",
-    "Limits": "insureops.engine.limits",
-    "EngineError": "insureops.engine.errors",
-    "EvaluationError": "insureops.engine.errors",
-    "LimitExceededError": "insureops.engine.errors",
+    "CompiledRuleset": "insureops.engine.evaluation.compiler",
+    "BatchItem": "insureops.engine.evaluation.compiler",
+    "Result": "insureops.engine.ir.result",
+    "TestOutcome": "insureops.engine.ir.result",
+    "Limits": "insureops.engine.ir.limits",
+    "EngineError": "insureops.engine.ir.errors",
+    "EvaluationError": "insureops.engine.ir.errors",
+    "LimitExceededError": "insureops.engine.ir.errors",
 }
 __all__ = [  # the keys of _EXPORTS (a test checks), spelled out for tools that read them
     "BatchItem", "CheckReport", "CompiledRuleset", "Diagnostic", "DslError", "EngineError",
@@ -46,10 +46,10 @@ if TYPE_CHECKING:
     )
     from insureops.dsl.diagnostics import Diagnostic
     from insureops.dsl.errors import DslError, RulesetInvalidError
-    from insureops.engine.compiler import BatchItem, CompiledRuleset
-    from insureops.engine.errors import EngineError, EvaluationError, LimitExceededError
-    from insureops.engine.limits import Limits
-    from insureops.engine.result import Result, TestOutcome
+    from insureops.engine.evaluation.compiler import BatchItem, CompiledRuleset
+    from insureops.engine.ir.errors import EngineError, EvaluationError, LimitExceededError
+    from insureops.engine.ir.limits import Limits
+    from insureops.engine.ir.result import Result, TestOutcome
 
 
 def __getattr__(name: str) -> object:

@@ -22,7 +22,7 @@ from insureops.engine import ir
 from insureops.schema.registry import TypeRegistry, default_registry
 
 if TYPE_CHECKING:
-    from insureops.engine.compiler import CompiledRuleset
+    from insureops.engine.evaluation.compiler import CompiledRuleset
 
 DEFAULT_CACHE_SIZE = 256
 
@@ -111,8 +111,8 @@ class RulesetCache:
 
 def _compile(source: str, filename: str, registry: TypeRegistry) -> CompiledRuleset:
     # the engine's compiler, loaded on first use
-    from insureops.engine.compiler import compile_ir
-    from insureops.engine.errors import EngineError
+    from insureops.engine.evaluation.compiler import compile_ir
+    from insureops.engine.ir.errors import EngineError
 
     ruleset = parse_ruleset(source, filename=filename, registry=registry)
     schemas = {declaration.name: registry.get(declaration.type_name)

@@ -13,8 +13,8 @@ from insureops.dsl.expressions import ExpressionChecker, Scope, suggest
 from insureops.dsl.reachability import check_reachability
 from insureops.dsl.tablecheck import check_table
 from insureops.engine import ir
-from insureops.engine.expressions import expression_depth
-from insureops.engine.limits import Limits
+from insureops.engine.evaluation.expressions import expression_depth
+from insureops.engine.ir.limits import Limits
 from insureops.schema.registry import ANY_TYPE, TypeRegistry
 
 
@@ -45,7 +45,9 @@ def check_ruleset(ruleset: ir.Ruleset, registry: TypeRegistry) -> list[Diagnosti
 def _const_values(ruleset: ir.Ruleset, diagnostics: list[Diagnostic]) -> None:
     """E115 for each const the engine cannot compute within its limits (it computes them
     once, when compiling): found here, `rules check` fails instead of the compile."""
-    from insureops.engine.compiler import const_errors  # the engine's compiler, on first use
+    from insureops.engine.evaluation.compiler import (
+        const_errors,  # the engine's compiler, on first use
+    )
 
     for found in const_errors(ruleset):
         diagnostics.append(error(

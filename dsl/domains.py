@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from insureops.engine import ir
-from insureops.engine.numbers import negated
-from insureops.engine.printer import print_literal
+from insureops.engine.ir.numbers import negated
+from insureops.engine.ir.printer import print_literal
 
 Bound = Decimal | None  # None is -infinity as a low bound, +infinity as a high bound
 

@@ -16,7 +16,7 @@ from insureops.dsl.literals import (
 )
 from insureops.dsl.parser import Offset, parse_snippet
 from insureops.engine import ir
-from insureops.engine.numbers import negated
+from insureops.engine.ir.numbers import negated
 
 _COMPREHENSIONS = {"any", "all", "count"}
 _PROJECTIONS = {"sum", "min", "max"}

@@ -15,13 +15,14 @@ from insureops.dsl import types as t
 from insureops.dsl.diagnostics import Diagnostic, error
 from insureops.dsl.functions import FUNCTIONS, check_call
 from insureops.engine import ir
+from insureops.engine.ir.operators import OPERATORS, ORDERING
 
 RESULT_NAMES: dict[str, t.Type] = {
     "decision": t.STRING, "score": t.NUMBER, "reasons": t.list_of(t.STRING),
     "tags": t.list_of(t.STRING), "fired": t.list_of(t.STRING),
 }
-_ARITHMETIC = {"+", "-", "*", "/", "%"}
-_ORDERING = {"<", "<=", ">", ">="}
+_ARITHMETIC = {name for name, entry in OPERATORS.items() if entry.group == "arithmetic"}
+_ORDERING = ORDERING
 _ORDERED_KINDS = {"number", "string", "date", "datetime"}  # durations do not order: 1 month ? 30 days
 
 

@@ -7,7 +7,7 @@ the header, rules, tables and tests around them.
 from __future__ import annotations
 
 from insureops.engine import ir
-from insureops.engine.printer import format_expr, format_literal, format_message
+from insureops.engine.ir.printer import format_expr, format_literal, format_message
 
 
 def format_ruleset(ruleset: ir.Ruleset) -> str:

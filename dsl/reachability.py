@@ -14,7 +14,7 @@ from __future__ import annotations
 from insureops.dsl import domains as dm
 from insureops.dsl.diagnostics import Diagnostic, warning
 from insureops.engine import ir
-from insureops.engine.printer import format_expr
+from insureops.engine.ir.printer import format_expr
 
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 

@@ -17,8 +17,8 @@ from insureops.dsl import types as t
 from insureops.dsl.diagnostics import Diagnostic, error, warning
 from insureops.dsl.expressions import ExpressionChecker, relation
 from insureops.engine import ir
-from insureops.engine.numbers import WIDE
-from insureops.engine.printer import format_expr
+from insureops.engine.ir.numbers import WIDE
+from insureops.engine.ir.printer import format_expr
 
 MAX_OVERLAP_REPORTS = 10
 MAX_GAP_REPORTS = 3

@@ -12,7 +12,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from types import MappingProxyType
 
-from insureops.engine.values import Duration
+from insureops.engine.ir.values import Duration
 
 
 def with_article(text: str) -> str:

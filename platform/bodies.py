@@ -14,7 +14,7 @@ from aiohttp import web
 from aiohttp.web_protocol import RequestPayloadError
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from insureops.engine import jsonio
+from insureops.engine.inputs import jsonio
 from insureops.platform.errors import ApiError, ClientDisconnectedError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from insureops.engine import jsonio
-from insureops.engine.simulation import (
+from insureops.engine.evaluation.simulation import (
     DiffAccumulator,
     ImpactDiff,
     SimulationSummary,
     SummaryAccumulator,
 )
+from insureops.engine.inputs import jsonio
 from insureops.platform.cli.rules_cases import (
     Case,
     CaseError,

@@ -10,7 +10,7 @@ from aiohttp import web
 from insureops.carrier_matching import search as market_search
 from insureops.carrier_matching.market import Carrier, Market, Product
 from insureops.carrier_matching.pruning import index_market_appetites
-from insureops.engine.errors import EvaluationError
+from insureops.engine.ir.errors import EvaluationError
 from insureops.platform.auth import Auth
 from insureops.platform.carrier_finder import service, workspace_listing
 from insureops.platform.carrier_finder.jurisdictions import jurisdictions as all_jurisdictions

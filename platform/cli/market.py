@@ -88,7 +88,7 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
     from insureops.carrier_matching import MarketInvalidError, load_market
     from insureops.carrier_matching.matching import match as match_business
     from insureops.carrier_matching.pruning import index_market_appetites
-    from insureops.engine.errors import EvaluationError
+    from insureops.engine.ir.errors import EvaluationError
 
     try:
         business = json.loads(business_file.read_text(encoding="utf-8"), parse_float=Decimal)

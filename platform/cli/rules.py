@@ -48,7 +48,7 @@ def _compile_or_exit(path: str) -> Any:
     """The compiled ruleset in `path`; exits 1 with the rendered diagnostics when invalid."""
     from insureops.dsl.api import compile_ruleset
     from insureops.dsl.errors import RulesetInvalidError
-    from insureops.engine.errors import EngineError
+    from insureops.engine.ir.errors import EngineError
 
     source = _read_source(path)
     if source is None:
@@ -184,7 +184,7 @@ def simulate(file: str, cases: str, out: str | None, explain: bool,
     status is then 1. A case's `expect` (decision, score, reasons, tags, fired, outputs or
     error) is checked: each mismatch is reported on stderr and the exit status is 1.
     """
-    from insureops.engine.simulation import SummaryAccumulator
+    from insureops.engine.evaluation.simulation import SummaryAccumulator
     from insureops.platform.cli.rules_cases import CaseError, CaseEvaluator, CaseReader, result_line
     from insureops.platform.cli.rules_output import progress_bar, render_summary
     from insureops.platform.rule_runs import ExpectationTally, describe_mismatch
@@ -232,8 +232,8 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int,
 
     Exit status 1 when a case fails under either version (it still counts, as "error").
     """
-    from insureops.engine import jsonio
-    from insureops.engine.simulation import DiffAccumulator
+    from insureops.engine.evaluation.simulation import DiffAccumulator
+    from insureops.engine.inputs import jsonio
     from insureops.platform.cli.rules_cases import (
         CaseError,
         CaseEvaluator,

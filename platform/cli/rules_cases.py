@@ -21,11 +21,11 @@ from typing import IO, Any, NamedTuple
 
 import msgspec
 
-from insureops.engine import jsonio
-from insureops.engine.compiler import BatchItem
-from insureops.engine.errors import EngineError
-from insureops.engine.limits import Limits
-from insureops.engine.result import Result
+from insureops.engine.evaluation.compiler import BatchItem
+from insureops.engine.inputs import jsonio
+from insureops.engine.ir.errors import EngineError
+from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.result import Result
 
 PROGRESS_EVERY = 2048  # lines between progress callbacks: cheap enough at 100k lines/s
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from typing import IO, Any
 
-from insureops.engine.simulation import ImpactDiff, SimulationSummary
+from insureops.engine.evaluation.simulation import ImpactDiff, SimulationSummary
 
 
 def format_number(value: Decimal | int | None, places: int | None = None) -> str:

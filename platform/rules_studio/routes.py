@@ -12,7 +12,7 @@ import dataclasses
 from aiohttp import web
 
 from insureops.dsl import RulesetInvalidError
-from insureops.engine import jsonio
+from insureops.engine.inputs import jsonio
 from insureops.platform.auth import Auth, Role
 from insureops.platform.errors import ApiError
 from insureops.platform.keys import CLOCK, SECRET_KEYS, SIMULATION_BUDGET, TENANT_POOLS

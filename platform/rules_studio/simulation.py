@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from insureops.dsl import compile_ruleset
-from insureops.engine import jsonio
+from insureops.engine.inputs import jsonio
 from insureops.platform.cli.rules_cases import Case
 from insureops.platform.rule_runs import run_cases
 from insureops.platform.rules_studio.checking import FILENAME

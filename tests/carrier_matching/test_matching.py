@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from insureops.carrier_matching.matching import DECISION_RANK, candidate_products, match
-from insureops.engine.errors import EvaluationError
+from insureops.engine.ir.errors import EvaluationError
 from tests.carrier_matching.example_market import AS_OF, example_market
 
 ELECTRICIAN = {

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from insureops.dsl.api import check_source
-from insureops.engine.compiler import compile_ir
-from insureops.engine.errors import EvaluationError
+from insureops.engine.evaluation.compiler import compile_ir
+from insureops.engine.ir.errors import EvaluationError
 
 SAMPLES = [None] + [Decimal(n) / 2 for n in range(-2, 14)]  # -1, -0.5, 0, ..., 6.5
 LITERAL = st.integers(0, 5).map(str)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from insureops.dsl.api import check_source
 from insureops.dsl.functions import FUNCTIONS
-from insureops.engine.builtins import BUILTINS
+from insureops.engine.ir.builtins import BUILTINS
 from insureops.schema.registry import default_registry
 
 HEADER = "ruleset a\ninput business: Business\n"

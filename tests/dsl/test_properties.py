@@ -14,7 +14,7 @@ from insureops.dsl.parser import keywords, parse_file
 from insureops.dsl.printer import format_ruleset
 from insureops.dsl.transform import build_ruleset
 from insureops.engine import ir
-from insureops.engine.values import Duration
+from insureops.engine.ir.values import Duration
 
 CASES = Path(__file__).parent / "cases"
 

@@ -9,7 +9,7 @@ import pytest
 
 from insureops.dsl.api import check_source
 from insureops.engine import ir
-from insureops.engine.values import Duration
+from insureops.engine.ir.values import Duration
 
 
 def ruleset(source: str) -> ir.Ruleset:

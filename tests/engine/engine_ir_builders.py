@@ -6,9 +6,9 @@ from datetime import date
 from decimal import Decimal
 
 from insureops.engine import ir
-from insureops.engine.compiler import compile_ir
-from insureops.engine.interpreter import compile_reference
-from insureops.engine.values import Duration
+from insureops.engine.evaluation.compiler import compile_ir
+from insureops.engine.evaluation.interpreter import compile_reference
+from insureops.engine.ir.values import Duration
 
 
 def expr(value: object) -> object:

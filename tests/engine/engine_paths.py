@@ -10,10 +10,10 @@ from datetime import date
 
 from engine_ir_builders import build
 
-from insureops.engine.compiler import GENERATE_AFTER, compile_ir
-from insureops.engine.direct import FALLBACK
-from insureops.engine.errors import EvaluationError
-from insureops.engine.jsonio import dumps
+from insureops.engine.evaluation.compiler import GENERATE_AFTER, compile_ir
+from insureops.engine.evaluation.direct import FALLBACK
+from insureops.engine.inputs.jsonio import dumps
+from insureops.engine.ir.errors import EvaluationError
 
 AS_OF = date(2025, 6, 15)
 PATHS = ("closures", "generated", "explained", "interpreter", "interpreter_explained")

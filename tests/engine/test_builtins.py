@@ -1,4 +1,4 @@
-"""Built-in functions, each with a null argument too (engine/builtins.py)."""
+"""Built-in functions, each with a null argument too (engine/ir/builtins.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from engine_ir_builders import (
     value_of,
 )
 
-from insureops.engine.errors import EvaluationError
+from insureops.engine.ir.errors import EvaluationError
 
 D = Decimal
 

@@ -34,8 +34,8 @@ from engine_ir_builders import (
 from engine_paths import same_everywhere
 
 from insureops.engine import ir
-from insureops.engine.errors import EvaluationError, LimitExceededError
-from insureops.engine.limits import Limits
+from insureops.engine.ir.errors import EvaluationError, LimitExceededError
+from insureops.engine.ir.limits import Limits
 
 EVIL = '"); __import__("os").system("echo pwned"); ("'
 

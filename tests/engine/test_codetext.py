@@ -1,10 +1,10 @@
-"""The generated code's text and helpers (engine/codetext.py)."""
+"""The generated code's text and helpers (engine/evaluation/codetext.py)."""
 
 from __future__ import annotations
 
 from engine_ir_builders import binary, comp, name
 
-from insureops.engine.codetext import Source, loop_names, mentions
+from insureops.engine.evaluation.codetext import Source, loop_names, mentions
 
 
 def test_a_constant_gets_one_name_when_used_twice():
@@ -27,9 +27,9 @@ def test_an_expression_is_as_of_only_when_it_reads_the_clock_and_consts_alone():
 
     from engine_ir_builders import call, months
 
-    from insureops.engine.codetext import as_of_only
-    from insureops.engine.expressions import ExpressionCompiler
-    from insureops.engine.limits import Limits
+    from insureops.engine.evaluation.codetext import as_of_only
+    from insureops.engine.evaluation.expressions import ExpressionCompiler
+    from insureops.engine.ir.limits import Limits
 
     compiler = ExpressionCompiler({"YEAR": months(12), "N": Decimal(3)}, {"business", "outputs"},
                                   Limits())

@@ -1,4 +1,4 @@
-"""Input data -> runtime values by JSON Schema (engine/conversion.py)."""
+"""Input data -> runtime values by JSON Schema (engine/inputs/conversion.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from decimal import Decimal
 import pytest
 from engine_ir_builders import build, rule, ruleset
 
-from insureops.engine.conversion import InputConverter, convert_input
-from insureops.engine.errors import EvaluationError
-from insureops.engine.limits import Limits
+from insureops.engine.inputs.conversion import InputConverter, convert_input
+from insureops.engine.ir.errors import EvaluationError
+from insureops.engine.ir.limits import Limits
 from insureops.schema.registry import default_registry
 
 SCHEMA = {

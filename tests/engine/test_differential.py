@@ -19,10 +19,11 @@ from hypothesis import strategies as st
 
 from insureops.dsl.api import parse_ruleset
 from insureops.engine import ir
-from insureops.engine.compiler import GENERATE_AFTER
-from insureops.engine.errors import EngineError, EvaluationError
-from insureops.engine.jsonio import dumps
-from insureops.engine.values import Duration
+from insureops.engine.evaluation.compiler import GENERATE_AFTER
+from insureops.engine.inputs.jsonio import dumps
+from insureops.engine.ir.errors import EngineError, EvaluationError
+from insureops.engine.ir.operators import OPERATORS
+from insureops.engine.ir.values import Duration
 from insureops.schema.registry import default_registry
 
 AS_OF = date(2025, 6, 15)
@@ -33,8 +34,7 @@ BUSINESS = {
                                                           {"amount": None}],
 }
 FIELDS = sorted(BUSINESS) + ["missing"]
-BINARY_OPS = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "??",
-              "in", "not in", "starts_with", "ends_with", "contains", "matches"]
+BINARY_OPS = list(OPERATORS)  # the registry: a new operator is tested on every path
 FUNCTIONS = {"len": 1, "lower": 1, "upper": 1, "trim": 1, "round": 2, "abs": 1, "floor": 1,
              "ceil": 1, "min": 2, "max": 1, "sum": 1, "today": 0, "now": 0, "date": 1,
              "days_between": 2, "years_between": 2, "coalesce": 3}

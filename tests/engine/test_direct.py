@@ -1,4 +1,4 @@
-"""The direct path (engine/direct.py): generated code over the raw input JSON, falling back to
+"""The direct path (engine/evaluation/direct.py): generated code over the raw input JSON, falling back to
 the generated path for anything off its common path, with one answer on every path."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from engine_paths import direct_outcome, every_path
 
 from insureops.dsl import Limits, compile_ruleset
 from insureops.dsl.api import parse_ruleset
-from insureops.engine.compiler import GENERATE_AFTER
-from insureops.engine.errors import EvaluationError
+from insureops.engine.evaluation.compiler import GENERATE_AFTER
+from insureops.engine.ir.errors import EvaluationError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from workload import SINGLE_RULE, generate_businesses

@@ -14,8 +14,8 @@ from test_differential import APPETITE, RECORDS, WARM
 
 from insureops.dsl import BatchItem, EngineError, Limits, Result, compile_ruleset
 from insureops.dsl.api import parse_ruleset
-from insureops.engine.compiler import GENERATE_AFTER, compile_ir
-from insureops.engine.jsonio import dumps
+from insureops.engine.evaluation.compiler import GENERATE_AFTER, compile_ir
+from insureops.engine.inputs.jsonio import dumps
 from insureops.schema.registry import default_registry
 
 AS_OF = date(2025, 6, 15)

@@ -27,11 +27,11 @@ from engine_ir_builders import (
 from engine_paths import every_path, same_everywhere
 
 from insureops.engine import ir
-from insureops.engine.errors import EvaluationError
-from insureops.engine.jsonio import dumps, loads
-from insureops.engine.numbers import DIVISION_DIGITS, MAX_DIGITS, MAX_EXPONENT
-from insureops.engine.result import Result
-from insureops.engine.simulation import ScoreHistogram, SummaryAccumulator
+from insureops.engine.evaluation.simulation import ScoreHistogram, SummaryAccumulator
+from insureops.engine.inputs.jsonio import dumps, loads
+from insureops.engine.ir.errors import EvaluationError
+from insureops.engine.ir.numbers import DIVISION_DIGITS, MAX_DIGITS, MAX_EXPONENT
+from insureops.engine.ir.result import Result
 
 BIG = Decimal(12345678901234567890123456789)
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from insureops.dsl.api import compile_ruleset
-from insureops.engine import compiler as compiler_module
-from insureops.engine.compiler import GENERATE_AFTER, compile_ir
-from insureops.engine.errors import EvaluationError
-from insureops.engine.interpreter import compile_reference
+from insureops.engine.evaluation import compiler as compiler_module
+from insureops.engine.evaluation.compiler import GENERATE_AFTER, compile_ir
+from insureops.engine.evaluation.interpreter import compile_reference
+from insureops.engine.ir.errors import EvaluationError
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))

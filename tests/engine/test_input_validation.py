@@ -13,9 +13,9 @@ from engine_ir_builders import call as ir_call
 from engine_paths import AS_OF, every_path, same_everywhere
 
 from insureops.dsl.api import compile_ruleset
-from insureops.engine.errors import EvaluationError
-from insureops.engine.jsonio import loads
-from insureops.engine.limits import Limits
+from insureops.engine.inputs.jsonio import loads
+from insureops.engine.ir.errors import EvaluationError
+from insureops.engine.ir.limits import Limits
 from insureops.schema.registry import default_registry
 
 BUSINESS_SCHEMA = default_registry().get("Business")

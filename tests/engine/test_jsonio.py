@@ -1,4 +1,4 @@
-"""JSON with exact decimals (engine/jsonio.py)."""
+"""JSON with exact decimals (engine/inputs/jsonio.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from insureops.engine import jsonio
-from insureops.engine.jsonio import dumps, loads
-from insureops.engine.values import Duration
+from insureops.engine.inputs import jsonio
+from insureops.engine.inputs.jsonio import dumps, loads
+from insureops.engine.ir.values import Duration
 
 
 def test_decimals_keep_their_scale_when_written():

@@ -18,8 +18,8 @@ from engine_ir_builders import (
     text,
 )
 
-from insureops.engine.errors import EvaluationError, LimitExceededError
-from insureops.engine.limits import Limits
+from insureops.engine.ir.errors import EvaluationError, LimitExceededError
+from insureops.engine.ir.limits import Limits
 
 
 def run(condition_or_value, business, limits=Limits(), *, as_value=False):

@@ -22,7 +22,7 @@ from engine_ir_builders import (
     value_of,
 )
 
-from insureops.engine.errors import EvaluationError
+from insureops.engine.ir.errors import EvaluationError
 
 N = None
 

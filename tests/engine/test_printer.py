@@ -1,4 +1,4 @@
-"""The canonical printer of IR expressions (engine/printer.py)."""
+"""The canonical printer of IR expressions (engine/ir/printer.py)."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ from engine_ir_builders import (
 )
 
 from insureops.engine import ir
-from insureops.engine.printer import format_expr
-from insureops.engine.values import Duration
+from insureops.engine.ir.printer import format_expr
+from insureops.engine.ir.values import Duration
 
 
 @pytest.mark.parametrize(("expression", "printed"), [

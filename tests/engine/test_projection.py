@@ -1,4 +1,4 @@
-"""Input conversion specialised to what a ruleset reads (engine/projection.py)."""
+"""Input conversion specialised to what a ruleset reads (engine/inputs/projection.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from decimal import Decimal
 import pytest
 from engine_ir_builders import binary, build, comp, name, rule, ruleset, set_output
 
-from insureops.engine.errors import EvaluationError, LimitExceededError
-from insureops.engine.limits import Limits
-from insureops.engine.projection import measure
+from insureops.engine.inputs.projection import measure
+from insureops.engine.ir.errors import EvaluationError, LimitExceededError
+from insureops.engine.ir.limits import Limits
 
 SCHEMA = {
     "type": "object",

@@ -1,4 +1,4 @@
-"""Which input paths a ruleset reads (engine/reads.py)."""
+"""Which input paths a ruleset reads (engine/inputs/reads.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from engine_ir_builders import (
 )
 
 from insureops.engine import ir
-from insureops.engine.reads import Access, input_reads
+from insureops.engine.inputs.reads import Access, input_reads
 
 
 def _shape(access: Access) -> object:

@@ -23,7 +23,7 @@ from engine_ir_builders import (
     text,
 )
 
-from insureops.engine.errors import EvaluationError
+from insureops.engine.ir.errors import EvaluationError
 
 DAY = date(2025, 6, 15)
 
@@ -208,7 +208,7 @@ def test_consts_are_usable_in_conditions_when_declared():
 
 
 def test_a_const_that_cannot_be_computed_is_an_engine_error_when_compiled():
-    from insureops.engine.errors import EngineError
+    from insureops.engine.ir.errors import EngineError
 
     rs = ruleset(rule("r", True, accept()), consts={"BAD": binary("+", "a", 1)})
     with pytest.raises(EngineError) as raised:
@@ -219,7 +219,7 @@ def test_a_const_that_cannot_be_computed_is_an_engine_error_when_compiled():
 def test_unknown_names_and_functions_are_invalid_ir_when_compiled():
     from engine_ir_builders import call
 
-    from insureops.engine.errors import EngineError
+    from insureops.engine.ir.errors import EngineError
 
     for condition in (name("nobody.x"), binary("==", call("nope", 1), 1),
                       binary("==", call("len"), 1)):

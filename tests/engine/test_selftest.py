@@ -106,7 +106,7 @@ def test_a_given_that_reads_a_name_fails_the_test_when_run():
 
 
 def test_an_expectation_reading_an_input_is_invalid_ir_when_compiled():
-    from insureops.engine.errors import EngineError
+    from insureops.engine.ir.errors import EngineError
 
     test = ir.TestCase("reads input", (), binary("==", name("business.employees"), 1))
     with pytest.raises(EngineError) as raised:

@@ -1,4 +1,4 @@
-"""Simulation summary and impact diff accumulators (engine/simulation.py)."""
+"""Simulation summary and impact diff accumulators (engine/evaluation/simulation.py)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ from decimal import Decimal
 
 import pytest
 
-from insureops.engine import ir, simulation
-from insureops.engine.result import Result
-from insureops.engine.simulation import (
+from insureops.engine import ir
+from insureops.engine.evaluation import simulation
+from insureops.engine.evaluation.simulation import (
     DiffAccumulator,
     ScoreHistogram,
     SummaryAccumulator,
     item_kinds,
 )
+from insureops.engine.ir.result import Result
 
 
 def _result(decision: str | None, score: Decimal, fired: list[str] | None = None) -> Result:

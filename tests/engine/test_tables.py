@@ -1,4 +1,4 @@
-"""Decision tables: hit policies, cells, outputs, firing (engine/program.py)."""
+"""Decision tables: hit policies, cells, outputs, firing (engine/evaluation/program.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from engine_ir_builders import (
     table,
 )
 
-from insureops.engine.errors import EvaluationError
+from insureops.engine.ir.errors import EvaluationError
 
 FACTORS = [
     (["CA", ("<", 10)], [Decimal("1.20"), "B"]),

@@ -1,4 +1,4 @@
-"""Durations, month-end clamping and value formatting (engine/values.py)."""
+"""Durations, month-end clamping and value formatting (engine/ir/values.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from engine_ir_builders import binary, days, lit, months, neg, value_of
 
-from insureops.engine.values import Duration, add_months, format_literal, format_plain, kind_of
+from insureops.engine.ir.values import Duration, add_months, format_literal, format_plain, kind_of
 
 
 @pytest.mark.parametrize(("start", "added", "expected"), [

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from insureops.engine import jsonio
+from insureops.engine.inputs import jsonio
 from insureops.platform.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]

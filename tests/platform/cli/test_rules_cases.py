@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from insureops.dsl.api import compile_ruleset
-from insureops.engine import jsonio
-from insureops.engine.result import Result
+from insureops.engine.inputs import jsonio
+from insureops.engine.ir.result import Result
 from insureops.platform.cli.rules_cases import (
     PROGRESS_EVERY,
     Case,

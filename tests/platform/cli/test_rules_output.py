@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 from decimal import Decimal
 
-from insureops.engine.result import Result
-from insureops.engine.simulation import SummaryAccumulator
+from insureops.engine.evaluation.simulation import SummaryAccumulator
+from insureops.engine.ir.result import Result
 from insureops.platform.cli.rules_output import (
     format_number,
     progress_bar,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import uuid
 
-from insureops.engine import jsonio
+from insureops.engine.inputs import jsonio
 from tests.platform.mcp.conftest import save_database_url
 from tests.platform.rules_studio.conftest import BASE, CLIENT_CHECK, LOWERED, new_client
 

@@ -7,7 +7,7 @@ execute on inputs and on a tenant record -> read the log -> roll back -> archive
 
 from __future__ import annotations
 
-from insureops.engine import jsonio
+from insureops.engine.inputs import jsonio
 from tests.platform.mcp.conftest import add_key, own_tenant_database, save_database_url
 
 BASE = "/api/rules/rules"

@@ -8,7 +8,7 @@ import threading
 
 from click.testing import CliRunner
 
-from insureops.engine import jsonio
+from insureops.engine.inputs import jsonio
 from insureops.platform.cli import main
 from insureops.platform.rules_studio import simulation
 from tests.platform.rules_studio.conftest import BASE, BROKEN, LOWERED, TRIAGE, start_studio

@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import date
 
 from insureops.engine import ir
-from insureops.engine.context import Evaluation
-from insureops.engine.errors import EngineError
-from insureops.engine.explain import text_of
-from insureops.engine.expressions import EVAL, children
-from insureops.engine.limits import Limits
-from insureops.engine.result import TestOutcome
-from insureops.engine.values import format_literal
+from insureops.engine.evaluation.explain import text_of
+from insureops.engine.evaluation.expressions import EVAL, children
+from insureops.engine.ir.context import Evaluation
+from insureops.engine.ir.errors import EngineError
+from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.result import TestOutcome
+from insureops.engine.ir.values import format_literal
 
 RESULT_NAMES = ("decision", "score", "outputs", "reasons", "tags", "fired")
 

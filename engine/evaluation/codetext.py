@@ -6,18 +6,19 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from insureops.engine import ir, numbers
-from insureops.engine import operations as ops
-from insureops.engine.builtins import BUILTINS
-from insureops.engine.errors import EngineError, Invalid, LimitExceededError
-from insureops.engine.expressions import children
-from insureops.engine.program import RunState, in_window, located
-from insureops.engine.result import Result
-from insureops.engine.values import Duration, format_plain
+from insureops.engine import ir
+from insureops.engine.evaluation.expressions import children
+from insureops.engine.evaluation.program import RunState, in_window, located
+from insureops.engine.ir import numbers
+from insureops.engine.ir import operations as ops
+from insureops.engine.ir.builtins import BUILTINS
+from insureops.engine.ir.errors import EngineError, Invalid, LimitExceededError
+from insureops.engine.ir.operators import IMPLEMENTATIONS, PYTHON
+from insureops.engine.ir.result import Result
+from insureops.engine.ir.values import Duration, format_plain
 
-COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
-SLOW = {"==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
-        ">": ops.greater, ">=": ops.greater_equal}
+COMPARE = PYTHON
+SLOW = {name: IMPLEMENTATIONS[name] for name in PYTHON}
 
 
 class Source:

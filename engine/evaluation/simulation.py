@@ -17,8 +17,8 @@ from decimal import ROUND_FLOOR, Decimal
 from typing import Protocol
 
 from insureops.engine import ir
-from insureops.engine.numbers import SUMMARY as _SUMMARY
-from insureops.engine.numbers import WIDE
+from insureops.engine.ir.numbers import SUMMARY as _SUMMARY
+from insureops.engine.ir.numbers import WIDE
 
 _WIDE_ADD = WIDE.add  # exact sums of scores, whatever the caller's decimal context
 

@@ -1,6 +1,6 @@
 """Input conversion specialised to what a ruleset reads (every evaluation path uses it).
 
-Given an input's access tree (`engine/reads.py`), `ProjectedConverter` converts only the fields
+Given an input's access tree (`engine/inputs/reads.py`), `ProjectedConverter` converts only the fields
 read, with generated per-object functions reached through a constants table (as in `codegen.py`).
 A field that cannot be converted holds an `errors.Invalid`, raised where a rule reads it; a value
 used whole is counted against the input limits as it is converted. Unread data is neither
@@ -12,18 +12,18 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from insureops.engine.conversion import (
+from insureops.engine.inputs.conversion import (
     _BIG,
     InputConverter,
     _convert_string,
     _format_of,
     whole,
 )
-from insureops.engine.errors import EngineError, Invalid, LimitExceededError
-from insureops.engine.limits import Limits
-from insureops.engine.numbers import MAX_EXPONENT
-from insureops.engine.reads import Access
-from insureops.engine.values import Duration
+from insureops.engine.inputs.reads import Access
+from insureops.engine.ir.errors import EngineError, Invalid, LimitExceededError
+from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.numbers import MAX_EXPONENT
+from insureops.engine.ir.values import Duration
 
 _SCALARS = frozenset({str, Decimal, int, float, bool, type(None), date, datetime, Duration})
 _UNLIMITED = Limits(max_input_nodes=2**62, max_input_depth=2**30)

@@ -13,13 +13,12 @@ from collections.abc import Callable
 from datetime import date, datetime
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation, Rounded
 
-from insureops.engine import numbers
-from insureops.engine.context import Evaluation
-from insureops.engine.errors import EvaluationError
-from insureops.engine.ir import Span
-from insureops.engine.numbers import ARITHMETIC_ERRORS, ROUNDING, arithmetic_error
-from insureops.engine.operations import COLLECTIONS, ZERO, greater, less
-from insureops.engine.values import kind_of
+from insureops.engine.ir import Span, numbers
+from insureops.engine.ir.context import Evaluation
+from insureops.engine.ir.errors import EvaluationError
+from insureops.engine.ir.numbers import ARITHMETIC_ERRORS, ROUNDING, arithmetic_error
+from insureops.engine.ir.operations import COLLECTIONS, ZERO, greater, less
+from insureops.engine.ir.values import kind_of
 
 Builtin = Callable[[list, Evaluation, Span | None], object]
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

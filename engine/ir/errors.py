@@ -37,7 +37,7 @@ class EvaluationError(EngineError):
 
 
 class LimitExceededError(EvaluationError):
-    """An evaluation exceeded one of the bounds of `insureops.engine.limits.Limits`."""
+    """An evaluation exceeded one of the bounds of `insureops.engine.ir.limits.Limits`."""
 
     default_code = "limit_exceeded"
 

@@ -8,14 +8,12 @@ from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 
-from insureops.engine import operations as ops
-from insureops.engine.errors import Invalid
+from insureops.engine.ir import operations as ops
+from insureops.engine.ir.errors import Invalid
+from insureops.engine.ir.operators import IMPLEMENTATIONS, OPERATORS, REFLECTED
 
 Fn = Callable[[dict], object]
-_PLAIN = {"==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
-          ">": ops.greater, ">=": ops.greater_equal, "in": ops.member_of,
-          "not in": ops.not_member_of, "starts_with": ops.starts_with,
-          "ends_with": ops.ends_with, "contains": ops.contains}
+_PLAIN = {name: fn for name, fn in IMPLEMENTATIONS.items() if OPERATORS[name].group != "arithmetic"}
 _FAST_TYPES = (Decimal, str, date)
 
 
@@ -31,8 +29,7 @@ def field_reader(root: str, field: str, span) -> Fn:
     return run
 
 
-_REFLECTED = {"==": "__eq__", "!=": "__ne__", "<": "__gt__", "<=": "__ge__", ">": "__lt__",
-              ">=": "__le__"}  # `operand < value` is `value.__gt__(operand)`
+_REFLECTED = REFLECTED  # `operand < value` is `value.__gt__(operand)`
 
 
 def _direct_test(op: str, value: object) -> tuple[type, Callable] | None:

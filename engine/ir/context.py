@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timezone
 
-from insureops.engine.errors import EvaluationError
 from insureops.engine.ir import Span
-from insureops.engine.limits import Budget, Limits
+from insureops.engine.ir.errors import EvaluationError
+from insureops.engine.ir.limits import Budget, Limits
 
 
 class Evaluation(Budget):

@@ -11,21 +11,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from insureops.engine import ir
-from insureops.engine import operations as ops
-from insureops.engine.builtins import BUILTINS, call_builtin
-from insureops.engine.compiler import build_ruleset
-from insureops.engine.errors import EngineError, EvaluationError, LimitExceededError
-from insureops.engine.expressions import EVAL, TRACE, expression_depth, thaw
-from insureops.engine.limits import Limits
-from insureops.engine.regex import search
-from insureops.engine.values import format_plain, kind_of
+from insureops.engine.evaluation.compiler import build_ruleset
+from insureops.engine.evaluation.expressions import EVAL, TRACE, expression_depth, thaw
+from insureops.engine.ir import operations as ops
+from insureops.engine.ir.builtins import BUILTINS, call_builtin
+from insureops.engine.ir.errors import EngineError, EvaluationError, LimitExceededError
+from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.operators import IMPLEMENTATIONS
+from insureops.engine.ir.regex import search
+from insureops.engine.ir.values import format_plain, kind_of
 
 _MISSING = object()
-_BINARY = {"-": ops.subtract, "*": ops.multiply, "/": ops.divide, "%": ops.remainder,
-           "==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
-           ">": ops.greater, ">=": ops.greater_equal, "in": ops.member_of,
-           "not in": ops.not_member_of, "starts_with": ops.starts_with,
-           "ends_with": ops.ends_with, "contains": ops.contains}
+_BINARY = IMPLEMENTATIONS
 
 
 class Interpreter:

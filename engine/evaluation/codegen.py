@@ -12,8 +12,8 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
-from insureops.engine import ir, numbers
-from insureops.engine.codetext import (
+from insureops.engine import ir
+from insureops.engine.evaluation.codetext import (
     COMPARE,
     HELPERS,
     SLOW,
@@ -24,6 +24,7 @@ from insureops.engine.codetext import (
     mentions,
     walk,
 )
+from insureops.engine.ir import numbers
 
 
 def generate(items: tuple, compiler, roots: list[str], finish: tuple):

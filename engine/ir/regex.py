@@ -12,10 +12,10 @@ import re
 from re import _constants as sre_constants  # the parser `re` itself uses; stable across 3.11+
 from re import _parser as sre_parser
 
-from insureops.engine.context import Evaluation
-from insureops.engine.errors import EvaluationError, LimitExceededError
 from insureops.engine.ir import Span
-from insureops.engine.operations import mismatch
+from insureops.engine.ir.context import Evaluation
+from insureops.engine.ir.errors import EvaluationError, LimitExceededError
+from insureops.engine.ir.operations import mismatch
 
 STEP_BUDGET = 20_000_000  # backtracking steps allowed for one match (well under a second)
 _REPEATS = {sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from insureops.engine.errors import LimitExceededError
 from insureops.engine.ir import Span
+from insureops.engine.ir.errors import LimitExceededError
 
 
 @dataclass(frozen=True, slots=True)

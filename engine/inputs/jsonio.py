@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from insureops.engine.limits import Limits
-from insureops.engine.values import Duration
+from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.values import Duration
 
 _encode_string = json.encoder.encode_basestring  # UTF-8 text, not \u escapes
 

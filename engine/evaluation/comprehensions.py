@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
-from insureops.engine import ir, numbers
-from insureops.engine import operations as ops
-from insureops.engine.errors import EvaluationError
-from insureops.engine.values import kind_of
+from insureops.engine import ir
+from insureops.engine.ir import numbers
+from insureops.engine.ir import operations as ops
+from insureops.engine.ir.errors import EvaluationError
+from insureops.engine.ir.values import kind_of
 
 _MISSING = object()
 

@@ -28,8 +28,8 @@ from decimal import (
     Underflow,
 )
 
-from insureops.engine.errors import EvaluationError
 from insureops.engine.ir import Span
+from insureops.engine.ir.errors import EvaluationError
 
 MAX_DIGITS = 100  # significant digits of a result of + - * % and of round()
 MAX_EXPONENT = 1000  # |adjusted exponent| of any number: inputs, literals' results, results

@@ -15,17 +15,18 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import NamedTuple
 
-from insureops.engine import ir, numbers
-from insureops.engine import operations as ops
-from insureops.engine.codetext import COMPARE, UNSET, Source, as_of_only, walk
-from insureops.engine.context import Evaluation
-from insureops.engine.conversion import _BIG, _format_of
-from insureops.engine.errors import EngineError
-from insureops.engine.expressions import EVAL
-from insureops.engine.limits import Limits
-from insureops.engine.reads import Access
-from insureops.engine.result import Result
-from insureops.engine.values import Duration, format_plain
+from insureops.engine import ir
+from insureops.engine.evaluation.codetext import COMPARE, UNSET, Source, as_of_only, walk
+from insureops.engine.evaluation.expressions import EVAL
+from insureops.engine.inputs.conversion import _BIG, _format_of
+from insureops.engine.inputs.reads import Access
+from insureops.engine.ir import numbers
+from insureops.engine.ir import operations as ops
+from insureops.engine.ir.context import Evaluation
+from insureops.engine.ir.errors import EngineError
+from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.result import Result
+from insureops.engine.ir.values import Duration, format_plain
 
 DEFAULT_LIMITS = Limits()
 _RANK = {"accept": 1, "refer": 2, "decline": 3}

@@ -12,24 +12,24 @@ from datetime import date
 from typing import NamedTuple
 
 from insureops.engine import ir
-from insureops.engine.codegen import generate
-from insureops.engine.context import Evaluation
-from insureops.engine.conversion import InputConverter
-from insureops.engine.direct import FALLBACK, generate_direct
-from insureops.engine.errors import EngineError, EvaluationError, LimitExceededError
-from insureops.engine.expressions import EVAL, ExpressionCompiler, children, freeze
-from insureops.engine.limits import Limits
-from insureops.engine.program import (
+from insureops.engine.evaluation.codegen import generate
+from insureops.engine.evaluation.direct import FALLBACK, generate_direct
+from insureops.engine.evaluation.expressions import EVAL, ExpressionCompiler, children, freeze
+from insureops.engine.evaluation.program import (
     RuleProgram,
     RunState,
     TableProgram,
     run_items,
     run_items_traced,
 )
-from insureops.engine.projection import ProjectedConverter
-from insureops.engine.reads import input_reads
-from insureops.engine.result import Result, TestOutcome
-from insureops.engine.selftest import run_tests
+from insureops.engine.evaluation.selftest import run_tests
+from insureops.engine.inputs.conversion import InputConverter
+from insureops.engine.inputs.projection import ProjectedConverter
+from insureops.engine.inputs.reads import input_reads
+from insureops.engine.ir.context import Evaluation
+from insureops.engine.ir.errors import EngineError, EvaluationError, LimitExceededError
+from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.result import Result, TestOutcome
 
 _PENDING = object()
 RESULT_NAMES = frozenset({"decision", "score", "outputs", "reasons", "tags", "fired"})

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from insureops.engine import ir, numbers
-from insureops.engine.errors import EvaluationError
-from insureops.engine.printer import format_expr
-from insureops.engine.values import format_literal
+from insureops.engine import ir
+from insureops.engine.ir import numbers
+from insureops.engine.ir.errors import EvaluationError
+from insureops.engine.ir.operators import NEGATED, ORDERING
+from insureops.engine.ir.printer import format_expr
+from insureops.engine.ir.values import format_literal
 
 _MISSING = object()
-_NEGATED_WORDS = {
-    "==": "is not equal to", "!=": "is equal to", "in": "is not in", "not in": "is in",
-    "starts_with": "does not start with", "ends_with": "does not end with",
-    "contains": "does not contain", "matches": "does not match",
-}
+_NEGATED_WORDS = NEGATED
 
 
 def span_dict(span: ir.Span | None) -> dict | None:
@@ -55,7 +53,7 @@ def comparison_miss(op: str, subject: str, value: object, operand: object) -> st
         return f"{subject} is null"
     if operand is None:
         return f"{subject} {show(value)} is compared with null"
-    if op in ("<", "<=", ">", ">="):
+    if op in ORDERING:
         text = f"{subject} {show(value)} is not {op} {show(operand)}"
         if type(value) is Decimal and type(operand) is Decimal:
             try:

@@ -11,11 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
-from insureops.engine import ir, numbers
-from insureops.engine import operations as ops
-from insureops.engine.context import Evaluation
-from insureops.engine.errors import EngineError, EvaluationError
-from insureops.engine.explain import (
+from insureops.engine import ir
+from insureops.engine.evaluation.explain import (
     cell_miss,
     condition_entries,
     item_entry,
@@ -23,9 +20,13 @@ from insureops.engine.explain import (
     span_dict,
     text_of,
 )
-from insureops.engine.expressions import TRACE
-from insureops.engine.fastpaths import cell_against_constant
-from insureops.engine.values import kind_of
+from insureops.engine.evaluation.expressions import TRACE
+from insureops.engine.evaluation.fastpaths import cell_against_constant
+from insureops.engine.ir import numbers
+from insureops.engine.ir import operations as ops
+from insureops.engine.ir.context import Evaluation
+from insureops.engine.ir.errors import EngineError, EvaluationError
+from insureops.engine.ir.values import kind_of
 
 SEVERITY = {"accept": 1, "refer": 2, "decline": 3}
 

@@ -27,7 +27,7 @@ class Result(NamedTuple):
 
     def to_dict(self) -> dict:
         """The JSON result object of the specification (Decimals stay Decimal objects; write it
-        with `insureops.engine.jsonio.dumps` to keep their scale)."""
+        with `insureops.engine.inputs.jsonio.dumps` to keep their scale)."""
         data = {
             "ruleset": self.ruleset,
             "decision": self.decision,

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
-from insureops.engine.errors import EvaluationError, LimitExceededError
-from insureops.engine.limits import Limits
-from insureops.engine.numbers import ROUNDING, in_range
-from insureops.engine.values import Duration
+from insureops.engine.ir.errors import EvaluationError, LimitExceededError
+from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.numbers import ROUNDING, in_range
+from insureops.engine.ir.values import Duration
 
 _BIG = 10**100  # ints below this size convert without further checks
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from insureops.engine import numbers
-from insureops.engine.context import Evaluation
-from insureops.engine.errors import EvaluationError, Invalid, LimitExceededError
-from insureops.engine.ir import Span
-from insureops.engine.values import Duration, kind_of
+from insureops.engine.ir import Span, numbers
+from insureops.engine.ir.context import Evaluation
+from insureops.engine.ir.errors import EvaluationError, Invalid, LimitExceededError
+from insureops.engine.ir.values import Duration, kind_of
 
 ORDERED = frozenset({Decimal, str, date, datetime})
 SEQUENCES = (list, tuple)

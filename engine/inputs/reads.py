@@ -6,13 +6,13 @@ what is read from each item when it is the source of a comprehension (`c.amount`
 function, interpolated, indexed, returned...), in which case all of it must be converted. The
 argument of `len` reads a list's items as `count(c in list)` does: none of them (a string or
 an object given to `len` is still converted whole).
-`engine/projection.py` turns the tree into a converter that converts only those paths.
+`engine/inputs/projection.py` turns the tree into a converter that converts only those paths.
 """
 
 from __future__ import annotations
 
 from insureops.engine import ir
-from insureops.engine.expressions import children
+from insureops.engine.evaluation.expressions import children
 
 
 class Access:

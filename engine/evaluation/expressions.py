@@ -13,25 +13,22 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from insureops.engine import ir
-from insureops.engine import operations as ops
-from insureops.engine.builtins import BUILTINS, call_builtin
-from insureops.engine.comprehensions import compile_comprehension
-from insureops.engine.context import Evaluation
-from insureops.engine.errors import EngineError, EvaluationError, Invalid, LimitExceededError
-from insureops.engine.fastpaths import against_constant, between_values, field_reader
-from insureops.engine.limits import Limits
-from insureops.engine.regex import search
-from insureops.engine.values import format_plain
+from insureops.engine.evaluation.comprehensions import compile_comprehension
+from insureops.engine.evaluation.fastpaths import against_constant, between_values, field_reader
+from insureops.engine.ir import operations as ops
+from insureops.engine.ir.builtins import BUILTINS, call_builtin
+from insureops.engine.ir.context import Evaluation
+from insureops.engine.ir.errors import EngineError, EvaluationError, Invalid, LimitExceededError
+from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.operators import IMPLEMENTATIONS
+from insureops.engine.ir.regex import search
+from insureops.engine.ir.values import format_plain
 
 Fn = Callable[[dict], object]
 EVAL = "$"
 TRACE = "$trace"
 
-_PLAIN = {"-": ops.subtract, "*": ops.multiply, "/": ops.divide, "%": ops.remainder,
-          "==": ops.equal, "!=": ops.not_equal, "<": ops.less, "<=": ops.less_equal,
-          ">": ops.greater, ">=": ops.greater_equal, "in": ops.member_of,
-          "not in": ops.not_member_of, "starts_with": ops.starts_with,
-          "ends_with": ops.ends_with, "contains": ops.contains}
+_PLAIN = IMPLEMENTATIONS
 
 def freeze(value: object) -> object:
     """A folded constant made immutable (lists become tuples), since it is shared by every

@@ -13,7 +13,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from insureops.engine import ir
-from insureops.engine.values import Duration
+from insureops.engine.ir.values import Duration
 
 # precedence levels of rules.lark: expr 0, or 1, and 2, not 3, comparison 4, ?? 5, + - 6,
 # * / % 7, unary minus 8, postfix 9
