@@ -37,8 +37,8 @@ def generate(items: tuple, compiler, roots: list[str], finish: tuple):
     src = Source()
     local = {name: f"r{i}" for i, name in enumerate(roots)}
     name, default = (src.const(value) for value in finish)
-    src.done = (f"return NEW(RESULT, ({name}, decision or {default}, score, "
-                f"{local['outputs']}, reasons, SORTED(tags), fired, None))")
+    src.done = (f"return RESULT({name}, decision or {default}, score, "
+                f"{local['outputs']}, reasons, SORTED(tags), fired)")
     src.emit(0, "def run(env, ev):")
     src.emit(1, f"ev.remaining -= {len(items)}")  # the evaluation is its own step budget
     src.emit(1, "if ev.remaining < 0: ev.charge(0, None)")

@@ -156,6 +156,6 @@ HELPERS = {"MEMBER": ops.member, "TRUTH": ops.truth, "IN_WINDOW": in_window, "DA
            "NULLISH": nullish, "GETTER": getter, "UNSET": UNSET,
            "FAST": frozenset({Decimal, str, date}), "PLAIN": format_plain,
            "TOO_LONG": too_long, "NOT": ops.logical_not, "ZERO": ops.ZERO, "STATE": RunState,
-           "SORTED": sorted, "RESULT": Result, "NEW": tuple.__new__, "PER_AS_OF": per_as_of,
+           "SORTED": sorted, "RESULT": Result, "PER_AS_OF": per_as_of,
            "ADD": numbers.EXACT.add, "ARITHMETIC": numbers.ARITHMETIC_ERRORS,
            "ARITH": numbers.arithmetic_error}

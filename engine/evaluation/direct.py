@@ -14,6 +14,7 @@ import re
 from datetime import date, datetime
 from decimal import Decimal
 from typing import NamedTuple
+from types import MappingProxyType
 
 from insureops.engine import ir
 from insureops.engine.evaluation.codetext import COMPARE, UNSET, Source, as_of_only, walk
@@ -117,7 +118,8 @@ def _per_as_of(closure, as_of: object, memo: dict) -> object:
 HELPERS = {"FB": _fallback, "OKD": _decimal, "CHK": _raw, "DAY": _day, "AND": _and, "OR": _or,
            "PLAIN": _plain, "PER_AS_OF": _per_as_of, "UNSET": UNSET, "BIG": _BIG, "NBIG": -_BIG,
            "DECIMAL": Decimal, "DATE": date, "ZERO": ops.ZERO, "SORTED": sorted,
-           "RESULT": Result, "NEW": tuple.__new__, "ADD": numbers.EXACT.add}
+           "RESULT": Result, "ADD": numbers.EXACT.add,
+           "NO_OUTPUTS": MappingProxyType({})}
 
 
 def generate_direct(items: tuple, compiler, inputs: list[tuple[str, object, Access]],
@@ -165,6 +167,7 @@ class _Generator:
         self.roots: dict[str, tuple] = {}  # input name -> (variable, converter, plan)
         self.pending: list[str] = []
         self.hoisted: list[str] = []
+        self.start = ""  # the line that makes the containers, set by build
 
     # --- the function -----------------------------------------------------------------------
 
@@ -173,8 +176,9 @@ class _Generator:
         if len(items) > DEFAULT_LIMITS.max_steps:
             raise NotDirect
         name, default = (src.const(value) for value in finish)
-        src.done = (f"return NEW(RESULT, ({name}, decision or {default}, score, o, reasons, "
-                    "SORTED(tags) if tags else [], fired, None))")
+        # the containers are made when something fires (most evaluations fire nothing)
+        src.done = (f"return RESULT({name}, decision or {default}, score, o, reasons, "
+                    "SORTED(tags) if tags else None, fired)")
         src.emit(0, "def run(inputs, as_of):")
         src.emit(1, f"if type(inputs) is not dict or len(inputs) != {len(inputs)}: FB()")
         for position, (input_name, converter, access) in enumerate(inputs):
@@ -189,8 +193,10 @@ class _Generator:
         tagged = any(isinstance(action, ir.TagAction) for item in items
                      if item.kind == "rule" for action in item.node.actions)
         if not tagged:
-            src.done = src.done.replace("SORTED(tags) if tags else []", "[]")
-        src.emit(1, "fired = []; reasons = []; o = {}" + ("; tags = set()" if tagged else ""))
+            src.done = src.done.replace("SORTED(tags) if tags else None", "None")
+        self.start = "if fired is None: fired = []; reasons = []; o = {}" + (
+            "; tags = set()" if tagged else "")
+        src.emit(1, "fired = reasons = o = None" + ("; tags = None" if tagged else ""))
         for item in items:
             if item.kind == "table":
                 self._table(item)
@@ -270,6 +276,7 @@ class _Generator:
                 src.emit(3, "else: FB()")
         if len(conjuncts) > 1:
             src.emit(2, "if _n: break")
+        src.emit(2, self.start)
         src.emit(2, f"fired.append({src.const(node.name)})")
         stops = False
         for action in node.actions:
@@ -347,6 +354,7 @@ class _Generator:
             tests = [self._cell(columns[column], cell) for column, cell in enumerate(row.cells)
                      if not isinstance(cell, ir.AnyCell)] or ["True"]
             src.emit(2, f"if {' and '.join(tests)}:")
+            src.emit(3, self.start)
             for name, expr in zip(node.outputs, row.values):
                 value = self._constant(expr)
                 if value is _NOT_CONSTANT or type(value) not in _IMMUTABLE:
@@ -418,7 +426,7 @@ class _Generator:
             variable, (converter, plan) = scope[base]
             read = _read(variable, key)
         elif base == "outputs" and base not in self.compiler.consts:
-            return _Value(f"o.get({key})", ANY)
+            return _Value(f"(o or NO_OUTPUTS).get({key})", ANY)  # o is None until a fire
         elif base in self.roots:
             variable, converter, plan = self.roots[base]
             read = _read(variable, key)
