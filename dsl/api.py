@@ -14,6 +14,7 @@ from threading import Lock
 from typing import TYPE_CHECKING
 
 from insureops.dsl.checker import check_ruleset
+from insureops.dsl.compiling import CheckedRuleset, compile_checked
 from insureops.dsl.diagnostics import Diagnostic, error, sort_diagnostics
 from insureops.dsl.errors import RulesetInvalidError
 from insureops.dsl.parser import parse_file
@@ -109,22 +110,20 @@ class RulesetCache:
         return len(self._entries)
 
 
-def _compile(source: str, filename: str, registry: TypeRegistry) -> CompiledRuleset:
-    # the engine's compiler, loaded on first use
-    from insureops.engine.evaluation.compiler import compile_ir
-    from insureops.engine.ir.errors import EngineError
-
+def check_for_compile(source: str, *, filename: str = "<string>",
+                      registry: TypeRegistry | None = None) -> CheckedRuleset:
+    """The checked IR of `source` and its inputs' schemas, ready for `compile_checked`;
+    raises RulesetInvalidError on any error."""
+    registry = registry if registry is not None else default_registry()
     ruleset = parse_ruleset(source, filename=filename, registry=registry)
     schemas = {declaration.name: registry.get(declaration.type_name)
                for declaration in ruleset.inputs}
-    try:
-        return compile_ir(ruleset, input_schemas=schemas)
-    except EngineError as exc:  # the checker reports these first; never a bare engine error
-        code = {"invalid_const": "E115", "limit_expression_depth": "E007"}.get(exc.code)
-        if code is None:
-            raise
-        raise RulesetInvalidError([error(code, exc.span, exc.message)], source,
-                                  filename) from None
+    return CheckedRuleset(ruleset, schemas)
+
+
+def _compile(source: str, filename: str, registry: TypeRegistry) -> CompiledRuleset:
+    checked = check_for_compile(source, filename=filename, registry=registry)
+    return compile_checked(checked, source=source, filename=filename)
 
 
 @cache

@@ -14,7 +14,6 @@ import re
 from datetime import date, datetime
 from decimal import Decimal
 from typing import NamedTuple
-from types import MappingProxyType
 
 from insureops.engine import ir
 from insureops.engine.evaluation.codetext import COMPARE, UNSET, Source, as_of_only, walk
@@ -26,7 +25,7 @@ from insureops.engine.ir import operations as ops
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import Limits
-from insureops.engine.ir.result import Result
+from insureops.engine.ir.result import NO_ITEMS, NO_OUTPUTS, Result
 from insureops.engine.ir.values import Duration, format_plain
 
 DEFAULT_LIMITS = Limits()
@@ -119,7 +118,7 @@ HELPERS = {"FB": _fallback, "OKD": _decimal, "CHK": _raw, "DAY": _day, "AND": _a
            "PLAIN": _plain, "PER_AS_OF": _per_as_of, "UNSET": UNSET, "BIG": _BIG, "NBIG": -_BIG,
            "DECIMAL": Decimal, "DATE": date, "ZERO": ops.ZERO, "SORTED": sorted,
            "RESULT": Result, "ADD": numbers.EXACT.add,
-           "NO_OUTPUTS": MappingProxyType({})}
+           "NO_OUTPUTS": NO_OUTPUTS, "NO_ITEMS": NO_ITEMS}
 
 
 def generate_direct(items: tuple, compiler, inputs: list[tuple[str, object, Access]],
@@ -177,8 +176,9 @@ class _Generator:
             raise NotDirect
         name, default = (src.const(value) for value in finish)
         # the containers are made when something fires (most evaluations fire nothing)
-        src.done = (f"return RESULT({name}, decision or {default}, score, o, reasons, "
-                    "SORTED(tags) if tags else None, fired)")
+        src.done = (f"return RESULT({name}, decision or {default}, score, o or NO_OUTPUTS, "
+                    "reasons or NO_ITEMS, SORTED(tags) if tags else NO_ITEMS, "
+                    "fired or NO_ITEMS)")
         src.emit(0, "def run(inputs, as_of):")
         src.emit(1, f"if type(inputs) is not dict or len(inputs) != {len(inputs)}: FB()")
         for position, (input_name, converter, access) in enumerate(inputs):
@@ -193,7 +193,7 @@ class _Generator:
         tagged = any(isinstance(action, ir.TagAction) for item in items
                      if item.kind == "rule" for action in item.node.actions)
         if not tagged:
-            src.done = src.done.replace("SORTED(tags) if tags else None", "None")
+            src.done = src.done.replace("SORTED(tags) if tags else NO_ITEMS", "NO_ITEMS")
         self.start = "if fired is None: fired = []; reasons = []; o = {}" + (
             "; tags = set()" if tagged else "")
         src.emit(1, "fired = reasons = o = None" + ("; tags = None" if tagged else ""))

@@ -10,57 +10,52 @@ import msgspec
 from insureops.engine.ir import Span
 
 
-class Result(msgspec.Struct, frozen=True, eq=False, gc=False):
+class _EmptyList(list):
+    """The empty list every result without reasons, tags or fired items shares: read-only."""
+
+    __slots__ = ()
+
+    def _read_only(self, *_: object, **__: object) -> None:
+        raise TypeError("a Result is immutable: copy its lists to change them")
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _read_only
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
+
+
+class _EmptyMapping(dict):
+    """The empty outputs every result without outputs shares: read-only."""
+
+    __slots__ = ()
+
+    def _read_only(self, *_: object, **__: object) -> None:
+        raise TypeError("a Result is immutable: copy its outputs to change them")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+
+
+NO_ITEMS: list = _EmptyList()
+NO_OUTPUTS: dict = _EmptyMapping()
+
+
+class Result(msgspec.Struct, frozen=True, gc=False):
     """What an evaluation decided (immutable). `tags` is sorted and unique; `fired` and
     `reasons` are in firing order; `trace` is None unless an explanation was asked for.
 
-    Built lazily: the generated code passes None for a list or mapping it never filled (most
-    evaluations fire nothing), and the properties give a new empty one on each read, so no
-    container is made that nobody reads. A msgspec struct rather than a named tuple: made from
-    positional arguments in C. Not tracked by the garbage collector (`gc=False`): a result
-    holds strings, numbers and containers the engine made, never itself."""
+    Built lazily: an evaluation that fills no list or outputs (most fire nothing) makes none,
+    and its result holds the shared read-only `NO_ITEMS` and `NO_OUTPUTS`, which compare
+    equal to `[]` and `{}`. A msgspec struct rather than a named tuple: made from positional
+    arguments in C. Not tracked by the garbage collector (`gc=False`): a result holds
+    strings, numbers and containers the engine made, never itself."""
 
     ruleset: str
     decision: str | None
     score: Decimal
-    _outputs: dict | None = None
-    _reasons: list[str] | None = None
-    _tags: list[str] | None = None
-    _fired: list[str] | None = None
+    outputs: dict
+    reasons: list[str]
+    tags: list[str]
+    fired: list[str]
     trace: list | None = None
-
-    @property
-    def outputs(self) -> dict:
-        found = self._outputs
-        return {} if found is None else found
-
-    @property
-    def reasons(self) -> list[str]:
-        found = self._reasons
-        return [] if found is None else found
-
-    @property
-    def tags(self) -> list[str]:
-        found = self._tags
-        return [] if found is None else found
-
-    @property
-    def fired(self) -> list[str]:
-        found = self._fired
-        return [] if found is None else found
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not Result:
-            return NotImplemented
-        return (self.ruleset == other.ruleset and self.decision == other.decision
-                and self.score == other.score and self.outputs == other.outputs
-                and self.reasons == other.reasons and self.tags == other.tags
-                and self.fired == other.fired and self.trace == other.trace)
-
-    def __repr__(self) -> str:
-        return (f"Result(ruleset={self.ruleset!r}, decision={self.decision!r}, "
-                f"score={self.score!r}, outputs={self.outputs!r}, reasons={self.reasons!r}, "
-                f"tags={self.tags!r}, fired={self.fired!r}, trace={self.trace!r})")
 
     def to_dict(self) -> dict:
         """The JSON result object of the specification (Decimals stay Decimal objects; write it

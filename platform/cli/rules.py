@@ -46,15 +46,15 @@ def _read_source(path: str) -> str | None:
 
 def _compile_or_exit(path: str) -> Any:
     """The compiled ruleset in `path`; exits 1 with the rendered diagnostics when invalid."""
-    from insureops.dsl.api import compile_ruleset
     from insureops.dsl.errors import RulesetInvalidError
     from insureops.engine.ir.errors import EngineError
+    from insureops.platform.cli.ruleset_cache import compile_rules_file
 
     source = _read_source(path)
     if source is None:
         sys.exit(1)
     try:
-        return compile_ruleset(source, filename=path)
+        return compile_rules_file(path, source)
     except RulesetInvalidError as exc:
         click.echo(str(exc).rstrip("\n"), err=True)
         sys.exit(1)
