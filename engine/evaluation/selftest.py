@@ -13,8 +13,6 @@ from insureops.engine.ir.limits import Limits
 from insureops.engine.ir.result import TestOutcome
 from insureops.engine.ir.values import format_literal
 
-RESULT_NAMES = ("decision", "score", "outputs", "reasons", "tags", "fired")
-
 
 def run_tests(compiled, expectations: list, as_of: date | None) -> list[TestOutcome]:
     """One outcome per test, in file order; an evaluation error fails the test with its
@@ -35,7 +33,10 @@ def _run_one(compiled, test: ir.TestCase, expect, day: date | None) -> TestOutco
     scratch = {EVAL: Evaluation(day, Limits(), {})}
     inputs = {given.name: make.compile(given.value)(scratch) for given in test.givens}
     result = compiled.evaluate(inputs, as_of=day)
-    env = {name: getattr(result, name) for name in RESULT_NAMES}
+    # the result's values as the language's own (a shared read-only empty list is a list)
+    env = {"decision": result.decision, "score": result.score, "outputs": dict(result.outputs),
+           "reasons": list(result.reasons), "tags": list(result.tags),
+           "fired": list(result.fired)}
     env[EVAL] = Evaluation(day, Limits(), {})
     verdict = expect(env)
     if verdict is True:
