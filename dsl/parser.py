@@ -18,6 +18,7 @@ from lark.lexer import PatternStr
 from insureops.dsl.diagnostics import Diagnostic, error
 from insureops.dsl.grammar import START_SYMBOLS, grammar, keywords
 from insureops.engine.ir import Span
+from insureops.engine.ir.operators import OPERATORS
 
 __all__ = ["START_SYMBOLS", "Offset", "grammar", "keywords", "parse_file", "parse_snippet"]
 MAX_SYNTAX_ERRORS = 20
@@ -31,9 +32,9 @@ _WORDS = {
 }
 _EXPRESSION_TERMINALS = {"NAME", "NUMBER", "STRING", "DATE", "DATETIME", "TRUE", "FALSE"}
 _EXPRESSION_TEXT = {"(", "[", "{", "-", "not", "if", "null", "score", "decision"}
-_OPERATOR_TEXT = {"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "??", "and", "or",
-                  "in", "not", "between", "is", "starts_with", "ends_with", "contains", "matches",
-                  ".", "[", "("}
+# the words of the binary operators (the registry's), and the other infix words and punctuation
+_OPERATOR_TEXT = {*(word for name in OPERATORS for word in name.split()),
+                  "not", "between", "is", ".", "[", "("}
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from insureops.engine.evaluation.expressions import children
 from insureops.engine.evaluation.program import RunState, in_window, located
 from insureops.engine.ir import numbers
 from insureops.engine.ir import operations as ops
-from insureops.engine.ir.builtins import BUILTINS
+from insureops.engine.ir.builtins import CLOCK, FUNCTIONS
 from insureops.engine.ir.errors import EngineError, Invalid, LimitExceededError
 from insureops.engine.ir.operators import IMPLEMENTATIONS, PYTHON
 from insureops.engine.ir.result import Result
@@ -126,9 +126,9 @@ def as_of_only(expr: object, compiler, local: dict) -> bool:
                                           or node.name not in compiler.consts):
             return False
         if isinstance(node, ir.Call):
-            if node.func not in BUILTINS:
+            if node.func not in FUNCTIONS:
                 return False
-            clock = clock or node.func in ("today", "now")
+            clock = clock or node.func in CLOCK
     return clock
 
 

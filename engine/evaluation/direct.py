@@ -22,6 +22,7 @@ from insureops.engine.inputs.conversion import _BIG, _format_of
 from insureops.engine.inputs.reads import Access
 from insureops.engine.ir import numbers
 from insureops.engine.ir import operations as ops
+from insureops.engine.ir.builtins import FUNCTIONS
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import Limits
@@ -408,10 +409,12 @@ class _Generator:
             return _Value(f"({_checked(inner)} is {'not ' if expr.negated else ''}None)", BOOL)
         if isinstance(expr, ir.Between):
             return self._between(self.value(expr.value, scope), expr.low, expr.high)
-        if isinstance(expr, ir.Call) and expr.func == "len" and len(expr.args) == 1:
+        if isinstance(expr, ir.Call) and len(expr.args) == 1 and (
+                code := FUNCTIONS[expr.func].on_list) is not None:  # e.g. len(list)
             inner = self.value(expr.args[0], scope)
-            return _Value(f"(len(_a) if type(_a := {inner.text}) is list "
-                          "else None if _a is None else FB())", NUMBER)
+            kind = NUMBER if FUNCTIONS[expr.func].result == "number" else ANY
+            return _Value(f"({code} if type(_a := {inner.text}) is list "
+                          "else None if _a is None else FB())", kind)
         if isinstance(expr, ir.Comprehension) and not scope:
             return self._comprehension(expr)
         raise NotDirect

@@ -8,7 +8,7 @@ from decimal import Decimal
 from insureops.engine import ir
 from insureops.engine.ir import numbers
 from insureops.engine.ir.errors import EvaluationError
-from insureops.engine.ir.operators import NEGATED, ORDERING
+from insureops.engine.ir.operators import EXPLAINED, NEGATED, ORDERING
 from insureops.engine.ir.printer import format_expr
 from insureops.engine.ir.values import format_literal
 
@@ -102,9 +102,7 @@ def _explain(expr: object, values: dict, source: str | None, out: list[str]) -> 
         if inner is True:
             out.append(f"{text_of(expr.operand, source)} is true")
             return
-    if isinstance(expr, ir.Binary) and expr.op in ("<", "<=", ">", ">=", "==", "!=", "in",
-                                                     "not in", "starts_with", "ends_with",
-                                                     "contains", "matches"):
+    if isinstance(expr, ir.Binary) and expr.op in EXPLAINED:
         left = _value_of(expr.left, values)
         right = _value_of(expr.right, values)
         if left is not _MISSING and right is not _MISSING:

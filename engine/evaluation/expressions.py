@@ -16,7 +16,7 @@ from insureops.engine import ir
 from insureops.engine.evaluation.comprehensions import compile_comprehension
 from insureops.engine.evaluation.fastpaths import against_constant, between_values, field_reader
 from insureops.engine.ir import operations as ops
-from insureops.engine.ir.builtins import BUILTINS, call_builtin
+from insureops.engine.ir.builtins import CLOCK, FUNCTIONS, arity_text, call_builtin
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EngineError, EvaluationError, Invalid, LimitExceededError
 from insureops.engine.ir.limits import Limits
@@ -159,7 +159,7 @@ class ExpressionCompiler:
                     and expr.name in self.consts)
         if isinstance(expr, (ir.Comprehension, ir.ObjectExpr)):
             return False
-        if isinstance(expr, ir.Call) and expr.func in ("today", "now"):
+        if isinstance(expr, ir.Call) and expr.func in CLOCK:
             return False
         return all(self._static(child, scope) for child in children(expr))
 
@@ -343,20 +343,15 @@ def _conditional(cond: Fn, then: Fn, else_: Fn, span) -> Fn:
 
 
 def _call(expr: ir.Call, args: list[Fn], span) -> Fn:
-    entry = BUILTINS.get(expr.func)
+    entry = FUNCTIONS.get(expr.func)
     if entry is None:
         raise EngineError(f"unknown function `{expr.func}`", code="invalid_ir", span=span)
-    low, high, _ = entry
-    if len(args) < low or (high is not None and len(args) > high):
-        wanted = str(low) if high == low else (f"{low} or more" if high is None
-                                               else f"{low} to {high}")
-        raise EngineError(f"{expr.func}() takes {wanted} arguments, not {len(args)}",
+    if len(args) < entry.minimum or (entry.maximum is not None and len(args) > entry.maximum):
+        raise EngineError(f"{expr.func}() takes {arity_text(entry)} arguments, not {len(args)}",
                           code="invalid_ir", span=span)
-    name = expr.func
-    if name == "today":
-        return lambda env: env[EVAL].today(span)
-    if name == "now":
-        return lambda env: env[EVAL].now(span)
+    name, implementation = expr.func, entry.implementation
+    if not args:  # today(), now(): nothing to read or check for null
+        return lambda env: implementation((), env[EVAL], span)
     return lambda env: call_builtin(name, [arg(env) for arg in args], env[EVAL], span)
 
 

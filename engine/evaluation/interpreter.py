@@ -14,7 +14,7 @@ from insureops.engine import ir
 from insureops.engine.evaluation.compiler import build_ruleset
 from insureops.engine.evaluation.expressions import EVAL, TRACE, expression_depth, thaw
 from insureops.engine.ir import operations as ops
-from insureops.engine.ir.builtins import BUILTINS, call_builtin
+from insureops.engine.ir.builtins import FUNCTIONS, call_builtin
 from insureops.engine.ir.errors import EngineError, EvaluationError, LimitExceededError
 from insureops.engine.ir.limits import Limits
 from insureops.engine.ir.operators import IMPLEMENTATIONS
@@ -106,9 +106,9 @@ class Interpreter:
         return _BINARY[op](left, right, span)
 
     def _call(self, expr: ir.Call, env: dict, record: bool) -> object:
-        entry = BUILTINS.get(expr.func)
-        if entry is None or len(expr.args) < entry[0] or (
-                entry[1] is not None and len(expr.args) > entry[1]):
+        entry = FUNCTIONS.get(expr.func)
+        if entry is None or len(expr.args) < entry.minimum or (
+                entry.maximum is not None and len(expr.args) > entry.maximum):
             raise EngineError(f"bad call of `{expr.func}`", code="invalid_ir", span=expr.span)
         args = [self.evaluate(arg, env, record=record) for arg in expr.args]
         return call_builtin(expr.func, args, env[EVAL], expr.span)

@@ -1,4 +1,8 @@
-"""The built-in functions: name -> (arity, implementation). A null argument gives null, except
+"""The one registry of built-in functions (`FUNCTIONS`): signature, implementation, docs.
+
+The checker (`dsl/functions.py`), the closures, the reference interpreter, the generated code
+and the docs' table derive from it: a new built-in is a grammar-free addition here (see
+docs/architecture.md "Adding an operator or a built-in"). A null argument gives null, except
 for `coalesce`; `min`, `max` and `sum` over a list skip null elements.
 
 Numbers are computed under the engine's decimal contexts (`numbers.py`). `round(x, digits)`
@@ -10,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation, Rounded
 
@@ -168,33 +173,89 @@ def _coalesce(args, ev, span):
     return None
 
 
-#: name -> (minimum arguments, maximum arguments or None for any number, implementation)
-BUILTINS: dict[str, tuple[int, int | None, Builtin]] = {
-    "len": (1, 1, _len),
-    "lower": (1, 1, _lower),
-    "upper": (1, 1, _upper),
-    "trim": (1, 1, _trim),
-    "round": (1, 2, _round),
-    "abs": (1, 1, _abs),
-    "floor": (1, 1, _integral("floor", ROUND_FLOOR)),
-    "ceil": (1, 1, _integral("ceil", ROUND_CEILING)),
-    "min": (1, None, _extreme("min", less)),
-    "max": (1, None, _extreme("max", greater)),
-    "sum": (1, None, _sum),
-    "today": (0, 0, _today),
-    "now": (0, 0, _now),
-    "date": (1, 1, _date),
-    "days_between": (2, 2, _days_between),
-    "years_between": (2, 2, _years_between),
-    "coalesce": (1, None, _coalesce),
-}
-NULL_TOLERANT = frozenset({"coalesce"})
+@dataclass(frozen=True, slots=True)
+class Function:
+    """One built-in function: what the checker, every evaluation path and the docs read.
+
+    `accepts` lists, per argument, the kinds the checker allows (None: any); `result` is the
+    kind of the result, or "items": an item of its one list or set, or else the common type of
+    its arguments. `items`, when set, lets the function take one list or set instead of
+    several arguments, whose items must be of that kind ("any": any). A null argument gives
+    null without calling the implementation unless `null_tolerant`; `clock` marks what reads
+    the evaluation's as-of moment (never cached across as-of dates); `on_list` is the direct
+    path's Python on one list argument `_a` (others fall back)."""
+
+    name: str
+    implementation: Builtin
+    minimum: int
+    maximum: int | None  # None: any number of arguments
+    accepts: tuple[tuple[str, ...], ...] | None
+    result: str
+    summary: str
+    items: str | None = None
+    null_tolerant: bool = False
+    clock: bool = False
+    on_list: str | None = None
+
+
+_TEXT, _NUMBER, _MOMENT = ("string",), ("number",), ("date", "datetime")
+
+_ENTRIES = [
+    Function("len", _len, 1, 1, (("string", "list", "set", "object"),), "number",
+             "characters of a string, items of a list or set, keys of an object",
+             on_list="len(_a)"),
+    Function("lower", _lower, 1, 1, (_TEXT,), "string", "the string in lower case"),
+    Function("upper", _upper, 1, 1, (_TEXT,), "string", "the string in upper case"),
+    Function("trim", _trim, 1, 1, (_TEXT,), "string", "the string without surrounding spaces"),
+    Function("round", _round, 1, 2, (_NUMBER, _NUMBER), "number",
+             "rounded half up to `digits` (default 0, may be negative)"),
+    Function("abs", _abs, 1, 1, (_NUMBER,), "number", "the absolute value"),
+    Function("floor", _integral("floor", ROUND_FLOOR), 1, 1, (_NUMBER,), "number",
+             "the largest whole number not above"),
+    Function("ceil", _integral("ceil", ROUND_CEILING), 1, 1, (_NUMBER,), "number",
+             "the smallest whole number not below"),
+    Function("min", _extreme("min", less), 1, None, None, "items",
+             "the smallest of its arguments, or of one list's non-null items", items="any"),
+    Function("max", _extreme("max", greater), 1, None, None, "items",
+             "the largest of its arguments, or of one list's non-null items", items="any"),
+    Function("sum", _sum, 1, None, None, "number",
+             "the total of its arguments, or of one list's non-null items", items="number"),
+    Function("today", _today, 0, 0, (), "date", "the as-of date", clock=True),
+    Function("now", _now, 0, 0, (), "datetime", "the as-of moment", clock=True),
+    Function("date", _date, 1, 1, (("string", "date", "datetime"),), "date",
+             "a date from an ISO `YYYY-MM-DD` string, or the date of a date-time"),
+    Function("days_between", _days_between, 2, 2, (_MOMENT, _MOMENT), "number",
+             "calendar days from the first to the second"),
+    Function("years_between", _years_between, 2, 2, (_MOMENT, _MOMENT), "number",
+             "whole years from the first to the second (an age)"),
+    Function("coalesce", _coalesce, 1, None, None, "items", "the first non-null argument",
+             null_tolerant=True),
+]
+
+#: the one registry of built-in functions, by name
+FUNCTIONS: dict[str, Function] = {entry.name: entry for entry in _ENTRIES}
+CLOCK = frozenset(entry.name for entry in _ENTRIES if entry.clock)
+
+
+def arity_text(function: Function) -> str:
+    """How many arguments `function` takes, in words: "1", "1 to 2", "1 or more"."""
+    low, high = function.minimum, function.maximum
+    return str(low) if high == low else (f"{low} or more" if high is None else f"{low} to {high}")
+
+
+def docs_table() -> str:
+    """The built-in table of docs/rules-language.md (a test compares them)."""
+    rows = ["| function | arguments | result | what it gives |", "|---|---|---|---|"]
+    for f in _ENTRIES:
+        rows.append(f"| `{f.name}` | {arity_text(f)} | {f.result} | {f.summary} |")
+    return "\n".join(rows)
 
 
 def call_builtin(name: str, args: list, ev: Evaluation, span: Span | None) -> object:
     """Apply built-in `name` (arity already checked at compile time) with null propagation."""
-    if name not in NULL_TOLERANT:
+    function = FUNCTIONS[name]
+    if not function.null_tolerant:
         for value in args:
             if value is None:
                 return None
-    return BUILTINS[name][2](args, ev, span)
+    return function.implementation(args, ev, span)

@@ -63,6 +63,9 @@ PYTHON = {o.name: o.python for o in _ENTRIES if o.python is not None}
 REFLECTED = {o.name: o.reflected for o in _ENTRIES if o.reflected is not None}
 NEGATED = {o.name: o.negated for o in _ENTRIES if o.negated is not None}
 ORDERING = frozenset(o.name for o in _ENTRIES if o.group == "ordering")
+# the operators an explanation words as "`left` is <value>, not ...": every test of two values
+EXPLAINED = frozenset(o.name for o in _ENTRIES
+                      if o.group in ("comparison", "ordering", "membership", "string"))
 
 
 def docs_table() -> str:
