@@ -106,16 +106,18 @@ def profile_in_process(cases: Path, out: Path, top: int = 25) -> str:
 
 
 def stage_costs(cases: Path) -> list[tuple[str, float]]:
-    """CPU microseconds per case of each step of the simulate loop, measured in-process one
-    step at a time (no profiler overhead): where the time of a case goes."""
+    """CPU microseconds per case of each step of the simulate loop on the three rules, and of
+    the json-module script's steps, measured in-process one step at a time (no profiler
+    overhead): where the time of a case goes."""
     from datetime import date
+
+    import plain_simulate
 
     from insureops.dsl.api import compile_ruleset
     from insureops.engine.evaluation.simulation import SummaryAccumulator
-    from insureops.engine.ir.limits import Limits
     from insureops.platform.cli.rules_cases import CaseEvaluator, CaseReader, result_line
 
-    compiled = compile_ruleset(APPETITE.read_text(encoding="utf-8"), filename=str(APPETITE))
+    compiled = compile_ruleset(THREE_RULES.read_text(encoding="utf-8"), filename=str(THREE_RULES))
     raw = cases.read_bytes()
     count = raw.count(b"\n")
     costs = []
@@ -128,20 +130,40 @@ def stage_costs(cases: Path) -> list[tuple[str, float]]:
 
     parsed = timed("read + parse JSON line", lambda: list(
         CaseReader(io.BytesIO(raw), default_as_of=date(2026, 3, 1))))
-    evaluator = CaseEvaluator(compiled, filename=str(APPETITE))
+    evaluator = CaseEvaluator(compiled, filename=str(THREE_RULES))
     results = timed("evaluate (conversion included)", lambda: [
         outcome for _, outcome in evaluator.outcomes(parsed)])
-    limits = Limits()
-    convert = getattr(compiled, "_bind_measured", None)  # a private engine step: measured
-    if convert is not None:                               # while it exists
-        timed("  of which: convert inputs", lambda: [
-            convert(case.inputs, limits) for case in parsed])
     memo: dict = {}
     timed("write result line", lambda: [
         result_line(case, result, memo) for case, result in zip(parsed, results, strict=True)])
     summary = SummaryAccumulator.for_ruleset(compiled.ir)
     timed("aggregate summary", lambda: [summary.add(result) for result in results])
+    lines = raw.splitlines()
+    plain = timed("script: json.loads", lambda: [json.loads(line) for line in lines])
+    decided = timed("script: evaluate", lambda: [
+        plain_simulate.evaluate(case["inputs"]["business"]) for case in plain])
+    timed("script: json.dumps", lambda: [json.dumps({"id": case["id"], "result": result})
+                                         for case, result in zip(plain, decided, strict=True)])
     return costs
+
+
+def whole_process_instructions(cases: Path, folder: Path) -> dict[str, int]:
+    """Instructions of the whole `rules simulate` process on THREE_RULES and of the plain
+    script, start-up included, under callgrind (same cases, same environment)."""
+    env = {**ENV, "PYTHONHASHSEED": "0"}
+    commands = {"rules simulate": [*CLI, *_command(cases, folder / "i.jsonl", THREE_RULES)],
+                "plain script": [sys.executable, str(PLAIN_SCRIPT), str(cases),
+                                 str(folder / "p.jsonl")]}
+    found = {}
+    for label, command in commands.items():
+        subprocess.run(command, capture_output=True, check=False, env=env)  # caches written
+        run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                              *command], capture_output=True, text=True, check=False, env=env)
+        counted = re.search(r"Collected : (\d+)", run.stderr)
+        if counted is None:
+            raise SystemExit(f"callgrind gave no count:\n{run.stderr[-2000:]}")
+        found[label] = int(counted.group(1))
+    return found
 
 
 def instructions_per_case(python: str, cases: Path, out: Path,
@@ -216,7 +238,7 @@ def main() -> None:
               f" s CPU, plain json-module script {statistics.median(plain_cpu):.2f} s;  ratio "
               f"{ratio:.2f}x (median of alternating rounds; target <= 1x); results differing "
               f"{differing}")
-        print("  CPU per case, in-process, step by step:")
+        print("  CPU per case, in-process, step by step (three rules; then the script's steps):")
         for label, micros in stage_costs(cases):
             print(f"    {label:34s} {micros:7.1f} us")
         if args.instructions:
@@ -226,6 +248,10 @@ def main() -> None:
             for label, python in pythons:
                 per_case = instructions_per_case(python, cases, out)
                 print(f"  instructions per case ({label}, callgrind)  {per_case:,.0f}")
+            whole = whole_process_instructions(cases, Path(folder))
+            engine, script = whole["rules simulate"], whole["plain script"]
+            print(f"  whole process, three rules, callgrind: rules simulate {engine:,}, "
+                  f"plain script {script:,} instructions;  ratio {engine / script:.2f}x")
         if args.profile:
             small = Path(folder) / "small.jsonl"
             write_cases(small, max(1, args.cases // 5), seed=7)

@@ -41,12 +41,11 @@ GENERATE_AFTER = 64
 
 
 class BatchItem(NamedTuple):
-    """One input of `CompiledRuleset.evaluate_many` with its own options: `as_of` (None: the
-    batch's), `measured` (see `CompiledRuleset.evaluate`)."""
+    """One input of `CompiledRuleset.evaluate_many` with its own as-of date (None: the
+    batch's)."""
 
     inputs: Mapping[str, object]
     as_of: date | None = None
-    measured: bool = False
 
 
 def _internal(error: Exception) -> EngineError:
@@ -170,19 +169,16 @@ class CompiledRuleset:
         self._generated = _PENDING if generate_after is not None else None
         self._generate_after = generate_after or 0
         self._untraced = 0
-        self._measured: tuple = ()  # (input name, converter of measured data), with it
         self._regexes: dict = {}
         self._default_limits = Limits()
         self._direct = None  # the direct path (`direct.py`), made with the fast path
 
     def evaluate(self, inputs: Mapping[str, object], *, as_of: date | None = None,
-                 explain: bool = False, limits: Limits | None = None,
-                 measured: bool = False) -> Result:
+                 explain: bool = False, limits: Limits | None = None) -> Result:
         """Run the ruleset on `inputs` (input name -> JSON-like data). `as_of` is what
-        `today()`/`now()` and `effective` windows see; `explain` adds the trace. `measured`
-        tells that the caller has checked that the inputs are parsed JSON within the input
-        size and depth limits (as `rules simulate` does from the line's text), which saves
-        measuring them again."""
+        `today()`/`now()` and `effective` windows see; `explain` adds the trace. The input
+        limits are counted on what the rules read (docs/rules-language.md, "What the input
+        limits count")."""
         if not explain and limits is None:
             direct = self._direct  # for a caller holding this method from before it was made
             if direct is not None:
@@ -190,12 +186,10 @@ class CompiledRuleset:
                     return direct(inputs, as_of)
                 except FALLBACK:
                     pass  # the generated path gives this input's one answer or error
-        return self._evaluate(inputs, as_of=as_of, explain=explain, limits=limits,
-                              measured=measured)
+        return self._evaluate(inputs, as_of=as_of, explain=explain, limits=limits)
 
     def _evaluate(self, inputs: Mapping[str, object], *, as_of: date | None = None,
-                  explain: bool = False, limits: Limits | None = None,
-                  measured: bool = False) -> Result:
+                  explain: bool = False, limits: Limits | None = None) -> Result:
         """`evaluate` without the direct path (the generated `evaluate` that replaces the
         method on the instance once made, `direct.py`, calls it for what it leaves)."""
         limits = limits or self._default_limits
@@ -204,8 +198,7 @@ class CompiledRuleset:
             if fast is _PENDING:
                 fast = self._warming_up()
             if fast is not None:  # the generated fast path builds the Result itself
-                env = self._bind_measured(inputs, limits) if measured else \
-                    self._bind(inputs, limits)
+                env = self._bind(inputs, limits)
                 env[EVAL] = ev = Evaluation(as_of, limits, self._regexes)
                 try:
                     return fast(env, ev)
@@ -237,37 +230,27 @@ class CompiledRuleset:
                       limits: Limits | None = None) -> Iterator[Result | EngineError]:
         """`evaluate` over many inputs, one result per item, in order and lazily (an item is
         read only when its result is asked for, so a stream of millions stays flat). An item
-        is an inputs mapping, or a `BatchItem` carrying its own as-of date and `measured`
-        flag. The options are set up once for the batch. A failing item yields its
+        is an inputs mapping, or a `BatchItem` carrying its own as-of date. The options are set up once for the batch. A failing item yields its
         `EngineError` as a value (an unexpected exception, which is an engine bug, becomes
         one with code `internal_error`), and the batch goes on."""
         if not explain and limits is None:
             yield from self._evaluate_direct(items, as_of)
             return
         limits = limits or self._default_limits
-        regexes, evaluate = self._regexes, self.evaluate
-        bind, bind_measured = self._bind, self._bind_measured
-        one = None  # (name, converter of measured data) of a one-input ruleset, once generated
+        regexes, evaluate, bind = self._regexes, self.evaluate, self._bind
         for item in items:
             if type(item) is BatchItem:
-                inputs, when, measured = item
+                inputs, when = item
                 if when is None:
                     when = as_of
             else:
-                inputs, when, measured = item, as_of, False
+                inputs, when = item, as_of
             fast = self._generated
             try:
                 if explain or fast is None or fast is _PENDING:
-                    outcome = evaluate(inputs, as_of=when, explain=explain, limits=limits,
-                                       measured=measured)
+                    outcome = evaluate(inputs, as_of=when, explain=explain, limits=limits)
                 else:  # evaluate's fast path, with the set-up above done once
-                    if one is None:  # `_measured` is complete once the fast path exists
-                        one = self._measured[0] if len(self._measured) == 1 else ()
-                    if measured and one and len(inputs) == 1 and one[0] in inputs:
-                        env = {one[0]: one[1](inputs[one[0]], one[0], limits)}  # _bind_measured
-                    else:
-                        env = bind_measured(inputs, limits) if measured else \
-                            bind(inputs, limits)
+                    env = bind(inputs, limits)
                     env[EVAL] = ev = Evaluation(when, limits, regexes)
                     try:
                         outcome = fast(env, ev)
@@ -285,7 +268,7 @@ class CompiledRuleset:
         evaluate = self._evaluate
         for item in items:
             if type(item) is BatchItem:
-                inputs, when, _ = item
+                inputs, when = item
                 if when is None:
                     when = as_of
             else:
@@ -326,9 +309,7 @@ class CompiledRuleset:
         reads = input_reads(self.ir)
         projected = {name: ProjectedConverter(converter, reads[name])
                      for name, converter in self._converters.items()}
-        self._measured = tuple((name, converter.measured_converter())
-                               for name, converter in projected.items())
-        self._projected = projected  # set last: `_measured` is ready when this is seen
+        self._projected = projected
 
     def _generate(self):
         if self._projected is self._converters:
@@ -364,17 +345,6 @@ class CompiledRuleset:
             unknown = sorted(str(name) for name in inputs if name not in converters)
             raise EvaluationError(f"unknown input {', '.join(unknown)}; the ruleset declares "
                                   f"{', '.join(converters) or 'none'}", code="unknown_input")
-        return env
-
-    def _bind_measured(self, inputs: Mapping[str, object], limits: Limits) -> dict:
-        """`_bind` for inputs known to be JSON data within the input limits (`measured`)."""
-        env = {}
-        for name, convert in self._measured:
-            if name not in inputs:
-                return self._bind(inputs, limits)  # for its error
-            env[name] = convert(inputs[name], name, limits)
-        if len(inputs) != len(env):
-            return self._bind(inputs, limits)
         return env
 
     def run_tests(self, *, as_of: date | None = None) -> list[TestOutcome]:

@@ -214,20 +214,18 @@ class _Generator:
                  "    try:", *("    " + line for line in subscript),
                  "    except KeyError:",
                  "        return run_get(inputs, as_of)",
-                 ("def evaluate(inputs, *, as_of=None, explain=False, limits=None, "
-                  "measured=False):"),
+                 "def evaluate(inputs, *, as_of=None, explain=False, limits=None):",
                  "    if explain or limits is not None:",
-                 ("        return SLOW(inputs, as_of=as_of, explain=explain, limits=limits, "
-                  "measured=measured)"),
+                 "        return SLOW(inputs, as_of=as_of, explain=explain, limits=limits)",
                  "    try:", *("    " + line for line in subscript),
                  "    except FALLBACK:",
-                 "        return SLOW(inputs, as_of=as_of, measured=measured)",
+                 "        return SLOW(inputs, as_of=as_of)",
                  "    except KeyError:",
                  "        pass",
                  "    try:",
                  "        return run_get(inputs, as_of)",
                  "    except FALLBACK:",
-                 "        return SLOW(inputs, as_of=as_of, measured=measured)"]
+                 "        return SLOW(inputs, as_of=as_of)"]
         namespace = {**HELPERS, **src.names, "SLOW": self.slow, "FALLBACK": FALLBACK}
         text = "\n".join(lines)
         exec(compile(text, "<ruleset direct>", "exec"), namespace)  # noqa: S102

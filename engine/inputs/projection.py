@@ -44,8 +44,8 @@ class _Budget:
 
     __slots__ = ("deepest", "left", "limits", "name")
 
-    def __init__(self, limits: Limits, name: str, measured: bool) -> None:
-        self.left = 2**62 if measured else limits.max_input_nodes
+    def __init__(self, limits: Limits, name: str) -> None:
+        self.left = limits.max_input_nodes
         self.deepest = min(limits.max_input_depth, DEEPEST_INPUT)
         self.limits, self.name = limits, name
 
@@ -89,7 +89,7 @@ def measure(value: object, limits: Limits, name: str) -> bool:
     """Check a whole value against the input size and depth limits (raising as the full
     conversion does); False when it holds something other than dicts, lists and scalars."""
     try:
-        _walk(value, 1, _Budget(limits, name, False))
+        _walk(value, 1, _Budget(limits, name))
     except _Exotic:
         return False
     return True
@@ -98,16 +98,6 @@ def measure(value: object, limits: Limits, name: str) -> bool:
 def _nothing(access: Access) -> bool:
     """Whether nothing at all is read from the value `access` stands for."""
     return not access.whole and not access.fields and access.items is None
-
-
-def _flat_items(access: Access) -> bool:
-    """Whether `access` reads only the items of a list, and of each item some fields used
-    whole (no deeper lists or objects)."""
-    items = access.items
-    return (not access.whole and not access.fields and items is not None
-            and not items.whole and bool(items.fields) and items.items is None
-            and all(sub.whole or (not sub.fields and sub.items is None)
-                    for sub in items.fields.values()))
 
 
 class ProjectedConverter:
@@ -122,41 +112,23 @@ class ProjectedConverter:
                                           "BIG": _BIG, "TOO_DEEP": _too_deep, "WHOLE": whole,
                                           "TOO_BIG": _too_big}
         self._count = 0
-        # two versions: one counting the input against the limits, one for measured inputs
-        self._counting = True
         self._root = None if access.whole else self._value(access, full._root, 1)
-        self._counting = False
-        self._root_measured = None if access.whole else self._value(access, full._root, 1)
 
-    def convert(self, name: str, value: object, limits: Limits,
-                measured: bool = False) -> object:
-        """The runtime value of input `name`, as far as the ruleset reads it. `measured`: the
-        caller knows that `value` is JSON data within the input size limit (see `measure`)."""
+    def convert(self, name: str, value: object, limits: Limits) -> object:
+        """The runtime value of input `name`, as far as the ruleset reads it."""
         if self._root is None:
             return self.full.convert(name, value, limits)
-        if measured:
-            return self._root_measured(value, name, None)
         try:
-            return self._root(value, name, _Budget(limits, name, measured))
+            return self._root(value, name, _Budget(limits, name))
         except _Exotic:
             return self.full.convert(name, value, limits)
 
-    def measured_converter(self):
-        """`convert(value, name, limits)` for data known to be JSON within the input limits:
-        `convert(name, value, limits, measured=True)` with one call fewer per input (the
-        generated converters that count nothing never read their third argument)."""
-        if self._root is None:
-            full = self.full.convert
-            return lambda value, name, limits: full(name, value, limits)
-        return self._root_measured
-
     def _whole(self, schema: dict | None, depth: int):
         """Full conversion of a value at `depth`, counted against the limits first."""
-        convert, counting = self.full._convert, self._counting
+        convert = self.full._convert
 
         def whole(value: object, path: str, budget: _Budget) -> object:
-            if counting:
-                _walk(value, depth, budget)
+            _walk(value, depth, budget)
             return convert(value, schema, [_UNLIMITED.max_input_nodes], _UNLIMITED, path, 1)
         return whole
 
@@ -259,38 +231,11 @@ class ProjectedConverter:
                        f"else {convert}({x}, {p} + {path}, b)"),
                       f"{ind}    except ValueError:",
                       f"{ind}        {o}[{k}] = {convert}({x}, {p} + {path}, b)"]
-        elif not self._counting and _flat_items(sub):
-            lines += self._items(key, sub, child, depth, ind + "    ")
         else:
             convert = const(self._leaf(child, fmt, depth) if leaf
                             else self._value(sub, child, depth))
             lines.append(f"{ind}    {o}[{k}] = {convert}({x}, {p} + {path}, b)")
         return lines
-
-    def _items(self, key: str, sub: Access, schema: dict | None, depth: int,
-               ind: str) -> list[str]:
-        """The lines converting the list `x` of objects read field by field into `o[key]`,
-        each item's fields converted in the loop (what `_value` makes, without a call per
-        list and per item); only for measured data, where nothing is counted."""
-        const = self._const
-        k, path = const(key), const(f".{key}")
-        plan = self.full._plan(schema)
-        item = const(self._value(sub.items, plan.items, depth + 1))
-        item_plan = self.full._plan(plan.items)
-        lines = [f"{ind}if type(x) is list:",
-                 f"{ind}    l = []",
-                 f"{ind}    for y in x:",
-                 f"{ind}        if type(y) is not dict:",
-                 f"{ind}            l.append({item}(y, p + {path}, b))",
-                 f"{ind}            continue",
-                 f"{ind}        q = {{}}"]
-        for field, access in sub.items.fields.items():
-            lines += self._field(field, access, item_plan, depth + 2, "yqzp", f".{key}",
-                                 ind + "        ")
-        return lines + [f"{ind}        l.append(q)",
-                        f"{ind}    o[{k}] = l",
-                        f"{ind}else:",
-                        f"{ind}    o[{k}] = {const(self._whole(schema, depth))}(x, p + {path}, b)"]
 
     def _const(self, value: object) -> str:
         name = f"K{len(self._names)}"

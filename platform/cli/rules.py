@@ -131,9 +131,9 @@ def check(files: tuple[str, ...]) -> None:
 @_as_of_option
 def test_command(files: tuple[str, ...], as_of: datetime | None) -> None:
     """Run the `test` blocks embedded in FILES."""
-    from insureops.dsl.api import compile_ruleset
     from insureops.dsl.errors import RulesetInvalidError
     from insureops.platform.cli.rules_output import render_test_counts
+    from insureops.platform.cli.ruleset_cache import compile_rules_file
 
     started = time.perf_counter()
     day = _as_of_date(as_of)
@@ -145,7 +145,7 @@ def test_command(files: tuple[str, ...], as_of: datetime | None) -> None:
             errors += 1
             continue
         try:
-            compiled = compile_ruleset(source, filename=path)
+            compiled = compile_rules_file(path, source)
         except RulesetInvalidError as exc:
             click.echo(str(exc).rstrip("\n"), err=True)
             errors += 1

@@ -32,8 +32,9 @@ PROGRESS_EVERY = 2048  # lines between progress callbacks: cheap enough at 100k 
 # msgspec reads a line several times faster than the json module but gives JSON integers as
 # ints. The engine converts an int as it does the Decimal of the same text, except `-0` (0)
 # and ints of 904 or more digits (refused by their bit length, while their Decimal may be in
-# range): lines that may hold either, and lines nested deeply enough that the json module's
-# recursion limit could differ, take the json module.
+# range): lines that may hold either take the json module, and so do long lines nested deeply
+# enough that the json module's recursion limit could differ (a line shorter than the longest
+# int nests at most 452 levels, which both read alike).
 _NEGATIVE_ZERO = re.compile(rb"-0(?![.eE0-9])")
 _DIGITS = bytes.maketrans(b"0123456789", b"0" * 10)
 _LONG_INT = b"0" * 904
@@ -68,7 +69,6 @@ class Case(NamedTuple):
     inputs: dict | None
     as_of: date | None
     error: CaseError | None = None
-    measured: bool = False  # the line is short enough to be within the engine's input limits
     expect: object = None  # the line's `expect`, checked by platform.rule_runs when present
 
 
@@ -90,8 +90,7 @@ class CaseReader:
         # the C scanner itself, without decode()'s two whitespace regex matches per line
         self._scan = decoder.scan_once
         self._msgspec = msgspec.json.Decoder(float_hook=Decimal).decode
-        limits = Limits()  # the engine's default limits, which CaseEvaluator evaluates under
-        self._max_length, self._max_depth = limits.max_input_nodes, limits.max_input_depth
+        self._max_depth = Limits().max_input_depth  # the engine's default, as CaseEvaluator
 
     def __iter__(self) -> Iterator[Case]:
         read = 0
@@ -107,10 +106,10 @@ class CaseReader:
 
     def parse(self, number: int, raw: bytes) -> Case:
         """The case on line `number`, or a Case carrying an error."""
-        brackets = raw.count(b"{") + raw.count(b"[")
         data = _SLOW  # msgspec's, when the line holds no -0, long int or deep nesting
-        if brackets <= self._max_depth and _NEGATIVE_ZERO.search(raw) is None and (
-                len(raw) < len(_LONG_INT) or _LONG_INT not in raw.translate(_DIGITS)):
+        if _NEGATIVE_ZERO.search(raw) is None and (len(raw) < len(_LONG_INT) or (
+                _LONG_INT not in raw.translate(_DIGITS)
+                and raw.count(b"{") + raw.count(b"[") <= self._max_depth)):
             try:
                 data = self._msgspec(raw)
             except Exception:  # noqa: BLE001 - DecodeError, UnicodeDecodeError, ...: the
@@ -141,12 +140,7 @@ class CaseReader:
             if as_of is None:
                 return self._invalid(number, case_id, "invalid_as_of",
                                      f"as_of must be a YYYY-MM-DD date, got {text!r}")
-        # Every value takes at least one byte of the line and every level of nesting a bracket,
-        # so a short line with few brackets cannot exceed the input limits: the engine need not
-        # measure its inputs again (two scans in C instead of a walk in Python).
-        measured = len(raw) <= self._max_length and brackets <= self._max_depth
-        return _new_tuple(Case, (number, case_id, inputs, as_of, None, measured,
-                                 data.get("expect")))
+        return _new_tuple(Case, (number, case_id, inputs, as_of, None, data.get("expect")))
 
     def _slow(self, raw: bytes) -> object:
         """The line's JSON through the json module (numbers as Decimal), raising its errors."""
@@ -197,8 +191,7 @@ class CaseEvaluator:
         if refused is not None:
             return refused
         try:
-            return self.compiled.evaluate(case.inputs, as_of=case.as_of, explain=self.explain,
-                                          measured=case.measured)
+            return self.compiled.evaluate(case.inputs, as_of=case.as_of, explain=self.explain)
         except EngineError as exc:
             return self._error(exc, case)
         except (ArithmeticError, ValueError, TypeError, RecursionError) as exc:
@@ -216,7 +209,7 @@ class CaseEvaluator:
             for case in cases:
                 if case.error is None and case.inputs.keys() >= required:
                     current[:] = (case,)
-                    yield _new_tuple(BatchItem, (case.inputs, case.as_of, case.measured))
+                    yield _new_tuple(BatchItem, (case.inputs, case.as_of))
                 else:
                     refused.append((case, self._refused(case)))
 

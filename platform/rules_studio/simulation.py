@@ -65,7 +65,7 @@ def simulate(job: SimulationInput, time_budget: float = DEFAULT_TIME_BUDGET) -> 
                 f"The simulation did not finish within {time_budget:g} s ({number} of "
                 f"{len(job.cases)} cases done); send fewer cases, or {CLI_HINT}.")
 
-    cases = (Case(number, case_id, inputs, as_of or job.as_of, None, False, expect)
+    cases = (Case(number, case_id, inputs, as_of or job.as_of, None, expect)
              for number, (case_id, inputs, as_of, expect) in enumerate(job.cases, start=1))
     run = run_cases(compiled, cases, filename=FILENAME, explain=job.explain, baseline=baseline,
                     on_case=on_case)

@@ -78,8 +78,8 @@ def test_evaluate_many_uses_each_items_as_of_when_given_batch_items():
              {"business": young}]
     decisions = [o.decision for o in compiled.evaluate_many(items, as_of=date(2026, 3, 1))]
     assert decisions == ["refer", "accept", "refer"]
-    measured = compiled.evaluate_many([BatchItem({"business": WARM}, AS_OF, measured=True)])
-    assert next(measured) == compiled.evaluate({"business": WARM}, as_of=AS_OF)
+    dated = compiled.evaluate_many([BatchItem({"business": WARM}, AS_OF)])
+    assert next(dated) == compiled.evaluate({"business": WARM}, as_of=AS_OF)
 
 
 def test_evaluate_many_refuses_over_limit_input_when_the_batch_has_limits():

@@ -102,10 +102,10 @@ def test_inputs_that_are_not_json_take_the_full_conversion_when_bound():
                                            "claims": ()}})
 
 
-def test_measuring_is_skipped_when_the_caller_says_the_inputs_were_measured():
+def test_unread_data_is_not_counted_against_the_limits_when_evaluated():
     business = {**BUSINESS, "notes": list(range(200))}
     limits = Limits(max_input_nodes=100)
-    result = _compiled().evaluate({"business": business}, limits=limits, measured=True)
+    result = _compiled().evaluate({"business": business}, limits=limits)
     assert result.fired == ["old", "recent"]
 
 
@@ -133,8 +133,8 @@ def test_lists_read_item_by_item_are_bounded_by_the_step_budget_not_counted():
 
 @pytest.mark.parametrize("revenue", [0, 1, 1023, 1024, -1, 10**99, -(10**99), 10**100, 10**950,
                                      True, Decimal("-0"), Decimal("1.50"), Decimal("1E+5")])
-@pytest.mark.parametrize("measured", [False, True])
-def test_a_number_converts_as_the_full_conversion_converts_it_when_read(revenue, measured):
+@pytest.mark.parametrize("limits", [None, Limits()])  # the direct path, the generated one
+def test_a_number_converts_as_the_full_conversion_converts_it_when_read(revenue, limits):
     compiled = _compiled()
     business = {**BUSINESS, "founded": "2001-01-01", "revenue": revenue}
 
@@ -143,7 +143,7 @@ def test_a_number_converts_as_the_full_conversion_converts_it_when_read(revenue,
             return repr(compiled.evaluate({"business": business}, **options).outputs)
         except EvaluationError as error:
             return (error.code, error.message)
-    assert outcome(measured=measured) == outcome(explain=True)
+    assert outcome(limits=limits) == outcome(explain=True)
 
 
 @pytest.mark.parametrize("claims", [
@@ -151,7 +151,7 @@ def test_a_number_converts_as_the_full_conversion_converts_it_when_read(revenue,
     [{"date": None}, {"date": "2025-13-01"}], [{"date": 20250301}], [{"date": "2025-3-1"}],
     [{"date": "2024-06-01", "other": [1, {"x": 2}]}], [[{"date": "2025-03-01"}]],
 ])
-def test_inlined_list_items_convert_as_the_full_conversion_when_measured(claims):
+def test_list_items_convert_as_the_full_conversion_when_read_field_by_field(claims):
     compiled = _compiled()
     business = {**BUSINESS, "founded": "2001-01-01", "claims": claims}
 
@@ -161,7 +161,7 @@ def test_inlined_list_items_convert_as_the_full_conversion_when_measured(claims)
                                                     as_of=date(2025, 6, 1), **options)))
         except EvaluationError as error:
             return (error.code, error.message)
-    assert outcome(measured=True) == outcome(measured=False) == outcome(explain=True)
+    assert outcome() == outcome(limits=Limits()) == outcome(explain=True)
 
 
 def _untraced(result) -> dict:
