@@ -57,8 +57,8 @@ def _prepare_platform(urls: DatabaseUrls) -> None:
 
 
 def _prepare_tenant(urls: DatabaseUrls) -> None:
-    from insureops.platform.tenant_schema import apply_data_model
     from insureops.platform.tenant_engine import create_tenant_engine
+    from insureops.platform.tenant_schema import apply_data_model
 
     engine = create_tenant_engine(urls.sync)
     try:

@@ -88,7 +88,10 @@ async def test_list_filters_by_status_and_state_when_asked(alice):
     await alice.saved(company_name="A", state="TX", status="qualified")
     await alice.saved(company_name="B", state="tx")
     await alice.saved(company_name="C", state="CA", status="qualified")
-    names = lambda body: sorted(item["company_name"] for item in body["items"])
+
+    def names(body):
+        return sorted(item["company_name"] for item in body["items"])
+
     assert names(await (await alice.get("/", state="TX")).json()) == ["A", "B"]
     assert names(await (await alice.get("/", status="qualified")).json()) == ["A", "C"]
     assert names(await (await alice.get("/", status="qualified", state="TX")).json()) == ["A"]
