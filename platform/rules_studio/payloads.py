@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, model_validator
 
@@ -15,6 +15,8 @@ Status = Literal["draft", "published", "archived"]
 MAX_SOURCE = 512 * 1024  # characters of one ruleset
 DEFAULT_PAGE, MAX_PAGE = 50, 200
 ULID_PATTERN = "^[0-9A-HJKMNP-TV-Z]{26}$"  # rule and approval ids
+# A rule version number: stored as a 32-bit integer, so a larger one cannot exist.
+VersionNumber = Annotated[int, Field(ge=1, le=2**31 - 1)]
 
 
 class DiagnosticInfo(BaseModel):
@@ -61,8 +63,8 @@ class RuleUpdate(BaseModel):
     source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE)
     title: str | None = Field(None, min_length=1, max_length=200)
     kind: Kind | None = None
-    published_version: int | None = Field(
-        None, ge=1, description="Publish this version (an older one rolls back); its embedded "
+    published_version: VersionNumber | None = Field(
+        None, description="Publish this version (an older one rolls back); its embedded "
         "tests must have passed.")
     status: Status | None = Field(
         None, description="published: publish the current version; draft: withdraw the "
@@ -133,7 +135,7 @@ class StudioSettingsInfo(BaseModel):
 class ApprovalRequest(BaseModel):
     model_config = UNKNOWN_FIELDS_REFUSED
 
-    version: int | None = Field(None, ge=1, description="Default: the current version.")
+    version: VersionNumber | None = Field(None, description="Default: the current version.")
 
 
 class ApprovalDecision(BaseModel):
@@ -182,7 +184,7 @@ class RulePath(BaseModel):
 class VersionQuery(BaseModel):
     model_config = UNKNOWN_FIELDS_REFUSED
 
-    version: int | None = Field(None, ge=1, description="A version number; default: current.")
+    version: VersionNumber | None = Field(None, description="A version number; default: current.")
 
 
 class CheckRequest(BaseModel):
@@ -261,7 +263,7 @@ class Baseline(BaseModel):
     model_config = UNKNOWN_FIELDS_REFUSED
 
 
-    version: int | None = Field(None, ge=1)
+    version: VersionNumber | None = None
     source: str | None = Field(None, min_length=1, max_length=MAX_SOURCE)
 
     @model_validator(mode="after")
@@ -278,7 +280,7 @@ class SimulateRequest(BaseModel):
                                description="A ruleset to simulate (not saved).")
     rule_id: str | None = Field(None, pattern=ULID_PATTERN,
                                 description="Or a saved rule of the workspace.")
-    version: int | None = Field(None, ge=1, description="With rule_id; default: current.")
+    version: VersionNumber | None = Field(None, description="With rule_id; default: current.")
     cases: list[SimulateCase] = Field(description="At most 10,000.")
     as_of: datetime.date | None = Field(None, description="Default date; default: today (UTC).")
     explain: bool = Field(False, description="Add each case's evaluation trace.")

@@ -141,6 +141,19 @@ async def test_get_is_404_version_not_found_when_the_version_does_not_exist(stud
     assert (await response.json())["error"]["code"] == "version_not_found"
 
 
+async def test_a_version_number_beyond_32_bits_is_400_not_a_database_error(studio, owner):
+    rule = await studio.created(owner)
+    huge = 2**31
+    answers = [await studio.get(owner, f"{rule['id']}/", version=huge),
+               await studio.get(owner, "01ARZ3NDEKTSV4RRFFQ69G5FAV/", version=huge),
+               await studio.patch(owner, rule["id"], published_version=huge),
+               await studio.client.post(f"{BASE}/simulate/", headers=owner.headers, json={
+                   "rule_id": rule["id"], "version": huge, "cases": []})]
+    for response in answers:
+        assert response.status == 400, await response.text()
+        assert (await response.json())["error"]["code"] == "validation_error"
+
+
 async def test_delete_archives_and_keeps_the_rule_readable_when_called_by_an_admin(studio, owner):
     rule = await studio.created(owner)
     response = await studio.client.delete(f"{BASE}/{rule['id']}/", headers=owner.headers)
