@@ -131,9 +131,22 @@ def unstorable_fields(data: Any, path: tuple[str, ...] = ()) -> list[str]:
     return found
 
 
-def validate(model: type[ModelT], data: Any, what: str) -> ModelT:
-    """`data` as `model`, or 400 validation_error with one detail per failing field."""
-    if unstorable := unstorable_fields(data):
+# In a JSON body those characters can only arrive as \u escapes: the decoder refuses raw
+# control characters and undecodable bytes. A UTF-8 body without such an escape is not walked.
+_UNSTORABLE_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
+_PLAIN_CHARSETS = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
+
+
+def may_hold_unstorable(raw: bytes, charset: str | None) -> bool:
+    """False when the JSON text `raw` cannot decode to a NUL or a lone surrogate."""
+    return ((charset or "utf-8").lower() not in _PLAIN_CHARSETS
+            or _UNSTORABLE_ESCAPE.search(raw) is not None)
+
+
+def validate(model: type[ModelT], data: Any, what: str, *, screen: bool = True) -> ModelT:
+    """`data` as `model`, or 400 validation_error with one detail per failing field.
+    `screen=False` skips the walk for unstorable text (the caller has ruled it out)."""
+    if screen and (unstorable := unstorable_fields(data)):
         raise ApiError(400, "validation_error", f"The {what} is invalid.", details=[
             {"field": field, "message": UNSTORABLE_MESSAGE} for field in unstorable])
     try:
@@ -156,7 +169,8 @@ async def parse_body(request: web.Request, model: type[ModelT], bounds: BodyBoun
 
 def _decode_and_validate(model: type[ModelT], raw: bytes, charset: str | None,
                          max_values: int) -> ModelT:
-    return validate(model, decode_json(raw, charset, max_values), "request body")
+    return validate(model, decode_json(raw, charset, max_values), "request body",
+                    screen=may_hold_unstorable(raw, charset))
 
 
 def parse_query(request: web.Request, model: type[ModelT]) -> ModelT:

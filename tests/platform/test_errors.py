@@ -236,6 +236,18 @@ async def test_lone_surrogate_is_400_validation_error_when_a_json_escape_sends_o
     assert "surrogate" in error["details"][0]["message"]
 
 
+async def test_unstorable_text_is_found_in_any_charset_and_an_escaped_backslash_passes(probe):
+    # the walk is skipped only for UTF-8 text without a \u0000 or \uD8xx-\uDFxx escape
+    raw = '{"name": "Ann \\u0000", "email": "a@b.c", "count": 1}'.encode("utf-16")
+    response = await probe.post(f"{PROBE}/echo/", data=raw,
+                                headers={"Content-Type": "application/json; charset=utf-16"})
+    assert (await error_of(response, 400))["details"][0]["field"] == "name"
+    raw = b'{"name": "Ann \\\\u0000", "email": "a@b.c", "count": 1}'  # the text \u0000
+    response = await probe.post(f"{PROBE}/echo/", data=raw,
+                                headers={"Content-Type": "application/json"})
+    assert response.status == 201, await response.text()
+
+
 def test_error_table_refuses_a_second_mapping_when_it_answers_differently():
     """Two areas once mapped TenantDatabaseUnavailableError alike but for Retry-After; the
     merged table kept whichever came last and the header was lost."""
