@@ -18,6 +18,7 @@ _EXPORTS = {
     "parse_ruleset": "insureops.dsl.api",
     "CheckReport": "insureops.dsl.api",
     "RulesetCache": "insureops.dsl.api",
+    "default_cache": "insureops.dsl.api",
     "Diagnostic": "insureops.dsl.diagnostics",
     "DslError": "insureops.dsl.errors",
     "RulesetInvalidError": "insureops.dsl.errors",
@@ -33,7 +34,8 @@ _EXPORTS = {
 __all__ = [  # the keys of _EXPORTS (a test checks), spelled out for tools that read them
     "BatchItem", "CheckReport", "CompiledRuleset", "Diagnostic", "DslError", "EngineError",
     "EvaluationError", "LimitExceededError", "Limits", "Result", "RulesetCache",
-    "RulesetInvalidError", "TestOutcome", "check_source", "compile_ruleset", "parse_ruleset",
+    "RulesetInvalidError", "TestOutcome", "check_source", "compile_ruleset", "default_cache",
+    "parse_ruleset",
 ]
 
 if TYPE_CHECKING:
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
         RulesetCache,
         check_source,
         compile_ruleset,
+        default_cache,
         parse_ruleset,
     )
     from insureops.dsl.diagnostics import Diagnostic

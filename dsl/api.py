@@ -83,17 +83,21 @@ class RulesetCache:
         self._entries: OrderedDict[tuple, tuple[TypeRegistry, CompiledRuleset]] = OrderedDict()
         self._lock = Lock()
 
+    def get(self, source: str, *, filename: str = "<string>",
+            registry: TypeRegistry | None = None) -> CompiledRuleset | None:
+        """The compiled ruleset when this source was compiled before, else None (a caller on
+        an event loop compiles elsewhere only on a miss)."""
+        registry = registry if registry is not None else default_registry()
+        return self._lookup(self._key(source, filename, registry), registry)
+
     def compile(self, source: str, *, filename: str = "<string>",
                 registry: TypeRegistry | None = None) -> CompiledRuleset:
         """The compiled ruleset, from the cache when this source was compiled before."""
         registry = registry if registry is not None else default_registry()
-        digest = hashlib.sha256(f"{len(filename)}:{filename}\0{source}".encode()).hexdigest()
-        key = (digest, id(registry))
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None and found[0] is registry:
-                self._entries.move_to_end(key)
-                return found[1]
+        key = self._key(source, filename, registry)
+        found = self._lookup(key, registry)
+        if found is not None:
+            return found
         compiled = _compile(source, filename, registry)
         with self._lock:
             self._entries[key] = (registry, compiled)
@@ -101,6 +105,19 @@ class RulesetCache:
             while len(self._entries) > self.size:
                 self._entries.popitem(last=False)
         return compiled
+
+    @staticmethod
+    def _key(source: str, filename: str, registry: TypeRegistry) -> tuple:
+        digest = hashlib.sha256(f"{len(filename)}:{filename}\0{source}".encode()).hexdigest()
+        return digest, id(registry)
+
+    def _lookup(self, key: tuple, registry: TypeRegistry) -> CompiledRuleset | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is None or found[0] is not registry:
+                return None
+            self._entries.move_to_end(key)
+            return found[1]
 
     def clear(self) -> None:
         with self._lock:

@@ -8,16 +8,17 @@ each request, /api/health/ included, forever (issue 17's fault tests).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Self, TypeVar
 
 import psycopg
 import psycopg.waiting
 from aiohttp import web
 from sqlalchemy import MetaData, event, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -27,6 +28,8 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import DeclarativeBase
 
 from insureops.platform.keys import DATABASE, SETTINGS
+
+T = TypeVar("T")
 
 # Stable constraint names, so migrations on SQLite and PostgreSQL agree on them.
 NAMING_CONVENTION = {
@@ -129,21 +132,44 @@ def create_reads_engine(url: str, timeout: float | None = None) -> AsyncEngine:
 
 @dataclass(frozen=True)
 class Database:
-    """One platform database: its engine and session factory; `reads` for one-statement reads
-    on the request path (the same engine on SQLite)."""
+    """One platform database: its engine and session factory; `reads` for reads on the request
+    path that change nothing (the same engine on SQLite)."""
 
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
     reads: AsyncEngine
+    read_sessions: async_sessionmaker[AsyncSession] = field(repr=False)
 
     @classmethod
     def connect(cls, url: str, timeout: float | None = None) -> Database:
         engine = create_engine(url, timeout)
         reads = engine if url.startswith("sqlite") else create_reads_engine(url, timeout)
-        return cls(engine, async_sessionmaker(engine, expire_on_commit=False), reads)
+        return cls(engine, async_sessionmaker(engine, expire_on_commit=False), reads,
+                   async_sessionmaker(reads, expire_on_commit=False))
 
     def unit_of_work(self) -> UnitOfWork:
         return UnitOfWork(self.sessions)
+
+    async def read(self, work: Callable[[UnitOfWork], Awaitable[T]]) -> T:
+        """`work`'s result, run in a unit of work on the reads engine: for request-path reads
+        that write nothing. On PostgreSQL each statement is one round trip (autocommit: no
+        BEGIN, COMMIT or pre-ping; each statement sees what was committed before it, as in a
+        READ COMMITTED transaction); a pooled connection found dead is replaced once, `work`
+        running again, so it must change nothing outside the database either."""
+        for attempt in (1, 2):
+            try:
+                async with UnitOfWork(self.read_sessions) as uow:
+                    return await work(uow)
+            except DBAPIError as exc:
+                if attempt == 2 or not exc.connection_invalidated:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def dispose(self) -> None:
+        """Close the pooled connections of both engines."""
+        await self.engine.dispose()
+        if self.reads is not self.engine:
+            await self.reads.dispose()
 
     async def ping(self) -> None:
         """Raise the driver's error when the database cannot be reached."""
@@ -209,6 +235,4 @@ async def database_context(app: web.Application) -> AsyncIterator[None]:
                     await migrating.dispose()
         yield
     finally:
-        await database.engine.dispose()
-        if database.reads is not database.engine:
-            await database.reads.dispose()
+        await database.dispose()

@@ -34,6 +34,7 @@ from insureops.platform.ratelimit import RateKey, RateLimit, RateLimitState, cli
 
 BodyT = TypeVar("BodyT")
 QueryT = TypeVar("QueryT")
+T = TypeVar("T")
 
 _PATH_PARAMETER = re.compile(r"\{(\w+)(?::[^}]*)?\}")
 
@@ -75,6 +76,10 @@ class Call(Generic[BodyT, QueryT]):
 
     def unit_of_work(self) -> UnitOfWork:
         return self.request.config_dict[DATABASE].unit_of_work()
+
+    async def read(self, work: Callable[[UnitOfWork], Awaitable[T]]) -> T:
+        """`work` on a read-only session (Database.read): for reads that write nothing."""
+        return await self.request.config_dict[DATABASE].read(work)
 
 
 Handler = Callable[[Call[Any, Any]], Awaitable[BaseModel | web.StreamResponse | None]]
@@ -280,7 +285,9 @@ def _respond(route: Route, result: BaseModel | web.StreamResponse | None) -> web
     if not isinstance(result, route.response):
         raise TypeError(f"{route.name} must return {route.response.__name__}, "
                         f"not {type(result).__name__}")
-    return web.json_response(result.model_dump(mode="json", by_alias=True), status=route.status)
+    # pydantic writes the JSON itself: no intermediate dicts, no second encoder pass
+    return web.Response(text=result.model_dump_json(by_alias=True), status=route.status,
+                        content_type="application/json")
 
 
 async def add_rate_limit_headers(request: web.Request, response: web.StreamResponse) -> None:

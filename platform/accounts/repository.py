@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import and_, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.accounts.models import Session, VerificationCode
@@ -65,8 +65,28 @@ async def add_session(session: AsyncSession, login: Session) -> None:
     await session.flush()
 
 
-async def session_by_hash(session: AsyncSession, id_hash: str) -> Session | None:
-    return await session.get(Session, id_hash)
+async def session_with_user(session: AsyncSession, id_hash: str
+                            ) -> tuple[Session, User, list[tuple[Workspace, str]]] | None:
+    """The session row, its user and the user's workspaces with their role (as
+    `memberships_of`), in one statement: what every session-authenticated request reads."""
+    statement = (select(Session, User, Workspace, Membership.role)
+                 .join(User, User.id == Session.user_id)
+                 .outerjoin(Membership, Membership.user_id == Session.user_id)
+                 .outerjoin(Workspace, Workspace.tenant_id == Membership.workspace_id)
+                 .where(Session.id_hash == id_hash)
+                 .order_by(Membership.created_at, Workspace.tenant_id))
+    rows = (await session.execute(statement)).all()
+    if not rows:
+        return None
+    memberships = [(workspace, role) for _, _, workspace, role in rows if workspace is not None]
+    return rows[0][0], rows[0][1], memberships
+
+
+async def slide_session(session: AsyncSession, id_hash: str, now: datetime.datetime,
+                        expires_at: datetime.datetime) -> None:
+    """Seen now: the session's expiry moves forward (no row when it was deleted meanwhile)."""
+    await session.execute(update(Session).where(Session.id_hash == id_hash)
+                          .values(last_seen_at=now, expires_at=expires_at))
 
 
 async def delete_session(session: AsyncSession, id_hash: str) -> None:
@@ -74,7 +94,9 @@ async def delete_session(session: AsyncSession, id_hash: str) -> None:
 
 
 async def delete_expired_sessions(session: AsyncSession, user_id: str,
-                                  now: datetime.datetime) -> None:
-    """Housekeeping at login: the user's sessions that have run out."""
-    await session.execute(delete(Session).where(Session.user_id == user_id,
-                                                Session.expires_at <= now))
+                                  now: datetime.datetime, also: str | None = None) -> None:
+    """Housekeeping at login: the user's sessions that have run out, and the session whose
+    hash is `also` (the one the login replaces), in one statement."""
+    stale = and_(Session.user_id == user_id, Session.expires_at <= now)
+    await session.execute(delete(Session).where(
+        stale if also is None else or_(stale, Session.id_hash == also)))

@@ -30,7 +30,7 @@ from insureops.platform.accounts.errors import (
 )
 from insureops.platform.accounts.models import Session, VerificationCode
 from insureops.platform.auth import AuthKind, Membership, Principal, Role, UserIdentity
-from insureops.platform.db import UnitOfWork
+from insureops.platform.db import Database, UnitOfWork
 from insureops.platform.email import EmailBackend, EmailMessage, TemplateRenderer
 from insureops.platform.identity import (
     Passwords,
@@ -188,9 +188,10 @@ async def login(uow: UnitOfWork, deps: AccountsDeps, command: LoginCommand) -> L
     if deps.passwords.needs_rehash(user.password_hash):
         user.password_hash = await asyncio.to_thread(deps.passwords.hash, command.password)
     now = deps.now()
-    if command.previous_session_id:  # rotation: a planted or old id never survives a login
-        await repo.delete_session(uow.session, hash_session_id(command.previous_session_id))
-    await repo.delete_expired_sessions(uow.session, user.id, now)
+    # rotation: a planted or old id never survives a login
+    previous = command.previous_session_id
+    await repo.delete_expired_sessions(uow.session, user.id, now,
+                                       also=hash_session_id(previous) if previous else None)
     memberships = await _memberships(uow, user.id)
     active = next((m for m in memberships if m.role is Role.OWNER), None) or next(
         iter(memberships), None)
@@ -202,20 +203,29 @@ async def login(uow: UnitOfWork, deps: AccountsDeps, command: LoginCommand) -> L
     return LoginResult(session_id, _principal(user, memberships, row))
 
 
-async def resume_session(uow: UnitOfWork, now: datetime.datetime,
+async def resume_session(database: Database, now: datetime.datetime,
                          session_id: str) -> SessionLookup | None:
-    """The principal of a live session, sliding its expiry; None when unknown or expired."""
-    row = await repo.session_by_hash(uow.session, hash_session_id(session_id))
-    if row is None:
+    """The principal of a live session, sliding its expiry; None when unknown or expired.
+
+    The session, its user and their memberships are one read outside a transaction; a write
+    follows only when the session has run out (its row goes) or its expiry slides forward
+    (at most once per SESSION_SLIDE_STEP)."""
+    id_hash = hash_session_id(session_id)
+    found = await database.read(lambda uow: repo.session_with_user(uow.session, id_hash))
+    if found is None:
         return None
+    row, user, workspaces = found
     if now >= row.expires_at:
-        await repo.delete_session(uow.session, row.id_hash)
+        async with database.unit_of_work() as uow:
+            await repo.delete_session(uow.session, id_hash)
         return None
-    user = await repo.user_by_id(uow.session, row.user_id)
     refreshed = now - row.last_seen_at >= SESSION_SLIDE_STEP
     if refreshed:
         row.last_seen_at, row.expires_at = now, now + SESSION_LIFETIME
-    memberships = await _memberships(uow, row.user_id)
+        async with database.unit_of_work() as uow:
+            await repo.slide_session(uow.session, id_hash, now, row.expires_at)
+    memberships = [Membership(workspace.tenant_id, workspace.name, Role(role))
+                   for workspace, role in workspaces]
     return SessionLookup(_principal(user, memberships, row), refreshed)
 
 

@@ -29,8 +29,7 @@ async def authenticate_session(request: web.Request) -> Principal:
     if not session_id:
         raise _not_authenticated()
     now = datetime.datetime.fromtimestamp(request.config_dict[CLOCK](), tz=datetime.UTC)
-    async with request.config_dict[DATABASE].unit_of_work() as uow:
-        found = await service.resume_session(uow, now, session_id)
+    found = await service.resume_session(request.config_dict[DATABASE], now, session_id)
     if found is None:
         raise _not_authenticated()
     if found.refreshed:

@@ -230,9 +230,12 @@ async def view(session: AsyncSession, store: MarketStore, catalog: RuleCatalog |
     carriers, products = await own_rows(session, workspace_id)
     if not carriers:
         return View(LayeredSource(base_source, Market((), (), ())))
+    by_id = {row.id: row for row in carriers}
+    # each statement reads what was committed before it: a product added with its carrier after
+    # the carriers' read waits for the next request
+    products = [row for row in products if row.carrier_id in by_id]
     states, appetites = await _appetites(session, catalog, cache, workspace_id,
                                          {row.appetite_rule_id for row in products})
-    by_id = {row.id: row for row in carriers}
     core_products = [core_product(row, by_id[row.carrier_id], appetites[row.appetite_rule_id].path)
                      for row in products if row.appetite_rule_id in appetites]
     own = own_market((core_carrier(row) for row in carriers), core_products,

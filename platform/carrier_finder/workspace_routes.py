@@ -53,9 +53,10 @@ def _now(call: Call) -> datetime.datetime:
 
 async def view_for(call: Call) -> own.View:
     """The market the session's workspace sees, with its own carriers and products."""
-    async with call.unit_of_work() as uow:
-        return await own.view(uow.session, _store(call), _catalog(call), _cache(call),
-                              call.principal.active_workspace_id)
+    store, catalog, cache = _store(call), _catalog(call), _cache(call)
+    workspace_id = call.principal.active_workspace_id
+    return await call.read(lambda uow: own.view(uow.session, store, catalog, cache,
+                                                workspace_id))
 
 
 def carrier_info(row: WorkspaceCarrier) -> OwnCarrierInfo:

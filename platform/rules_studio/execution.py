@@ -3,6 +3,7 @@ workspace's tenant database, and the append-only execution log."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import hashlib
 import json
@@ -13,7 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from insureops.dsl import CompiledRuleset, EngineError, Result, compile_ruleset
+from insureops.dsl import CompiledRuleset, EngineError, Result, compile_ruleset, default_cache
 from insureops.platform.db import UnitOfWork
 from insureops.platform.rules_studio import repository as repo
 from insureops.platform.rules_studio.checking import FILENAME
@@ -22,6 +23,7 @@ from insureops.platform.rules_studio.errors import (
     InvalidCursorError,
     RecordNotApplicableError,
     RuleArchivedError,
+    RuleNotFoundError,
     RuleNotPublishedError,
 )
 from insureops.platform.rules_studio.models import Rule, RuleExecution, RuleVersion
@@ -32,7 +34,6 @@ from insureops.platform.rules_studio.service import (
     decode_cursor,
     encode_cursor,
     find,
-    version_of,
 )
 from insureops.platform.tenant_data import service as tenant_records
 
@@ -65,18 +66,27 @@ def input_digest(inputs: Any) -> str:
 
 async def published(uow: UnitOfWork, workspace_id: str, rule_id: str) -> tuple[Rule,
                                                                                RuleVersion]:
-    """The rule and its published version; 409s for an archived or unpublished rule."""
-    rule = await find(uow, workspace_id, rule_id)
+    """The rule and its published version, read together; 409s for an archived or
+    unpublished rule."""
+    found = await repo.rule_with_version(uow.session, workspace_id, rule_id, published=True)
+    if found is None:
+        raise RuleNotFoundError("No such rule in this workspace.")
+    rule, version = found
     if rule.status == "archived":
         raise RuleArchivedError("The rule is archived; it cannot be executed.")
-    if rule.published_version is None:
+    if rule.published_version is None or version is None:
         raise RuleNotPublishedError("The rule has no published version: publish one with "
                                     "PATCH {\"published_version\": N} first.")
-    return rule, await version_of(uow, rule, rule.published_version)
+    return rule, version
 
 
-def compiled_for(source: str) -> CompiledRuleset:
-    return compile_ruleset(source, filename=FILENAME)
+async def compiled_for(source: str) -> CompiledRuleset:
+    """`source` compiled: from the process-wide cache without leaving the event loop, else
+    compiled in a worker thread (CPU work)."""
+    found = default_cache().get(source, filename=FILENAME)
+    if found is not None:
+        return found
+    return await asyncio.to_thread(compile_ruleset, source, filename=FILENAME)
 
 
 def record_input(compiled: CompiledRuleset, record_type: str) -> str:

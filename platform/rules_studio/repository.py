@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import exists, func, or_, select
+from sqlalchemy import and_, exists, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.rules_studio.models import (
@@ -71,6 +71,22 @@ async def rule_by_name(session: AsyncSession, workspace_id: str, name: str) -> R
 
 async def version(session: AsyncSession, rule_id: str, number: int) -> RuleVersion | None:
     return await session.get(RuleVersion, (rule_id, number))
+
+
+async def rule_with_version(session: AsyncSession, workspace_id: str, rule_id: str,
+                            number: int | None = None, *, published: bool = False
+                            ) -> tuple[Rule, RuleVersion | None] | None:
+    """The workspace's rule and one of its versions in one statement: version `number`, else
+    the published one when `published`, else the current one (None when there is none);
+    None for another workspace's rule."""
+    wanted = (number if number is not None
+              else Rule.published_version if published else Rule.current_version)
+    statement = (select(Rule, RuleVersion)
+                 .outerjoin(RuleVersion, and_(RuleVersion.rule_id == Rule.id,
+                                              RuleVersion.number == wanted))
+                 .where(Rule.id == rule_id, Rule.workspace_id == workspace_id))
+    row = (await session.execute(statement)).one_or_none()
+    return None if row is None else (row[0], row[1])
 
 
 async def versions(session: AsyncSession, rule_id: str) -> list[RuleVersion]:

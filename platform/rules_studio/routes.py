@@ -186,10 +186,9 @@ async def simulate_rules(call: Call[SimulateRequest, None]) -> web.Response:
     body = call.body
     simulation.check_size(len(body.cases))
     baseline = body.baseline
-    async with call.unit_of_work() as uow:
-        source, baseline_source = await service.simulation_sources(
-            uow, call.principal.active_workspace_id, body.source, body.rule_id, body.version,
-            baseline and baseline.version, baseline and baseline.source)
+    source, baseline_source = await call.read(lambda uow: service.simulation_sources(
+        uow, call.principal.active_workspace_id, body.source, body.rule_id, body.version,
+        baseline and baseline.version, baseline and baseline.source))
     job = simulation.SimulationInput(
         source=source, as_of=body.as_of or _deps(call).today(), explain=body.explain,
         baseline_source=baseline_source,
@@ -207,7 +206,7 @@ async def _with_records(call: Call, job: simulation.SimulationInput,
     """The job with each record case's client or policy read from the tenant database and
     given to the ruleset's only input, as execute does (nothing is written)."""
     simulation.check_records(len(refs))
-    compiled = await asyncio.to_thread(execution.compiled_for, job.source)
+    compiled = await execution.compiled_for(job.source)
     names = {kind: execution.record_input(compiled, kind) for kind in {r.type for r in refs}}
     records = iter(await _records(call, refs))
     cases = []
@@ -347,9 +346,9 @@ async def _records(call: Call, refs: list[RecordRef]) -> list[dict]:
              "tenant_database_unavailable.")
 async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
     body, deps, actor = call.body, _deps(call), _actor(call)
-    async with call.unit_of_work() as uow:
-        rule, version = await execution.published(uow, actor.workspace_id, call.path.rule_id)
-    compiled = await asyncio.to_thread(execution.compiled_for, version.source)
+    rule, version = await call.read(
+        lambda uow: execution.published(uow, actor.workspace_id, call.path.rule_id))
+    compiled = await execution.compiled_for(version.source)
     inputs = body.inputs
     if body.record is not None:
         name = execution.record_input(compiled, body.record.type)

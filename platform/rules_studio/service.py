@@ -139,8 +139,15 @@ async def version_of(uow: UnitOfWork, rule: Rule, number: int | None) -> RuleVer
 
 async def get(uow: UnitOfWork, workspace_id: str, rule_id: str,
               number: int | None = None) -> tuple[Rule, RuleVersion]:
-    rule = await find(uow, workspace_id, rule_id)
-    return rule, await version_of(uow, rule, number)
+    """The rule and version `number` (default: the current one), read together."""
+    found = await repo.rule_with_version(uow.session, workspace_id, rule_id, number)
+    if found is None:
+        raise RuleNotFoundError("No such rule in this workspace.")
+    rule, version = found
+    if version is None:
+        raise VersionNotFoundError(f"Rule {rule.name} has no version {number}; it has "
+                                   f"versions 1 to {rule.current_version}.")
+    return rule, version
 
 
 async def versions(uow: UnitOfWork, workspace_id: str, rule_id: str) -> list[RuleVersion]:
@@ -258,8 +265,8 @@ async def simulation_sources(uow: UnitOfWork, workspace_id: str, source: str | N
                              baseline_source: str | None) -> tuple[str, str | None]:
     """The source to simulate and the baseline's, reading saved versions of the workspace."""
     if rule_id is not None:
-        rule = await find(uow, workspace_id, rule_id)
-        source = (await version_of(uow, rule, number)).source
+        rule, version = await get(uow, workspace_id, rule_id, number)
+        source = version.source
         if baseline_version is not None:
             baseline_source = (await version_of(uow, rule, baseline_version)).source
     return source, baseline_source

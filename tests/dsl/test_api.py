@@ -60,6 +60,14 @@ def test_cache_evicts_the_oldest_entry_when_full(spec_source):
     assert cache.compile(spec_source, filename="1") is not first
 
 
+def test_cache_get_answers_only_what_was_compiled_without_compiling(spec_source):
+    cache = api.RulesetCache(size=2)
+    assert cache.get(spec_source, filename="1") is None and len(cache) == 0
+    first = cache.compile(spec_source, filename="1")
+    assert cache.get(spec_source, filename="1") is first
+    assert cache.get(spec_source, filename="2") is None
+
+
 def test_invalid_source_raises_with_every_error_rendered_when_compiled():
     source = ("ruleset a\ninput business: Business\n"
               "rule r when business.anual_revenue > 1 and nope() then stop end\n")

@@ -27,7 +27,7 @@ async def tables_and_revision(url: str) -> tuple[set[str], str | None]:
             tables = await connection.run_sync(lambda c: set(inspect(c).get_table_names()))
         return tables, await current_revision(database.engine)
     finally:
-        await database.engine.dispose()
+        await database.dispose()
 
 
 def test_migrate_command_is_idempotent_when_run_twice(database_urls):
@@ -73,5 +73,5 @@ async def test_migrations_create_exactly_the_models_when_applied_to_head(databas
         async with database.engine.connect() as connection:
             differences = await connection.run_sync(schema_differences)
     finally:
-        await database.engine.dispose()
+        await database.dispose()
     assert differences == []

@@ -42,7 +42,7 @@ async def database(database_urls):
     database = Database.connect(database_urls.async_)
     await upgrade(database.engine)
     yield database
-    await database.engine.dispose()
+    await database.dispose()
 
 
 @pytest.fixture
@@ -113,8 +113,8 @@ async def test_resume_session_deletes_the_row_when_it_has_expired(database, deps
                                                                      PASSWORD))
     start = datetime.datetime.fromtimestamp(START, tz=datetime.UTC)
 
+    found = await service.resume_session(database, start + 14 * DAY, result.session_id)
     async with database.unit_of_work() as uow:
-        found = await service.resume_session(uow, start + 14 * DAY, result.session_id)
         row = await uow.session.get(Session, hash_session_id(result.session_id))
 
     assert found is None and row is None
@@ -129,11 +129,11 @@ async def test_resume_session_does_not_write_when_seen_within_the_minute(databas
                                                                      PASSWORD))
     start = datetime.datetime.fromtimestamp(START, tz=datetime.UTC)
 
+    soon = await service.resume_session(database, start + datetime.timedelta(seconds=59),
+                                        result.session_id)
+    later = await service.resume_session(database, start + datetime.timedelta(seconds=60),
+                                         result.session_id)
     async with database.unit_of_work() as uow:
-        soon = await service.resume_session(uow, start + datetime.timedelta(seconds=59),
-                                            result.session_id)
-        later = await service.resume_session(uow, start + datetime.timedelta(seconds=60),
-                                             result.session_id)
         row = await uow.session.get(Session, hash_session_id(result.session_id))
 
     assert not soon.refreshed and later.refreshed

@@ -44,7 +44,7 @@ def stored(url: str) -> dict:
                     "appetite_ids": [a.id for a in appetites], "carriers": carriers,
                     "market": market}
         finally:
-            await database.engine.dispose()
+            await database.dispose()
     return asyncio.run(read())
 
 
@@ -147,7 +147,7 @@ async def test_first_start_goes_on_without_a_market_when_the_example_folder_is_a
         async with database.unit_of_work() as uow:
             market = await MarketStore().market(uow.session)
     finally:
-        await database.engine.dispose()
+        await database.dispose()
     assert loaded is None and market.products == ()
     assert "no example market at" in caplog.text and "starting without" in caplog.text
 
@@ -160,7 +160,7 @@ async def test_first_start_loads_nothing_more_when_a_market_is_stored(platform_d
         first = await load_first_market(database, folder, now=NOW)
         second = await load_first_market(database, folder, now=NOW)
     finally:
-        await database.engine.dispose()
+        await database.dispose()
     assert first.created["products"] == 2 and second is None
 
 
@@ -170,7 +170,7 @@ async def test_first_start_goes_on_without_a_market_when_the_database_is_not_mig
     try:
         loaded = await load_first_market(database, Path("examples/market"), now=NOW)
     finally:
-        await database.engine.dispose()
+        await database.dispose()
     assert loaded is None and "cannot read the carrier market" in caplog.text
 
 

@@ -52,4 +52,4 @@ async def test_backend_is_outbox_when_nothing_is_configured(tmp_path):
         with pytest.raises(ValueError, match="SMTP_HOST"):
             build_email_backend(settings_with(tmp_path, email_backend="smtp"), database, lambda: 0.0)
     finally:
-        await database.engine.dispose()
+        await database.dispose()

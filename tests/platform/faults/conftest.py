@@ -80,7 +80,7 @@ def add_workspace(platform_urls: DatabaseUrls,
                     workspace_id=tenant_id, backend="postgresql", saved_at=NOW,
                     url_encrypted=encrypt_url(MultiFernet([Fernet(fernet_key)]), database_url)))
         finally:
-            await database.engine.dispose()
+            await database.dispose()
         return key
     return add
 

@@ -25,7 +25,7 @@ async def database(database_urls):
         for tenant_id in WORKSPACES:
             uow.session.add(Workspace(tenant_id=tenant_id, name="Agency", created_at=NOW))
     yield database
-    await database.engine.dispose()
+    await database.dispose()
 
 
 def rule(rule_id: str, workspace_id: str, name: str = "triage.claims", **fields) -> Rule:

@@ -47,7 +47,7 @@ async def database(database_urls):
             uow.session.add(Membership(user_id=user_id, workspace_id=WORKSPACE, role=role,
                                        created_at=NOW))
     yield database
-    await database.engine.dispose()
+    await database.dispose()
 
 
 @pytest.fixture
