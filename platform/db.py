@@ -119,9 +119,10 @@ def create_engine(url: str, timeout: float | None = None) -> AsyncEngine:
 
 
 def create_reads_engine(url: str, timeout: float | None = None) -> AsyncEngine:
-    """PostgreSQL: a small autocommit engine without pre-ping, for one-statement reads on the
-    request path (the API key's): one round trip each; the caller retries once when its
-    pooled connection turns out dead (`connection_invalidated`). Bounded like the main one."""
+    """PostgreSQL: a small autocommit engine without pre-ping for `Database.read`, the reads on
+    the request path that change nothing: one round trip per statement; the caller retries once
+    when its pooled connection turns out dead (`connection_invalidated`). Bounded like the
+    main one."""
     connect_args: dict[str, object] = {}
     if timeout is not None:
         connect_args = {"connect_timeout": max(1, round(timeout)),
