@@ -27,7 +27,7 @@ from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import Limits
 from insureops.engine.ir.result import NO_ITEMS, NO_OUTPUTS, Result
-from insureops.engine.ir.values import Duration, format_plain
+from insureops.engine.ir.values import Duration, format_plain, iso_date
 
 DEFAULT_LIMITS = Limits()
 _RANK = {"accept": 1, "refer": 2, "decline": 3}
@@ -55,16 +55,6 @@ def _decimal(value: Decimal, integer: bool) -> bool:
     if value.is_finite() and numbers.in_range(value) and (
             not integer or value == value.to_integral_value()):
         return True
-    raise Fallback
-
-
-def _day(value: object) -> date:
-    """A read `format: date` string, parsed (anything else falls back)."""
-    if type(value) is str and len(value) == 10:
-        try:
-            return date.fromisoformat(value)
-        except ValueError:
-            pass
     raise Fallback
 
 
@@ -115,7 +105,7 @@ def _per_as_of(closure, as_of: object, memo: dict) -> object:
     return value
 
 
-HELPERS = {"FB": _fallback, "OKD": _decimal, "CHK": _raw, "DAY": _day, "AND": _and, "OR": _or,
+HELPERS = {"FB": _fallback, "OKD": _decimal, "CHK": _raw, "DAY": iso_date, "AND": _and, "OR": _or,
            "PLAIN": _plain, "PER_AS_OF": _per_as_of, "UNSET": UNSET, "BIG": _BIG, "NBIG": -_BIG,
            "DECIMAL": Decimal, "DATE": date, "ZERO": ops.ZERO, "SORTED": sorted,
            "RESULT": Result, "ADD": numbers.EXACT.add,
@@ -435,7 +425,9 @@ class _Generator:
             raise NotDirect
         field = self._field(converter, plan.children.get(expr.field, plan.extra))
         if field.fmt == "date":
-            return _Value(f"(None if (_z := {read}) is None else DAY(_z))", DATE_KIND)
+            # a date is truthy: anything but a YYYY-MM-DD string falls back
+            return _Value(f"(None if (_z := {read}) is None else "
+                          f"(DAY(_z) if type(_z) is str else None) or FB())", DATE_KIND)
         return _Value(read, ANY, field.integer)
 
     def _between(self, value: _Value, low_expr, high_expr) -> _Value:

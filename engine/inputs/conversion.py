@@ -16,7 +16,7 @@ from decimal import Decimal
 from insureops.engine.ir.errors import EvaluationError, LimitExceededError
 from insureops.engine.ir.limits import Limits
 from insureops.engine.ir.numbers import ROUNDING, in_range
-from insureops.engine.ir.values import Duration
+from insureops.engine.ir.values import Duration, iso_date
 
 _BIG = 10**100  # ints below this size convert without further checks
 
@@ -216,11 +216,9 @@ def _convert_number(value: object, path: str) -> Decimal:
 
 def _convert_string(value: str, fmt: str | None, path: str) -> object:
     if fmt == "date":
-        try:
-            if len(value) == 10:
-                return date.fromisoformat(value)
-        except ValueError:
-            pass
+        day = iso_date(value)
+        if day is not None:
+            return day
         raise EvaluationError(f"{path}: {value[:60]!r} is not an ISO date (YYYY-MM-DD)",
                               code="invalid_input")
     if fmt == "date-time":

@@ -23,7 +23,7 @@ from insureops.engine.inputs.reads import Access
 from insureops.engine.ir.errors import EngineError, Invalid, LimitExceededError
 from insureops.engine.ir.limits import Limits
 from insureops.engine.ir.numbers import MAX_EXPONENT
-from insureops.engine.ir.values import Duration
+from insureops.engine.ir.values import Duration, iso_date
 
 _SCALARS = frozenset({str, Decimal, int, float, bool, type(None), date, datetime, Duration})
 _UNLIMITED = Limits(max_input_nodes=2**62, max_input_depth=2**30)
@@ -108,7 +108,7 @@ class ProjectedConverter:
         self.full = full
         self._names: dict[str, object] = {"DECIMAL": Decimal, "SMALL": _SMALL,
                                           "ENGINE": EngineError, "INVALID": Invalid,
-                                          "DAY": date.fromisoformat,
+                                          "DAY": iso_date,
                                           "BIG": _BIG, "TOO_DEEP": _too_deep, "WHOLE": whole,
                                           "TOO_BIG": _too_big}
         self._count = 0
@@ -226,11 +226,8 @@ class ProjectedConverter:
                          f"else {convert}({x}, {p} + {path}, b)")
         elif leaf and fmt == "date":  # the usual date string, parsed here
             convert = const(self._leaf(child, fmt, depth))
-            lines += [f"{ind}    try:",
-                      (f"{ind}        {o}[{k}] = DAY({x}) if type({x}) is str and len({x}) == 10 "
-                       f"else {convert}({x}, {p} + {path}, b)"),
-                      f"{ind}    except ValueError:",
-                      f"{ind}        {o}[{k}] = {convert}({x}, {p} + {path}, b)"]
+            lines += [f"{ind}    {o}[{k}] = DAY({x}) if type({x}) is str else None",
+                      f"{ind}    if {o}[{k}] is None: {o}[{k}] = {convert}({x}, {p} + {path}, b)"]
         else:
             convert = const(self._leaf(child, fmt, depth) if leaf
                             else self._value(sub, child, depth))

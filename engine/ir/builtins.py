@@ -12,7 +12,6 @@ convention for money; `digits` defaults to 0 and may be negative (`round(1234, -
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -23,10 +22,9 @@ from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EvaluationError
 from insureops.engine.ir.numbers import ARITHMETIC_ERRORS, ROUNDING, arithmetic_error
 from insureops.engine.ir.operations import COLLECTIONS, ZERO, greater, less
-from insureops.engine.ir.values import kind_of
+from insureops.engine.ir.values import iso_date, kind_of
 
 Builtin = Callable[[list, Evaluation, Span | None], object]
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _expect(name: str, value: object, kinds: tuple[type, ...], what: str, span) -> None:
@@ -133,11 +131,9 @@ def _date(args, ev, span):
     if type(value) is datetime:
         return value.date()
     _expect("date", value, (str,), "a string", span)
-    if _ISO_DATE.fullmatch(value):
-        try:
-            return date.fromisoformat(value)
-        except ValueError:
-            pass
+    day = iso_date(value)
+    if day is not None:
+        return day
     shown = value if len(value) <= 60 else value[:57] + "..."
     raise EvaluationError(f"date(): {shown!r} is not an ISO date (YYYY-MM-DD)",
                           code="invalid_date", span=span)

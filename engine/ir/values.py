@@ -16,6 +16,18 @@ from typing import Literal
 DurationUnit = Literal["day", "week", "month", "year"]
 
 
+def iso_date(text: str) -> date | None:
+    """`YYYY-MM-DD` as a date; None for anything else. The one reading of a date string in
+    inputs, `date()` and case files: `date.fromisoformat` alone also takes ISO week dates
+    (`2026-W01-1`, also ten characters) and `20260101`."""
+    if len(text) == 10 and text[4] == "-" and text[7] == "-":
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            return None
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Duration:
     """`90 days`, `6 months`, `1 year`, `2 weeks`: kept as months and days, because a month is

@@ -26,6 +26,7 @@ from insureops.engine.inputs import jsonio
 from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import Limits
 from insureops.engine.ir.result import Result
+from insureops.engine.ir.values import iso_date
 
 PROGRESS_EVERY = 2048  # lines between progress callbacks: cheap enough at 100k lines/s
 
@@ -158,9 +159,8 @@ class CaseReader:
             return None
         found = self._dates.get(text)
         if found is None:
-            try:
-                found = date.fromisoformat(text)
-            except ValueError:
+            found = iso_date(text)
+            if found is None:
                 return None
             if len(self._dates) < 4096:
                 self._dates[text] = found

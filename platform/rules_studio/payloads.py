@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, StrictBool, model_validator
 
 from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
+from insureops.platform.timestamps import IsoDate
 
 Kind = Literal["appetite", "triage", "underwriting", "pricing", "other"]
 Status = Literal["draft", "published", "archived"]
@@ -245,7 +246,7 @@ class SimulateCase(BaseModel):
     record: RecordRef | None = Field(None, description="Or a client or policy of the "
                                      "workspace's tenant database, given to the ruleset's "
                                      "only input (as execute does; at most 100 per request).")
-    as_of: datetime.date | None = Field(None, description="Overrides the request's as_of.")
+    as_of: IsoDate | None = Field(None, description="Overrides the request's as_of.")
     expect: dict[str, Any] | None = Field(
         None, description="decision, score, reasons, tags, fired, outputs or error, checked "
         "as `insureops rules simulate` does.")
@@ -282,7 +283,7 @@ class SimulateRequest(BaseModel):
                                 description="Or a saved rule of the workspace.")
     version: VersionNumber | None = Field(None, description="With rule_id; default: current.")
     cases: list[SimulateCase] = Field(description="At most 10,000.")
-    as_of: datetime.date | None = Field(None, description="Default date; default: today (UTC).")
+    as_of: IsoDate | None = Field(None, description="Default date; default: today (UTC).")
     explain: bool = Field(False, description="Add each case's evaluation trace.")
     baseline: Baseline | None = Field(None, description="Add the impact diff against it.")
 
@@ -321,7 +322,7 @@ class ExecuteRequest(BaseModel):
     record: RecordRef | None = Field(None, description="Or a client or policy of the "
                                      "workspace's tenant database, given to the ruleset's "
                                      "only input.")
-    as_of: datetime.date | None = Field(None, description="Default: today (UTC).")
+    as_of: IsoDate | None = Field(None, description="Default: today (UTC).")
     explain: bool = Field(False, description="Add the evaluation trace to the result.")
 
     @model_validator(mode="after")

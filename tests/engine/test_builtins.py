@@ -103,8 +103,9 @@ def test_date_of_a_non_iso_string_is_an_error_naming_the_value_when_converted():
         value_of(call("date", name("business.when")), business={"when": "31/01/2025"})
     assert raised.value.code == "invalid_date"
     assert "31/01/2025" in raised.value.message
-    with pytest.raises(EvaluationError):
-        value_of(call("date", "2025-02-30"))
+    for other in ("2025-02-30", "2025-W05-1", "20250131"):  # ISO week and basic forms too
+        with pytest.raises(EvaluationError):
+            value_of(call("date", other))
 
 
 def test_builtin_of_a_wrong_type_is_a_type_mismatch_when_called():

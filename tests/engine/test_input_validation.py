@@ -5,10 +5,11 @@ and a field whose schema says `integer` refuses a number that is not whole (2.5 
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 
 import pytest
-from engine_ir_builders import binary, name, rule, ruleset, set_output, tag
+from engine_ir_builders import binary, comp, name, rule, ruleset, set_output, tag
 from engine_ir_builders import call as ir_call
 from engine_paths import AS_OF, every_path, same_everywhere
 
@@ -87,6 +88,29 @@ def test_unread_invalid_field_is_no_error_when_run_plainly_or_explained(junk):
     {"employee_count": Decimal("1E+5000")}, {"state": object()}])
 def test_read_invalid_field_is_invalid_input_when_run_plainly_or_explained(junk):
     assert _codes(SMALL, {"employee_count": 3, "state": "CA", **junk}) == {"invalid_input"}
+
+
+FOUNDED = ruleset(rule("old", binary("<", name("business.founded_on"), date(2020, 1, 1)),
+                        tag("old")), inputs={"business": "Business"})
+RECENT_CLAIM = ruleset(rule("recent", comp("any", "c", name("business.prior_claims"),
+                                           where=binary(">", name("c.date"), date(2025, 1, 1))),
+                            tag("recent")), inputs={"business": "Business"})
+
+
+@pytest.mark.parametrize("day", ["2019-W01-1", "20190101", "2019-1-1", "2019-02-30",
+                                 "2019-01-0\u0661", " 2019-01-01", "2019-01-01T00:00"])
+def test_read_date_that_is_not_yyyy_mm_dd_is_invalid_input_on_every_path(day):
+    # `date.fromisoformat` alone also took ISO week dates (`2019-W01-1`, ten characters)
+    assert _codes(FOUNDED, {"founded_on": day}) == {"invalid_input"}
+    assert _codes(RECENT_CLAIM, {"prior_claims": [{"date": day, "amount": 1}]}) == {
+        "invalid_input"}
+
+
+def test_read_yyyy_mm_dd_date_is_a_date_on_every_path():
+    assert same_everywhere(FOUNDED, {"business": {"founded_on": "2019-12-31"}}, TYPED)[5] == (
+        "old",)
+    assert same_everywhere(RECENT_CLAIM, {"business": {"prior_claims": [
+        {"date": "2025-01-02"}]}}, TYPED)[5] == ("recent",)
 
 
 CLAIM_COUNT = ruleset(rule("few", binary("<=", ir_call("len", name("business.prior_claims")), 2),

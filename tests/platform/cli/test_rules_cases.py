@@ -67,6 +67,8 @@ def test_reader_uses_the_case_as_of_when_given():
     ('{"id": 1, "inputs": []}', "invalid_case"),
     ('{"id": 1, "as_of": "01/02/2025", "inputs": {}}', "invalid_as_of"),
     ('{"id": 1, "as_of": 20250102, "inputs": {}}', "invalid_as_of"),
+    ('{"id": 1, "as_of": "20250102", "inputs": {}}', "invalid_as_of"),
+    ('{"id": 1, "as_of": "2025-W01-4", "inputs": {}}', "invalid_as_of"),
     (b'{"id": 1, "inputs": {"x": "\xff"}}'.decode("latin-1"), "invalid_json"),
 ])
 def test_reader_reports_an_error_when_the_line_is_not_a_case(line: str, code: str):

@@ -131,6 +131,18 @@ async def test_simulate_is_400_validation_error_when_source_and_rule_id_are_both
     assert (await response.json())["error"]["code"] == "validation_error"
 
 
+async def test_simulate_is_400_validation_error_when_as_of_is_not_yyyy_mm_dd(studio, owner):
+    # pydantic alone read 20250102 as Unix seconds (1970-08-23) and "1735776000" likewise
+    for as_of in (20250102, "1735776000", "2025-W01-4", "20250102"):
+        response = await simulate(studio, owner, source=TRIAGE, cases=CASES, as_of=as_of)
+        assert response.status == 400, as_of
+        assert (await response.json())["error"]["code"] == "validation_error"
+    case = {**CASES[0], "as_of": 20250102}
+    response = await simulate(studio, owner, source=TRIAGE, cases=[case])
+    assert response.status == 400
+    assert (await response.json())["error"]["code"] == "validation_error"
+
+
 async def test_simulate_is_404_when_the_rule_is_another_workspaces(studio, owner):
     rule = await studio.created(owner)
     zoe = await studio.tenancy.owner("zoe@example.com", "Other Agency")
