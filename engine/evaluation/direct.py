@@ -563,7 +563,11 @@ def _read(variable: str, key: str) -> str:
 def _checked(value: _Value) -> str:
     """The text of `value`, checked as the conversion would check it when it is a raw
     field value (kind `any`) that no typed use checks."""
-    return f"CHK({value.text}, {value.integer})" if value.kind == ANY else value.text
+    if value.kind != ANY:
+        return value.text
+    # a string, null or an int in range inline (the usual values); anything else through CHK
+    return (f"(_y if (type(_y := {value.text}) is str or _y is None or "
+            f"(type(_y) is int and NBIG < _y < BIG)) else CHK(_y, {value.integer}))")
 
 
 def _is(kind: str, value: _Value) -> str:
