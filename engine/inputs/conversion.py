@@ -16,7 +16,7 @@ from decimal import Decimal
 from insureops.engine.ir.errors import EvaluationError, LimitExceededError
 from insureops.engine.ir.limits import Limits
 from insureops.engine.ir.numbers import ROUNDING, in_range
-from insureops.engine.ir.values import Duration, iso_date
+from insureops.engine.ir.values import Duration, iso_date, iso_datetime
 
 _BIG = 10**100  # ints below this size convert without further checks
 
@@ -222,11 +222,10 @@ def _convert_string(value: str, fmt: str | None, path: str) -> object:
         raise EvaluationError(f"{path}: {value[:60]!r} is not an ISO date (YYYY-MM-DD)",
                               code="invalid_input")
     if fmt == "date-time":
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
-            raise EvaluationError(f"{path}: {value[:60]!r} is not an ISO date-time",
-                                  code="invalid_input") from None
+        moment = iso_datetime(value)
+        if moment is None:
+            raise EvaluationError(f"{path}: {value[:60]!r} is not an ISO date-time "
+                                  "(YYYY-MM-DDTHH:MM:SS+00:00)", code="invalid_input")
         return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
     return value
 

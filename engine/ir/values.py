@@ -28,6 +28,20 @@ def iso_date(text: str) -> date | None:
     return None
 
 
+def iso_datetime(text: str) -> datetime | None:
+    """`YYYY-MM-DD`, alone or followed by `T` (or a space) and `HH:MM[:SS[.ffffff]]` with an
+    optional offset (`Z`, `+02:00`), as a datetime (naive without an offset); None for anything
+    else. `datetime.fromisoformat` alone also takes week dates, basic forms (`20260101T1000`)
+    and any character between date and time."""
+    if len(text) < 10 or text[4] != "-" or text[7] != "-" or (
+            len(text) > 10 and (text[10] not in "Tt " or len(text) < 16 or text[13] != ":")):
+        return None
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
+
+
 @dataclass(frozen=True, slots=True)
 class Duration:
     """`90 days`, `6 months`, `1 year`, `2 weeks`: kept as months and days, because a month is

@@ -5,7 +5,7 @@ and a field whose schema says `integer` refuses a number that is not whole (2.5 
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import pytest
@@ -111,6 +111,27 @@ def test_read_yyyy_mm_dd_date_is_a_date_on_every_path():
         "old",)
     assert same_everywhere(RECENT_CLAIM, {"business": {"prior_claims": [
         {"date": "2025-01-02"}]}}, TYPED)[5] == ("recent",)
+
+
+EVENT = {"type": "object", "properties": {"at": {"type": "string", "format": "date-time"}}}
+LATE = ruleset(rule("late", binary(">", name("e.at"), datetime(2026, 1, 1, tzinfo=UTC)),
+                    tag("late")), inputs={"e": "Event"})
+
+
+@pytest.mark.parametrize("moment", ["2026-W01-1T10:00", "20260101T1000", "2026-01-01x10:00",
+                                    "2026-01-01T10", "2026-01-01T1000", "2026-01-32T10:00"])
+def test_read_date_time_that_is_not_iso_is_invalid_input_on_every_path(moment):
+    # `datetime.fromisoformat` alone took week dates, basic forms and any separator
+    found = every_path(LATE, {"e": {"at": moment}}, {"e": EVENT})
+    assert {outcome[1] for outcome in found.values()} == {"invalid_input"}, found
+
+
+@pytest.mark.parametrize(("moment", "late"), [
+    ("2026-01-02T10:00:00Z", True), ("2026-01-02 10:00", True), ("2025-12-31t23:59:59+00:00", False),
+    ("2026-01-01T02:00:00+03:00", False), ("2026-01-02", True)])
+def test_read_iso_date_time_is_a_datetime_on_every_path(moment, late):
+    found = same_everywhere(LATE, {"e": {"at": moment}}, {"e": EVENT})
+    assert found[5] == (("late",) if late else ())
 
 
 CLAIM_COUNT = ruleset(rule("few", binary("<=", ir_call("len", name("business.prior_claims")), 2),
