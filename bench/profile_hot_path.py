@@ -8,8 +8,8 @@ file, embedded SQLite tenant database) or on PostgreSQL (platform and tenant dat
 `insureops_hotpath_profile_*`, made and dropped here), runs `--rounds` sequential create + GET
 pairs under cProfile and prints the functions with the most cumulative and own time, then the
 statements each request sends to the platform and the tenant database (counted with SQLAlchemy's
-`before_cursor_execute`, transaction control included): the round trips, a figure the noisy
-machine does not blur.
+`before_cursor_execute` and the direct pools' observers, transaction control included): the
+round trips, a figure the noisy machine does not blur.
 """
 
 from __future__ import annotations
@@ -34,12 +34,21 @@ from bench_hot_path import PATH, _seed, drop_postgres, prepare_postgres
 
 from insureops.platform.app import create_app
 from insureops.platform.config import Settings
+from insureops.platform.direct_sql import OBSERVERS, DirectPool
 
 COUNTS: collections.Counter[str] = collections.Counter()
 
 
 def _count(conn, cursor, statement, parameters, context, executemany) -> None:
-    database = "platform" if "platform" in str(conn.engine.url.database) else "tenant"
+    _count_in(str(conn.engine.url.database), statement)
+
+
+def _count_direct(pool: DirectPool, statement: str) -> None:
+    _count_in(pool.database, statement)
+
+
+def _count_in(database_name: str, statement: str) -> None:
+    database = "platform" if "platform" in database_name else "tenant"
     COUNTS[database] += 1
     COUNTS[f"{database}: {statement.split()[0].upper()}"] += 1
 
@@ -57,6 +66,7 @@ async def main(args: argparse.Namespace) -> None:
         tenant_sqlite_directory=Path(directory) / "tenants")
     app = create_app(settings)
     sa.event.listen(sa.Engine, "before_cursor_execute", _count)
+    OBSERVERS.append(_count_direct)  # the PostgreSQL hot statements' direct pools
     client = TestClient(TestServer(app))
     await client.start_server()
     try:

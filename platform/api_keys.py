@@ -14,16 +14,18 @@ import datetime
 import hashlib
 import secrets
 import string
+from collections.abc import Mapping
+from typing import Any
 
 from aiohttp import web
-from sqlalchemy import CheckConstraint, ForeignKey, Row, String, bindparam, select, update
+from sqlalchemy import CheckConstraint, ForeignKey, String, bindparam, select, update
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.auth import AuthKind, Principal, Scope
 from insureops.platform.columns import UtcDateTime
-from insureops.platform.db import Base
+from insureops.platform.db import Base, Database
+from insureops.platform.direct_sql import Statement
 from insureops.platform.errors import ApiError
 from insureops.platform.keys import CLOCK, DATABASE, SAVED_CONNECTION
 from insureops.platform.tenant_databases import SavedConnection, TenantDatabase
@@ -91,6 +93,7 @@ _LOOKUP = select(ApiKey.id, ApiKey.workspace_id, ApiKey.scopes, ApiKey.last_used
                  ApiKey.expires_at, ApiKey.revoked_at, TenantDatabase.url_encrypted).outerjoin(
     TenantDatabase, TenantDatabase.workspace_id == ApiKey.workspace_id).where(
     ApiKey.key_hash == bindparam("key_hash"))
+_DIRECT_LOOKUP = Statement(_LOOKUP)
 
 
 def _invalid() -> ApiError:
@@ -105,13 +108,19 @@ def bearer_token(request: web.Request) -> str | None:
     return credential.strip() or None
 
 
-async def _lookup(engine: AsyncEngine, key_hash: str) -> Row | None:
-    # Core on a plain connection: one indexed read per request, no ORM session or identity map;
-    # a pooled connection found dead is replaced once (the read changes nothing).
+async def _lookup(database: Database, key_hash: str) -> Mapping[str, Any] | None:
+    """The key's row (with its workspace's saved token), or None. On PostgreSQL through the
+    direct pool (one round trip, no SQLAlchemy execution); on SQLite Core on a plain connection.
+    Either way a pooled connection found dead is replaced once (the read changes nothing)."""
+    if database.direct is not None:
+        return await database.direct.run(
+            lambda connection: connection.first(_DIRECT_LOOKUP, {"key_hash": key_hash}),
+            transaction=False)
     for attempt in (1, 2):
         try:
-            async with engine.connect() as connection:
-                return (await connection.execute(_LOOKUP, {"key_hash": key_hash})).first()
+            async with database.reads.connect() as connection:
+                row = (await connection.execute(_LOOKUP, {"key_hash": key_hash})).first()
+                return None if row is None else row._mapping
         except DBAPIError as exc:
             if attempt == 2 or not exc.connection_invalidated:
                 raise
@@ -126,15 +135,16 @@ async def authenticate_api_key(request: web.Request) -> Principal:
         raise _invalid()
     now = datetime.datetime.fromtimestamp(request.config_dict[CLOCK](), tz=datetime.UTC)
     database = request.config_dict[DATABASE]
-    row = await _lookup(database.reads, hash_api_key(key))
-    if row is None or row.revoked_at is not None or (
-            row.expires_at is not None and now >= row.expires_at):
+    row = await _lookup(database, hash_api_key(key))
+    if row is None or row["revoked_at"] is not None or (
+            row["expires_at"] is not None and now >= row["expires_at"]):
         raise _invalid()
-    if row.last_used_at is None or now - row.last_used_at >= LAST_USED_STEP:
+    last_used = row["last_used_at"]
+    if last_used is None or now - last_used >= LAST_USED_STEP:
         async with database.engine.begin() as connection:
-            await connection.execute(update(ApiKey).where(ApiKey.id == row.id)
+            await connection.execute(update(ApiKey).where(ApiKey.id == row["id"])
                                      .values(last_used_at=now))
-    scopes = frozenset(Scope(part) for part in row.scopes.split())
-    request[SAVED_CONNECTION] = SavedConnection(row.workspace_id, row.url_encrypted)
-    return Principal(AuthKind.API_KEY, active_workspace_id=row.workspace_id, scopes=scopes,
-                     subject=row.id)
+    scopes = frozenset(Scope(part) for part in row["scopes"].split())
+    request[SAVED_CONNECTION] = SavedConnection(row["workspace_id"], row["url_encrypted"])
+    return Principal(AuthKind.API_KEY, active_workspace_id=row["workspace_id"], scopes=scopes,
+                     subject=row["id"])

@@ -7,15 +7,12 @@ each request, /api/health/ included, forever (issue 17's fault tests).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Self, TypeVar
 
-import psycopg
-import psycopg.waiting
 from aiohttp import web
 from sqlalchemy import MetaData, event, text
 from sqlalchemy.exc import DBAPIError
@@ -27,6 +24,8 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.orm import DeclarativeBase
 
+from insureops.platform.bounded_connection import bounded_connector
+from insureops.platform.direct_sql import DirectPool
 from insureops.platform.keys import DATABASE, SETTINGS
 
 T = TypeVar("T")
@@ -54,47 +53,6 @@ def _enable_sqlite_pragmas(dbapi_connection, _record) -> None:
     # WAL + NORMAL: no corruption on a crash; a power cut may lose the last commits, not older ones
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
-
-
-# psycopg's exception for a wait that outlived its timeout (internal to psycopg, an
-# OperationalError subclass).
-_WAIT_TIMEOUT = getattr(psycopg.errors, "_WaitTimeout", psycopg.errors.OperationalError)
-
-
-class BoundedConnection(psycopg.AsyncConnection):
-    """A psycopg connection whose every round trip to the server ends within `round_trip_timeout`
-    seconds; past it the connection is closed (SQLAlchemy then discards it from the pool) and
-    OperationalError is raised, which the service answers 503.
-
-    A round trip cancelled from outside (a request's deadline) closes the connection at once:
-    psycopg would first send a cancel request over a new connection and wait for the answer,
-    which on a stalled server added up to 10 s to every deadline.
-    """
-
-    round_trip_timeout: float | None = None
-
-    async def wait(self, gen, interval: float = 0.1, timeout: float | None = None):  # type: ignore[override]
-        if timeout is not None:  # the caller's own bound (e.g. notifies): its own handling
-            return await super().wait(gen, interval, timeout)
-        try:
-            return await psycopg.waiting.wait_async(
-                gen, self.pgconn.socket, interval=interval, timeout=self.round_trip_timeout)
-        except _WAIT_TIMEOUT:
-            await self.close()
-            raise psycopg.OperationalError(
-                f"the database did not answer within {self.round_trip_timeout} s") from None
-        except asyncio.CancelledError:
-            await self.close()
-            raise
-
-
-def bounded_connector(timeout: float):
-    """`async_creator_fn` of SQLAlchemy's psycopg dialect making BoundedConnections."""
-    async def connect(*args, **kwargs) -> BoundedConnection:
-        connection = await BoundedConnection.connect(*args, **kwargs)
-        connection.round_trip_timeout = timeout
-        return connection
-    return connect
 
 
 def create_engine(url: str, timeout: float | None = None) -> AsyncEngine:
@@ -134,19 +92,26 @@ def create_reads_engine(url: str, timeout: float | None = None) -> AsyncEngine:
 @dataclass(frozen=True)
 class Database:
     """One platform database: its engine and session factory; `reads` for reads on the request
-    path that change nothing (the same engine on SQLite)."""
+    path that change nothing (the same engine on SQLite); on PostgreSQL `direct`, the pool of
+    the hottest statements (`insureops.platform.direct_sql`: the API key read)."""
 
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
     reads: AsyncEngine
     read_sessions: async_sessionmaker[AsyncSession] = field(repr=False)
+    direct: DirectPool | None = field(default=None, repr=False)
 
     @classmethod
     def connect(cls, url: str, timeout: float | None = None) -> Database:
         engine = create_engine(url, timeout)
-        reads = engine if url.startswith("sqlite") else create_reads_engine(url, timeout)
+        if url.startswith("sqlite"):
+            reads, direct = engine, None
+        else:
+            reads = create_reads_engine(url, timeout)
+            direct = DirectPool(url, max_size=8, pool_timeout=timeout or 30.0,
+                                connect_timeout=timeout or 30.0, round_trip_timeout=timeout)
         return cls(engine, async_sessionmaker(engine, expire_on_commit=False), reads,
-                   async_sessionmaker(reads, expire_on_commit=False))
+                   async_sessionmaker(reads, expire_on_commit=False), direct)
 
     def unit_of_work(self) -> UnitOfWork:
         return UnitOfWork(self.sessions)
@@ -167,10 +132,12 @@ class Database:
         raise AssertionError("unreachable")
 
     async def dispose(self) -> None:
-        """Close the pooled connections of both engines."""
+        """Close the pooled connections of the engines and the direct pool."""
         await self.engine.dispose()
         if self.reads is not self.engine:
             await self.reads.dispose()
+        if self.direct is not None:
+            await self.direct.close()
 
     async def ping(self) -> None:
         """Raise the driver's error when the database cannot be reached."""

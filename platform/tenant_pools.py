@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from insureops.platform.config import Settings
+from insureops.platform.direct_sql import DirectPool
 from insureops.platform.keys import TENANT_POOLS
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
 from insureops.platform.tenant_data.store import (
@@ -38,10 +39,13 @@ from insureops.platform.tenant_urls import UrlRefusal, check_addresses, parse_ur
 class PoolLimits:
     """Bounds of every tenant's pool and of the whole manager."""
 
-    # Five connections kept open, none beyond: overflow connections are closed on return, so
-    # under steady concurrency they were opened and closed (a server process each) per request.
-    pool_size: int = 5
-    max_overflow: int = 0
+    # PostgreSQL: the hot routes' direct pool keeps up to five connections open, the engine of
+    # the other routes two, plus three more while busy (closed on return): at most ten per
+    # tenant database and instance. Overflow connections are opened and closed per use, so
+    # the hot routes have none (a server process each, under steady concurrency).
+    direct_pool_size: int = 5
+    pool_size: int = 2
+    max_overflow: int = 3
     pool_timeout: float = 5.0  # waiting for a free connection of the pool
     connect_timeout: float = 3.0  # opening a new connection
     operation_timeout: float = 15.0  # one use case, end to end
@@ -58,6 +62,7 @@ class PoolLimits:
 class _Entry:
     fingerprint: str
     engine: AsyncEngine | sa.Engine  # a sync engine for a SQLite file (TenantStore's threads)
+    direct: DirectPool | None = None  # PostgreSQL: the hot routes' pool
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -158,7 +163,7 @@ class TenantPools:
         fingerprint = _fingerprint(url)
         entry = self._entries.get(tenant_id)
         if entry is not None and entry.fingerprint != fingerprint:
-            self._retire(self._entries.pop(tenant_id).engine)
+            self._retire(self._entries.pop(tenant_id))
             entry = None
         limits = self.limits or PoolLimits.from_settings(settings)
         if entry is None:
@@ -166,32 +171,38 @@ class TenantPools:
             entry = self._entries.get(tenant_id)  # a concurrent request may have made it
             if entry is None or entry.fingerprint != fingerprint:
                 if entry is not None:
-                    self._retire(entry.engine)
-                entry = _Entry(fingerprint, self._engine(target, hostaddr, limits))
+                    self._retire(entry)
+                entry = self._entry(fingerprint, target, hostaddr, limits)
                 self._entries[tenant_id] = entry
                 while len(self._entries) > limits.max_tenants:
-                    self._retire(self._entries.popitem(last=False)[1].engine)
+                    self._retire(self._entries.popitem(last=False)[1])
         self._entries.move_to_end(tenant_id)
         return TenantStore(entry.engine, timeout=limits.operation_timeout,
-                           write_lock=entry.write_lock)
+                           write_lock=entry.write_lock, direct=entry.direct)
 
     @staticmethod
-    def _engine(target: str, hostaddr: str | None, limits: PoolLimits) -> AsyncEngine | sa.Engine:
+    def _entry(fingerprint: str, target: str, hostaddr: str | None,
+               limits: PoolLimits) -> _Entry:
         if make_url(target).get_backend_name() == "sqlite":
-            return create_sqlite_tenant_engine(
+            return _Entry(fingerprint, create_sqlite_tenant_engine(
                 target, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
-                pool_timeout=limits.pool_timeout, busy_timeout=limits.sqlite_busy_timeout)
-        return create_async_tenant_engine(
+                pool_timeout=limits.pool_timeout, busy_timeout=limits.sqlite_busy_timeout))
+        engine = create_async_tenant_engine(
             target, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
             pool_timeout=limits.pool_timeout, connect_timeout=limits.connect_timeout,
             hostaddr=hostaddr, round_trip_timeout=limits.operation_timeout)
+        direct = DirectPool(target, max_size=limits.direct_pool_size,
+                            pool_timeout=limits.pool_timeout,
+                            connect_timeout=limits.connect_timeout, hostaddr=hostaddr,
+                            round_trip_timeout=limits.operation_timeout)
+        return _Entry(fingerprint, engine, direct)
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def _retire(self, engine: AsyncEngine | sa.Engine) -> None:
+    def _retire(self, entry: _Entry) -> None:
         # Connections checked out right now finish their work; the pool closes them on return.
-        task = asyncio.get_running_loop().create_task(_dispose(engine))
+        task = asyncio.get_running_loop().create_task(_dispose(entry))
         self._retired.add(task)
         task.add_done_callback(self._retired.discard)
 
@@ -199,14 +210,16 @@ class TenantPools:
         """Close every pool (app cleanup)."""
         entries, self._entries = list(self._entries.values()), OrderedDict()
         self._urls.clear()
-        await asyncio.gather(*(_dispose(entry.engine) for entry in entries), *self._retired)
+        await asyncio.gather(*(_dispose(entry) for entry in entries), *self._retired)
 
 
-async def _dispose(engine: AsyncEngine | sa.Engine) -> None:
-    if isinstance(engine, sa.Engine):
-        await asyncio.to_thread(engine.dispose)
+async def _dispose(entry: _Entry) -> None:
+    if entry.direct is not None:
+        await entry.direct.close()
+    if isinstance(entry.engine, sa.Engine):
+        await asyncio.to_thread(entry.engine.dispose)
     else:
-        await engine.dispose()
+        await entry.engine.dispose()
 
 
 async def tenant_pools_context(app: web.Application) -> AsyncIterator[None]:

@@ -26,7 +26,7 @@ from insureops.platform.mcp.payloads import (
     WorkspaceInfo,
 )
 from insureops.platform.routing import Call, Handler, RouteTable
-from insureops.platform.tenant_data import service
+from insureops.platform.tenant_data import direct, service
 from insureops.platform.tenant_data.errors import (
     PayloadInvalidError,
     RecordMissingError,
@@ -114,7 +114,7 @@ def _declare(resource: Resource) -> None:
     async def create(call: Call[Any, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.create, kind, call.principal.active_workspace_id,
-                              _actor(call), call.body)
+                              _actor(call), call.body, direct=direct.create)
         return record.model_construct(**row)
 
     async def list_page(call: Call[None, Any]) -> BaseModel:
@@ -127,7 +127,7 @@ def _declare(resource: Resource) -> None:
     async def get(call: Call[None, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.get, kind, call.principal.active_workspace_id,
-                              call.path.uuid, read_only=True)
+                              call.path.uuid, read_only=True, direct=direct.get)
         return record.model_construct(**row)
 
     async def update(call: Call[Any, None]) -> BaseModel:

@@ -20,7 +20,7 @@ from insureops.schema.sql.violations import translated_violations
 # its cache key per call cost more than compiling (which SQLAlchemy caches anyway).
 
 @cache
-def _by_uuid(table_name: str) -> sa.Select:
+def select_by_uuid(table_name: str) -> sa.Select:
     table = sa_table(table_name)
     return sa.select(table).where(table.c.uuid == sa.bindparam("record_uuid"),
                                   table.c.tenant_id == sa.bindparam("tenant_id"))
@@ -40,7 +40,7 @@ def _insert(table_name: str) -> sa.Insert:
 def find_by_uuid(connection: sa.Connection, table_name: str, tenant_id: str,
                  record_uuid: uuid.UUID) -> dict[str, Any] | None:
     """The row whose public `uuid` is `record_uuid` in the tenant, or None."""
-    row = connection.execute(_by_uuid(table_name), {"record_uuid": record_uuid,
+    row = connection.execute(select_by_uuid(table_name), {"record_uuid": record_uuid,
                                                     "tenant_id": tenant_id}).first()
     return dict(row._mapping) if row else None
 
@@ -53,23 +53,42 @@ def find_by_id(connection: sa.Connection, table_name: str, tenant_id: str,
     return dict(row._mapping) if row else None
 
 
+@cache
+def select_exists(table_name: str) -> sa.Select:
+    table = sa_table(table_name)
+    return sa.select(sa.literal(1)).where(table.c.id == sa.bindparam("record_id"),
+                                          table.c.tenant_id == sa.bindparam("tenant_id"))
+
+
+@cache
+def select_client_ids() -> sa.Select:
+    """The tenant's clients whose `id` or `uuid` is `reference`, each with whether it matched by
+    `id` (a policy names its client either way)."""
+    clients = sa_table("clients")
+    reference = sa.bindparam("reference", type_=clients.c.id.type)
+    return sa.select(clients.c.id, (clients.c.id == reference).label("by_id")).where(
+        clients.c.tenant_id == sa.bindparam("tenant_id"),
+        sa.or_(clients.c.id == reference, clients.c.uuid == reference))
+
+
+def pick_client_id(rows: Sequence[Mapping[str, Any]]) -> uuid.UUID | None:
+    """Of `select_client_ids`' rows, the one matched by `id` first."""
+    ordered = sorted(rows, key=lambda row: not row["by_id"])
+    return ordered[0]["id"] if ordered else None
+
+
 def exists(connection: sa.Connection, table_name: str, tenant_id: str,
            record_id: uuid.UUID) -> bool:
     """Whether the tenant has a row with primary key `record_id` in `table_name`."""
-    table = sa_table(table_name)
-    return connection.execute(sa.select(sa.literal(1)).where(
-        table.c.id == record_id, table.c.tenant_id == tenant_id)).first() is not None
+    return connection.execute(select_exists(table_name), {"record_id": record_id,
+                                                    "tenant_id": tenant_id}).first() is not None
 
 
 def client_id_of(connection: sa.Connection, tenant_id: str,
                  reference: uuid.UUID) -> uuid.UUID | None:
     """The `id` of the tenant's client whose `id` or `uuid` is `reference` (by `id` first)."""
-    clients = sa_table("clients")
-    rows = connection.execute(sa.select(clients.c.id, clients.c.id == reference).where(
-        clients.c.tenant_id == tenant_id,
-        sa.or_(clients.c.id == reference, clients.c.uuid == reference))).all()
-    rows.sort(key=lambda row: not row[1])
-    return rows[0][0] if rows else None
+    rows = connection.execute(select_client_ids(), {"reference": reference, "tenant_id": tenant_id})
+    return pick_client_id([row._mapping for row in rows])
 
 
 def insert_returning(connection: sa.Connection, table_name: str,

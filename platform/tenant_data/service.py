@@ -62,8 +62,9 @@ class Page:
     next_cursor: str | None
 
 
-def _audit(connection: sa.Connection, tenant_id: str, actor: Actor, action: str, kind: Kind,
-           record_id: uuid.UUID, old: dict | None, new: dict | None) -> None:
+def audit_values(tenant_id: str, actor: Actor, action: str, kind: Kind, record_id: uuid.UUID,
+                 old: dict | None, new: dict | None) -> dict[str, Any]:
+    """The audit_logs row of one write (`old` and `new` as the API returns the record)."""
     try:
         actor_uuid = uuid.UUID(actor.key_id)
     except ValueError:
@@ -72,15 +73,22 @@ def _audit(connection: sa.Connection, tenant_id: str, actor: Actor, action: str,
         address = str(ipaddress.ip_address(actor.ip_address)) if actor.ip_address else None
     except ValueError:
         address = None
-    repository.insert_audit(connection, {
+    return {
         "tenant_id": tenant_id, "action": action, "entity_type": kind.entity_type,
         "entity_id": record_id, "actor_id": actor_uuid,
         "actor_email": f"api-key:{actor.key_id}"[:255], "ip_address": address,
         "user_agent": actor.user_agent, "request_method": (actor.method or "")[:10] or None,
-        "request_path": actor.path, "old_values": old, "new_values": new})
+        "request_path": actor.path, "old_values": old, "new_values": new}
 
 
-def _violation_to_error(exc: ConstraintViolationError) -> Exception:
+def _audit(connection: sa.Connection, tenant_id: str, actor: Actor, action: str, kind: Kind,
+           record_id: uuid.UUID, old: dict | None, new: dict | None) -> None:
+    repository.insert_audit(connection, audit_values(tenant_id, actor, action, kind, record_id,
+                                                     old, new))
+
+
+def violation_error(exc: ConstraintViolationError) -> Exception:
+    """The API's answer to a refused write: 409 for a duplicate, 400 otherwise."""
     detail = [{"field": exc.field or "body", "message": exc.message}]
     if exc.code == "duplicate":
         return StateConflictError(
@@ -88,31 +96,42 @@ def _violation_to_error(exc: ConstraintViolationError) -> Exception:
     return PayloadInvalidError("The request body is invalid.", detail)
 
 
+def reference_errors(values: dict, client_found: uuid.UUID | None,
+                     producer_found: bool) -> list[dict[str, str]]:
+    """The policy's references that name nothing in the tenant (its `client_id` is set to the
+    client's `id` found, which a client's `uuid` may also name)."""
+    missing = []
+    if values.get("client_id") is not None:
+        if client_found is None:
+            missing.append({"field": "client_id",
+                            "message": "no client with this id or uuid in your workspace"})
+        values["client_id"] = client_found
+    if values.get("producer_id") is not None and not producer_found:
+        missing.append({"field": "producer_id",
+                        "message": "no producer with this id in your workspace"})
+    return missing
+
+
 def _resolve_references(connection: sa.Connection, tenant_id: str, values: dict) -> None:
     """Check the policy's references in the tenant; a client may be named by its `id` or by its
     `uuid` (what every client route takes), and is stored by `id`. Producers have no uuid."""
-    missing = []
-    client = values.get("client_id")
-    if client is not None:
-        found = repository.client_id_of(connection, tenant_id, client)
-        if found is None:
-            missing.append({"field": "client_id",
-                            "message": "no client with this id or uuid in your workspace"})
-        values["client_id"] = found
-    producer = values.get("producer_id")
-    if producer is not None and not repository.exists(connection, "producers", tenant_id,
-                                                      producer):
-        missing.append({"field": "producer_id",
-                        "message": "no producer with this id in your workspace"})
+    client, producer = values.get("client_id"), values.get("producer_id")
+    missing = reference_errors(
+        values, client and repository.client_id_of(connection, tenant_id, client),
+        producer is not None and repository.exists(connection, "producers", tenant_id, producer))
     if missing:
         raise PayloadInvalidError("The request body is invalid.", missing)
+
+
+def missing_record(kind: Kind, record_uuid: uuid.UUID) -> RecordMissingError:
+    return RecordMissingError(f"No {kind.entity_type} {record_uuid} in your workspace.")
 
 
 def _load(connection: sa.Connection, kind: Kind, tenant_id: str,
           record_uuid: uuid.UUID) -> dict[str, Any]:
     row = repository.find_by_uuid(connection, kind.table, tenant_id, record_uuid)
     if row is None:
-        raise RecordMissingError(f"No {kind.entity_type} {record_uuid} in your workspace.")
+        raise missing_record(kind, record_uuid)
     return row
 
 
@@ -126,7 +145,7 @@ def create(connection: sa.Connection, kind: Kind, tenant_id: str, actor: Actor,
         row = repository.insert_returning(connection, kind.table,
                                           {**values, "tenant_id": tenant_id})
     except ConstraintViolationError as exc:  # the transaction is rolled back with the error
-        raise _violation_to_error(exc) from None
+        raise violation_error(exc) from None
     record = to_json(row)
     _audit(connection, tenant_id, actor, "create", kind, row["id"], None, record)
     return record
@@ -159,7 +178,7 @@ def update(connection: sa.Connection, kind: Kind, tenant_id: str, actor: Actor,
     try:
         repository.update(connection, kind.table, before["id"], values)
     except ConstraintViolationError as exc:
-        raise _violation_to_error(exc) from None
+        raise violation_error(exc) from None
     after = to_json(repository.find_by_id(connection, kind.table, tenant_id, before["id"]) or {})
     _audit(connection, tenant_id, actor, "update", kind, before["id"], to_json(before), after)
     return after

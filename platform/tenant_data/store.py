@@ -10,14 +10,15 @@ asyncio lock and opened with BEGIN IMMEDIATE, the file in WAL mode with a busy t
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from insureops.platform.db import bounded_connector
+from insureops.platform.bounded_connection import bounded_connector
+from insureops.platform.direct_sql import DirectPool
 from insureops.platform.errors import is_database_unavailable
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
 from insureops.platform.tenant_engine import BEGIN_IMMEDIATE, configure_sqlite, normalise_url
@@ -47,7 +48,7 @@ def create_async_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overfl
 
     On PostgreSQL each round trip to the server takes at most `round_trip_timeout` seconds, and
     a round trip cancelled by the caller's deadline closes its connection at once (see
-    `insureops.platform.db.BoundedConnection`).
+    `insureops.platform.bounded_connection.BoundedConnection`).
 
     `hostaddr` (PostgreSQL only) pins every connection to that checked address: the host name
     is not resolved again (DNS rebinding) and still serves TLS verification.
@@ -124,23 +125,29 @@ class TenantStore:
     """
 
     def __init__(self, engine: AsyncEngine | sa.Engine, *, timeout: float = 15.0,
-                 write_lock: asyncio.Lock | None = None) -> None:
+                 write_lock: asyncio.Lock | None = None, direct: DirectPool | None = None) -> None:
         self.engine = engine
         self.timeout = timeout
         self.write_lock = write_lock
+        self.direct = direct
 
-    async def run(self, use_case: Callable[..., ResultT], *args: Any,
-                  read_only: bool = False) -> ResultT:
+    async def run(self, use_case: Callable[..., ResultT], *args: Any, read_only: bool = False,
+                  direct: Callable[..., Awaitable[ResultT]] | None = None) -> ResultT:
         """`use_case(connection, *args)` in one transaction (committed when it returns); writes
         are serialised per SQLite file. `read_only=True` (the use case never writes): SQLite
         readers run beside the writer, and on PostgreSQL the statements run without
         BEGIN/COMMIT round trips (each sees the latest commits, as READ COMMITTED does).
+        `direct`: the same use case awaited on a `DirectConnection`, run instead on a
+        PostgreSQL store with a direct pool (the hot routes; `tenant_data.direct`).
 
         An unreachable database (refused, timed out, gone away) is
         TenantDatabaseUnavailableError; data errors propagate unchanged.
         """
         try:
             async with asyncio.timeout(self.timeout):
+                if direct is not None and self.direct is not None:
+                    return await self.direct.run(lambda connection: direct(connection, *args),
+                                                 transaction=not read_only)
                 if isinstance(self.engine, sa.Engine):
                     if not read_only and self.write_lock is not None:
                         async with self.write_lock:

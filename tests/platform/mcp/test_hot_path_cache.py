@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy import update
 
 from insureops.platform.api_keys import ApiKey
+from insureops.platform.direct_sql import OBSERVERS, DirectPool, prepared
 from insureops.platform.identity import new_tenant_id
 from insureops.platform.keys import DATABASE, SETTINGS, TENANT_POOLS
 from insureops.platform.tenant_databases import TenantDatabase
@@ -76,9 +77,15 @@ async def test_a_steady_request_sends_one_statement_to_the_platform_database(
     def count(conn, cursor, statement, *args) -> None:
         statements.append(statement)
 
-    engines = {client.app[DATABASE].engine.sync_engine, client.app[DATABASE].reads.sync_engine}
+    database = client.app[DATABASE]
+    engines = {database.engine.sync_engine, database.reads.sync_engine}
     for engine in engines:
         sa.event.listen(engine, "before_cursor_execute", count)
+    def count_direct(pool: DirectPool, statement: str) -> None:  # PostgreSQL: the key's read
+        if pool is database.direct:
+            statements.append(statement)
+
+    OBSERVERS.append(count_direct)
     try:
         response = await client.get(f"{BASE}/{record}/", headers=tenant.headers)
         assert response.status == 200
@@ -87,6 +94,7 @@ async def test_a_steady_request_sends_one_statement_to_the_platform_database(
     finally:
         for engine in engines:
             sa.event.remove(engine, "before_cursor_execute", count)
+        OBSERVERS.remove(count_direct)
     # the key with its workspace's saved connection, once per request (last_used_at moved
     # already: it moves at most once a minute)
     assert len(statements) == 2, statements
@@ -98,27 +106,36 @@ async def test_a_steady_request_sends_one_statement_to_the_platform_database(
 async def test_pooled_connections_the_server_closed_are_replaced_without_an_error(
         client, make_own_tenant):
     """No pre-ping round trip: a dead pooled connection (server restart, idle kill) is found on
-    use and the read or the uncommitted use case runs once more on a new one."""
+    use and the read or the uncommitted use case runs once more on a new one; this holds for
+    SQLAlchemy's pools and for the direct pools of the hot routes alike."""
     tenant = await make_own_tenant()
     created = await client.post(f"{BASE}/", json={"name": "Before"}, headers=tenant.headers)
     record = (await created.json())["uuid"]
-    store = await client.app[DATABASE].reads.connect()
-    try:
-        platform_pid = await store.scalar(sa.text("SELECT pg_backend_pid()"))
-    finally:
-        await store.close()
+    assert (await client.get(f"{BASE}/{record}/", headers=tenant.headers)).status == 200
+    assert await _names(client, tenant) == ["Before"]  # the tenant engine's pool too
+    database = client.app[DATABASE]
     pools = next(sub[TENANT_POOLS] for sub in _sub_apps(client.app) if TENANT_POOLS in sub)
-    tenant_store = await pools.store_for(tenant.tenant_id, tenant.database_url,
-                                         client.app[SETTINGS])
-    async with tenant_store.engine.connect() as connection:
-        tenant_pid = await connection.scalar(sa.text("SELECT pg_backend_pid()"))
+    store = await pools.store_for(tenant.tenant_id, tenant.database_url, client.app[SETTINGS])
+    pids = [await _backend_pid(pool) for pool in (database.direct, store.direct)]
+    async with store.engine.connect() as connection:  # the tenant engine (the list route's)
+        pids.append(await connection.scalar(_BACKEND_PID))
     with psycopg.connect(plain_conninfo(tenant.database_url), autocommit=True) as admin:
-        admin.execute("SELECT pg_terminate_backend(%s), pg_terminate_backend(%s)",
-                      (platform_pid, tenant_pid))
+        admin.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", (pids,))
     response = await client.get(f"{BASE}/{record}/", headers=tenant.headers)
     assert response.status == 200, await response.text()
     created = await client.post(f"{BASE}/", json={"name": "After"}, headers=tenant.headers)
     assert created.status == 201, await created.text()
+    assert await _names(client, tenant) == ["Before", "After"]
+
+
+_BACKEND_PID = sa.select(sa.func.pg_backend_pid().label("pid"))
+
+
+async def _backend_pid(pool: DirectPool) -> int:
+    """The server process of the connection the pool hands out next (its last returned)."""
+    row = await pool.run(lambda connection: connection.one(prepared(_BACKEND_PID), {}),
+                         transaction=False)
+    return row["pid"]
 
 
 def _sub_apps(app):

@@ -1,0 +1,272 @@
+"""PostgreSQL statements sent through psycopg directly, on a small pool of their own: the request
+path's hot reads and writes (an API key, a tenant record by uuid, a create and its audit row).
+
+SQLAlchemy still compiles the SQL (a Core statement, once), converts the values (the columns'
+own processors, the dialect's psycopg adapters) and names the errors (raised as the DBAPIError
+it would raise), so tables keep one definition and callers one error handling; its per-call
+execution context, result objects and greenlet-adapted pool are skipped (docs/mcp.md, "The
+direct path"). The pool connects lazily and keeps the engine's bounds: size, pool wait, connect
+and round-trip timeouts; a connection found dead before COMMIT is replaced and the work run once
+more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any, TypeVar
+
+import psycopg
+import sqlalchemy as sa
+from psycopg.pq import TransactionStatus
+from sqlalchemy.engine import URL, make_url
+
+from insureops.platform.bounded_connection import BoundedConnection
+
+T = TypeVar("T")
+
+# The psycopg dialect every direct statement is compiled for and converted with; its connect
+# arguments carry the same psycopg adapters SQLAlchemy's own connections use.
+DIALECT = sa.create_engine("postgresql+psycopg://").dialect
+
+Processor = Callable[[Any], Any] | None
+
+# Called with the pool and each statement's SQL before it is sent, on every pool: the profile
+# and the tests count round trips with it, as SQLAlchemy's before_cursor_execute does for its
+# engines. Empty in the service.
+OBSERVERS: list[Callable[[DirectPool, str], None]] = []
+
+
+def _bind_processor(type_: sa.types.TypeEngine) -> Processor:
+    return type_.dialect_impl(DIALECT).bind_processor(DIALECT)
+
+
+class Statement:
+    """A Core statement compiled once for psycopg: its SQL, its parameters' conversions and (from
+    its first run) its result columns' conversions."""
+
+    def __init__(self, statement: sa.Executable) -> None:
+        compiled = statement.compile(dialect=DIALECT)
+        self._compiled = compiled
+        self.sql: str = compiled.string
+        escaped = compiled.escaped_bind_names
+        self._binds = tuple((escaped.get(name, name), processor)
+                            for bind, name in compiled.bind_names.items()
+                            if (processor := _bind_processor(bind.type)) is not None)
+        columns = getattr(statement, "exported_columns", ())
+        self._keys = tuple(column.key for column in columns)
+        self._types = tuple(column.type for column in columns)
+        self._readers: tuple[Processor, ...] | None = None
+
+    def parameters(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The driver's parameters for `values` (keyed by bind name), converted as SQLAlchemy
+        converts them."""
+        params = self._compiled.construct_params(values)
+        for name, processor in self._binds:
+            params[name] = processor(params[name])
+        return params
+
+    def row(self, description: Sequence[psycopg.Column], values: Sequence[Any]) -> dict[str, Any]:
+        """A result row as {column key: value}, converted by the columns' result processors."""
+        readers = self._readers
+        if readers is None:
+            if len(description) != len(self._keys):
+                raise RuntimeError(f"{len(description)} result columns for {len(self._keys)} "
+                                   "declared ones")
+            readers = self._readers = tuple(
+                type_.dialect_impl(DIALECT).result_processor(DIALECT, column.type_code)
+                for type_, column in zip(self._types, description, strict=True))
+        return {key: reader(value) if reader is not None else value
+                for key, reader, value in zip(self._keys, readers, values, strict=True)}
+
+
+def with_python_defaults(table: sa.Table, values: Mapping[str, Any]) -> dict[str, Any]:
+    """`values` plus the Python-side defaults of the columns it leaves out (SQLAlchemy's
+    execution fills them in; a direct INSERT must too). Server defaults stay the server's."""
+    result = dict(values)
+    for column in table.columns:
+        default = column.default
+        if default is None or column.key in result:
+            continue
+        if isinstance(default, sa.ColumnDefault) and default.is_scalar:
+            result[column.key] = default.arg
+        elif isinstance(default, sa.ColumnDefault) and default.is_callable:
+            result[column.key] = default.arg(None)  # type: ignore[operator]
+    return result
+
+
+@lru_cache(maxsize=256)
+def prepared(statement: sa.Executable) -> Statement:
+    """The Statement of a Core statement built once (a module's cached statement objects)."""
+    return Statement(statement)
+
+
+@lru_cache(maxsize=512)
+def insert(table: sa.Table, keys: frozenset[str], *, returning: bool = False) -> Statement:
+    """INSERT of exactly the columns `keys` (a create sends only the fields it was given, the
+    server fills in the rest), RETURNING the whole stored row when `returning`."""
+    statement = sa.insert(table).values({name: sa.bindparam(name, type_=table.c[name].type)
+                                         for name in sorted(keys)})
+    # inline: no implicit RETURNING of a server-made primary key nobody reads
+    return Statement(statement.returning(*table.c) if returning else statement.inline())
+
+
+def _error(exc: psycopg.Error, statement: str, params: object,
+           connection: psycopg.AsyncConnection) -> sa.exc.DBAPIError:
+    return sa.exc.DBAPIError.instance(
+        statement, params, exc, psycopg.Error, dialect=DIALECT,
+        connection_invalidated=bool(connection.closed or connection.broken))
+
+
+class DirectConnection:
+    """One checked-out connection, as the work of `DirectPool.run` sees it."""
+
+    def __init__(self, connection: psycopg.AsyncConnection, pool: DirectPool) -> None:
+        self._connection = connection
+        self._pool = pool
+
+    async def _execute(self, sql: str, params: object) -> psycopg.AsyncCursor:
+        for observe in OBSERVERS:
+            observe(self._pool, sql)
+        try:
+            return await self._connection.execute(sql, params)
+        except psycopg.Error as exc:
+            raise _error(exc, sql, params, self._connection) from exc
+
+    async def _rows(self, statement: Statement, values: Mapping[str, Any],
+                    limit: int | None) -> list[dict[str, Any]]:
+        params = statement.parameters(values)
+        cursor = await self._execute(statement.sql, params)
+        try:
+            rows = await (cursor.fetchall() if limit is None else cursor.fetchmany(limit))
+        except psycopg.Error as exc:
+            raise _error(exc, statement.sql, params, self._connection) from exc
+        return [statement.row(cursor.description, row) for row in rows]
+
+    async def first(self, statement: Statement,
+                    values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The statement's first row (converted), or None."""
+        rows = await self._rows(statement, values, 1)
+        return rows[0] if rows else None
+
+    async def all(self, statement: Statement,
+                  values: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Every row of the statement (converted)."""
+        return await self._rows(statement, values, None)
+
+    async def one(self, statement: Statement, values: Mapping[str, Any]) -> dict[str, Any]:
+        row = await self.first(statement, values)
+        if row is None:
+            raise sa.exc.NoResultFound("the statement returned no row")
+        return row
+
+    async def execute(self, statement: Statement, values: Mapping[str, Any]) -> None:
+        """Run a statement that returns no rows."""
+        await self._execute(statement.sql, statement.parameters(values))
+
+    async def command(self, sql: str) -> None:
+        """Transaction control (BEGIN, COMMIT, ROLLBACK)."""
+        await self._execute(sql, None)
+
+
+def connect_arguments(url: str | URL) -> dict[str, Any]:
+    """psycopg's connect keywords for a postgresql URL, as SQLAlchemy's dialect makes them."""
+    _, kwargs = DIALECT.create_connect_args(make_url(url))
+    return kwargs
+
+
+class DirectPool:
+    """At most `max_size` autocommit psycopg connections to one PostgreSQL database."""
+
+    def __init__(self, url: str | URL, *, max_size: int = 5, pool_timeout: float = 5.0,
+                 connect_timeout: float = 3.0, round_trip_timeout: float | None = 15.0,
+                 hostaddr: str | None = None) -> None:
+        self._kwargs = connect_arguments(url)
+        self._kwargs.update(autocommit=True, connect_timeout=max(1, round(connect_timeout)))
+        if hostaddr is not None:
+            self._kwargs["hostaddr"] = hostaddr
+        self._round_trip_timeout = round_trip_timeout
+        self._pool_timeout = pool_timeout
+        self._idle: list[BoundedConnection] = []
+        self._slots = asyncio.Semaphore(max_size)
+        self._closed = False
+        self.database: str = self._kwargs.get("dbname") or ""  # for observers
+
+    async def run(self, work: Callable[[DirectConnection], Awaitable[T]], *,
+                  transaction: bool) -> T:
+        """`work` on a pooled connection: in one transaction (BEGIN ... COMMIT) when
+        `transaction`, else each statement on its own (autocommit, for reads). A connection
+        found dead before COMMIT is replaced and `work` runs once more."""
+        for attempt in (1, 2):
+            connection = await self._acquire()
+            direct = DirectConnection(connection, self)
+            committing = False
+            try:
+                if transaction:
+                    await direct.command("BEGIN")
+                result = await work(direct)
+                if transaction:
+                    committing = True
+                    await direct.command("COMMIT")
+                return result
+            except sa.exc.DBAPIError as exc:
+                if attempt == 1 and exc.connection_invalidated and not committing:
+                    continue
+                raise
+            finally:
+                await self._release(connection)
+        raise AssertionError("unreachable")
+
+    async def _acquire(self) -> BoundedConnection:
+        if self._closed:
+            raise sa.exc.InvalidRequestError("the pool is closed")
+        if self._slots.locked():
+            try:
+                async with asyncio.timeout(self._pool_timeout):
+                    await self._slots.acquire()
+            except TimeoutError:
+                raise sa.exc.TimeoutError(
+                    f"no free connection within {self._pool_timeout} s") from None
+        else:
+            await self._slots.acquire()
+        try:
+            while self._idle:
+                connection = self._idle.pop()
+                if not connection.closed:
+                    return connection
+            connection = await BoundedConnection.connect(**self._kwargs)
+            connection.round_trip_timeout = self._round_trip_timeout
+            return connection
+        except psycopg.Error as exc:
+            self._slots.release()
+            raise sa.exc.OperationalError(None, None, exc) from exc
+        except BaseException:
+            self._slots.release()
+            raise
+
+    async def _release(self, connection: BoundedConnection) -> None:
+        """Back to the pool if it is usable and idle; an open transaction (the work raised) is
+        rolled back first; anything else is closed."""
+        try:
+            if not connection.closed and not self._closed:
+                status = connection.info.transaction_status
+                if status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
+                    try:
+                        await connection.execute("ROLLBACK")
+                    except (psycopg.Error, asyncio.CancelledError):
+                        pass
+                    status = connection.info.transaction_status
+                if status == TransactionStatus.IDLE and not connection.broken:
+                    self._idle.append(connection)
+                    return
+            await connection.close()
+        finally:
+            self._slots.release()
+
+    async def close(self) -> None:
+        """Close the idle connections; those checked out are closed when returned."""
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            await connection.close()

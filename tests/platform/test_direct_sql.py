@@ -1,0 +1,227 @@
+"""The direct path (`platform/direct_sql.py`, `tenant_data/direct.py`) against SQLAlchemy's: the
+same rows, records, audit rows and refusals, and a pool that keeps the engine's bounds (size,
+waits, a dead connection replaced before COMMIT and never after, nothing left open)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+import psycopg
+import pytest
+import sqlalchemy as sa
+
+from insureops.platform.direct_sql import DirectPool, prepared
+from insureops.platform.errors import is_database_unavailable
+from insureops.platform.tenant_data import direct, service
+from insureops.platform.tenant_data.errors import PayloadInvalidError, StateConflictError
+from insureops.platform.tenant_data.payloads import ClientCreate, PolicyCreate
+from insureops.platform.tenant_data.store import TenantStore, create_async_tenant_engine
+from insureops.schema.sql.tables import sa_table
+from tests.databases import Template, plain_conninfo
+
+pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+
+TENANT = "01JTESTTENANT0000000000000"
+ACTOR = service.Actor(key_id=str(uuid.uuid4()), method="POST", path="/api/v2/mcp/policies/",
+                      ip_address="203.0.113.9", user_agent="test/1")
+POLICY = {"policy_number": "P-1", "status": "quote", "premium": 1234.5, "service_fee": 0.1,
+          "commission_rate": 0.125, "start_date": "2026-01-01", "notes": "ß ✓"}
+_PID = sa.select(sa.func.pg_backend_pid().label("pid"))
+
+
+@pytest.fixture
+async def tenant_url(test_databases) -> str:
+    return test_databases.copy(Template.TENANT).async_
+
+
+@pytest.fixture
+async def stores(tenant_url):
+    """The same tenant database as a SQLAlchemy store and as a direct one."""
+    engine = create_async_tenant_engine(tenant_url)
+    pool = DirectPool(tenant_url)
+    try:
+        yield TenantStore(engine), TenantStore(engine, direct=pool)
+    finally:
+        await pool.close()
+        await engine.dispose()
+
+
+async def _both(stores, use_case, direct_form, *args, read_only=False):
+    plain, fast = stores
+    return (await plain.run(use_case, *args, read_only=read_only),
+            await fast.run(use_case, *args, read_only=read_only, direct=direct_form))
+
+
+def _audit(store: TenantStore):
+    table = sa_table("audit_logs")
+    return store.run(lambda connection: [dict(row._mapping) for row in connection.execute(
+        sa.select(table).order_by(table.c.id))], read_only=True)
+
+
+def _without_identity(record: dict) -> dict:
+    return {name: value for name, value in record.items()
+            if name not in ("id", "uuid", "created", "modified", "policy_number")}
+
+
+async def test_a_create_stores_and_audits_the_same_record_on_both_paths(stores):
+    client = ClientCreate.model_validate({"name": "Ann", "email": "ann@example.com",
+                                          "date_of_birth": "1980-02-29"})
+    plain_client, fast_client = await _both(stores, service.create, direct.create,
+                                            service.CLIENT, TENANT, ACTOR, client)
+    assert _without_identity(plain_client) == _without_identity(fast_client)
+    records = []
+    for number, owner in (("P-1", plain_client["uuid"]), ("P-2", plain_client["id"])):
+        plain, fast = stores
+        payloads = [PolicyCreate.model_validate({**POLICY, "policy_number": f"{number}{side}",
+                                                 "client_id": owner}) for side in "ab"]
+        records.append((
+            await plain.run(service.create, service.POLICY, TENANT, ACTOR, payloads[0]),
+            await fast.run(service.create, service.POLICY, TENANT, ACTOR, payloads[1],
+                           direct=direct.create)))
+    (plain_p1, fast_p1), (plain_p2, fast_p2) = records
+    # named by the client's uuid or by its id, stored by its id on both paths
+    assert {plain_p1["client_id"], fast_p1["client_id"], plain_p2["client_id"],
+            fast_p2["client_id"]} == {plain_client["id"]}
+    assert fast_p1["premium"] == 1234.5 and fast_p1["commission_rate"] == 0.13  # half-up
+    assert _without_identity(plain_p1) == _without_identity(fast_p1)
+
+    rows = await _audit(stores[0])
+    assert len(rows) == 6
+    for plain_row, fast_row in zip(rows[0::2], rows[1::2], strict=True):
+        assert str(fast_row["ip_address"]) == "203.0.113.9"
+        assert fast_row["created_at"].tzinfo is not None
+        same = ("action", "entity_type", "actor_id", "actor_email", "ip_address", "user_agent",
+                "request_method", "request_path", "old_values", "tenant_id")
+        assert {name: plain_row[name] for name in same} == {name: fast_row[name] for name in same}
+        assert _without_identity(plain_row["new_values"]) == _without_identity(
+            fast_row["new_values"])
+    assert [row["new_values"]["uuid"] for row in rows[1::2]] == [
+        fast_client["uuid"], fast_p1["uuid"], fast_p2["uuid"]]  # the audit row is the record
+
+
+async def test_a_get_reads_the_same_record_on_both_paths(stores):
+    payload = PolicyCreate.model_validate(POLICY)
+    created = await stores[1].run(service.create, service.POLICY, TENANT, ACTOR, payload,
+                                  direct=direct.create)
+    plain, fast = await _both(stores, service.get, direct.get, service.POLICY, TENANT,
+                              uuid.UUID(created["uuid"]), read_only=True)
+    assert plain == fast == created
+    other_tenant = "01JOTHERTENANT000000000000"
+    with pytest.raises(service.RecordMissingError):
+        await stores[1].run(service.get, service.POLICY, other_tenant,
+                            uuid.UUID(created["uuid"]), read_only=True, direct=direct.get)
+
+
+async def test_refusals_name_the_field_and_leave_nothing_behind(stores):
+    fast = stores[1]
+    payload = PolicyCreate.model_validate(POLICY)
+    await fast.run(service.create, service.POLICY, TENANT, ACTOR, payload, direct=direct.create)
+    with pytest.raises(StateConflictError) as duplicate:
+        await fast.run(service.create, service.POLICY, TENANT, ACTOR, payload,
+                       direct=direct.create)
+    assert duplicate.value.details[0]["field"] == "policy_number"
+    dangling = PolicyCreate.model_validate({**POLICY, "policy_number": "P-9",
+                                            "client_id": str(uuid.uuid4()),
+                                            "producer_id": str(uuid.uuid4())})
+    with pytest.raises(PayloadInvalidError) as missing:
+        await fast.run(service.create, service.POLICY, TENANT, ACTOR, dangling,
+                       direct=direct.create)
+    assert [item["field"] for item in missing.value.details] == ["client_id", "producer_id"]
+    assert len(await _audit(fast)) == 1  # the first create's, nothing of the refused ones
+    assert fast.direct._idle and all(  # the refused transactions were rolled back
+        connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        for connection in fast.direct._idle)
+
+
+async def test_the_pool_is_bounded_and_a_full_one_answers_unavailable_in_time(tenant_url):
+    pool = DirectPool(tenant_url, max_size=1, pool_timeout=0.3)
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def hold(connection):
+        holding.set()
+        await release.wait()
+
+    try:
+        held = asyncio.create_task(pool.run(hold, transaction=False))
+        await holding.wait()
+        started = time.monotonic()
+        with pytest.raises(sa.exc.TimeoutError) as waited:
+            await pool.run(lambda connection: connection.one(prepared(_PID), {}),
+                           transaction=False)
+        assert 0.25 < time.monotonic() - started < 2.0
+        assert is_database_unavailable(waited.value)
+        release.set()
+        await held
+        assert (await pool.run(lambda connection: connection.one(prepared(_PID), {}),
+                               transaction=False))["pid"] > 0
+    finally:
+        await pool.close()
+
+
+async def test_an_unreachable_database_is_unavailable_at_once(backend):
+    pool = DirectPool("postgresql+psycopg://nobody@127.0.0.1:1/none", connect_timeout=1)
+    started = time.monotonic()
+    with pytest.raises(sa.exc.OperationalError) as refused:
+        await pool.run(lambda connection: connection.one(prepared(_PID), {}), transaction=False)
+    assert is_database_unavailable(refused.value) and time.monotonic() - started < 2.0
+    await pool.close()
+
+
+def _terminate(url: str, pid: int) -> None:
+    with psycopg.connect(plain_conninfo(url), autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+
+async def test_a_dead_connection_is_replaced_before_commit_and_never_after(tenant_url):
+    pool = DirectPool(tenant_url, max_size=1)
+    audit = sa_table("audit_logs")
+    insert = prepared(sa.insert(audit).values(
+        tenant_id=sa.bindparam("tenant_id"), action="create", entity_type="client",
+        entity_id=sa.bindparam("entity_id")).inline())
+    runs = 0
+
+    async def write(connection):
+        nonlocal runs
+        runs += 1
+        await connection.execute(insert, {"tenant_id": TENANT, "entity_id": uuid.uuid4()})
+        if runs == 2:  # the server goes away after the last statement, before COMMIT
+            pid = (await connection.one(prepared(_PID), {}))["pid"]
+            await asyncio.to_thread(_terminate, tenant_url, pid)
+
+    try:
+        first = (await pool.run(lambda connection: connection.one(prepared(_PID), {}),
+                                transaction=False))["pid"]
+        await asyncio.to_thread(_terminate, tenant_url, first)  # dead while pooled
+        await pool.run(write, transaction=True)  # found dead at BEGIN: a new connection
+        assert runs == 1
+        with pytest.raises(sa.exc.DBAPIError) as at_commit:
+            await pool.run(write, transaction=True)
+        assert at_commit.value.connection_invalidated and is_database_unavailable(
+            at_commit.value)
+        assert runs == 2  # the outcome of a failed COMMIT is unknown: never run again
+        count = prepared(sa.select(sa.func.count().label("rows")).select_from(audit))
+        assert (await pool.run(lambda connection: connection.one(count, {}),
+                               transaction=False))["rows"] == 1
+    finally:
+        await pool.close()
+
+
+async def test_a_cancelled_run_closes_its_connection_and_frees_its_slot(tenant_url):
+    pool = DirectPool(tenant_url, max_size=1, pool_timeout=1)
+    sleep = prepared(sa.select(sa.func.pg_sleep(30).label("slept")))
+    try:
+        task = asyncio.create_task(pool.run(lambda connection: connection.first(sleep, {}),
+                                            transaction=True))
+        await asyncio.sleep(0.3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not pool._idle  # closed, not returned mid-statement
+        started = time.monotonic()
+        assert (await pool.run(lambda connection: connection.one(prepared(_PID), {}),
+                               transaction=False))["pid"] > 0
+        assert time.monotonic() - started < 1.0
+    finally:
+        await pool.close()
