@@ -7,7 +7,8 @@ a small JSON body), pg (PostgreSQL platform and saved PostgreSQL tenant database
 here) and sqlite (the embedded default). `--clients` closed loops alternate a create and a GET of
 the client just created for `--seconds`; then one client's sequential GETs give the server time
 (a middleware in front of the service reports it in a header). Prints req/s, p50, p99, errors,
-the ratio to bare and the median single-GET server time. `--before DIR` adds pg-before and
+the ratio to bare, the server process's CPU time per request (user + system from /proc: steal
+excluded) and the median single-GET server time. `--before DIR` adds pg-before and
 sqlite-before, served from DIR/insureops (`git archive COMMIT | tar -x -C DIR/insureops`).
 """
 
@@ -129,7 +130,7 @@ async def serve(setup: str, port: int, platform_url: str, tenant_url: str | None
 
 # Client side ----------------------------------------------------------------------------------
 
-async def closed_loop(base: str, key: str, seconds: float, clients: int) -> dict:
+async def closed_loop(base: str, key: str, seconds: float, clients: int, pid: int) -> dict:
     headers = {"Authorization": f"Bearer {key}"}
     latencies: list[float] = []
     errors: list[str] = []
@@ -164,15 +165,24 @@ async def closed_loop(base: str, key: str, seconds: float, clients: int) -> dict
         for _ in range(20):
             async with session.post(base + PATH, data=body, headers=post_headers) as answer:
                 await answer.read()
+        cpu_before = server_cpu_seconds(pid)
         started = time.perf_counter()
         await asyncio.gather(*(one(session, n) for n in range(clients)))
         elapsed = time.perf_counter() - started
+        cpu = server_cpu_seconds(pid) - cpu_before
     latencies.sort()
     count = len(latencies)
     return {"rps": count / elapsed, "p50": latencies[count // 2] * 1e3 if count else 0,
             "p99": latencies[min(count - 1, int(count * 0.99))] * 1e3 if count else 0,
             "errors": len(errors), "requests": count + len(errors),
+            "cpu_ms": cpu * 1e3 / max(1, count + len(errors)),
             "error_samples": sorted(set(errors))[:3]}
+
+
+def server_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of the server process so far (steal time is not in it)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def single_get(base: str, key: str, rounds: int) -> float:
@@ -239,7 +249,7 @@ async def run_setup(setup: str, args: argparse.Namespace, port: int, directory: 
     process, key = start_server(setup, port, platform_url, tenant_url, directory, source)
     try:
         base = f"http://127.0.0.1:{port}"
-        result = await closed_loop(base, key, args.seconds, args.clients)
+        result = await closed_loop(base, key, args.seconds, args.clients, process.pid)
         result["single_get_ms"] = await single_get(base, key, args.single)
         return result
     finally:
@@ -258,7 +268,7 @@ LABELS = {"bare": "bare aiohttp", "pg": "insureops, PostgreSQL platform + tenant
 def _median_run(runs: list[dict]) -> dict:
     """Each figure's median over the repeats (errors: the sum)."""
     merged = {name: statistics.median(run[name] for run in runs)
-              for name in ("rps", "p50", "p99", "single_get_ms")}
+              for name in ("rps", "p50", "p99", "single_get_ms", "cpu_ms")}
     merged["errors"] = sum(run["errors"] for run in runs)
     merged["requests"] = sum(run["requests"] for run in runs)
     merged["error_samples"] = [sample for run in runs for sample in run["error_samples"]][:3]
@@ -276,13 +286,14 @@ async def main(args: argparse.Namespace) -> None:
     bare = results.get("bare", {}).get("rps")
     print(f"\n{args.clients} closed-loop clients, {args.seconds:g} s, POST create / GET "
           f"alternating; medians of {args.repeat} interleaved runs (errors: total)")
-    print("| set-up | req/s | p50 ms | p99 ms | errors | vs bare | single GET server ms |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| set-up | req/s | p50 ms | p99 ms | errors | vs bare | server CPU ms/request | "
+          "single GET server ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for setup, result in results.items():
         ratio = f"{result['rps'] / bare:.3f}" if bare else "-"
         print(f"| {LABELS[setup]} | {result['rps']:,.0f} | {result['p50']:.1f} | "
               f"{result['p99']:.1f} | {result['errors']} of {result['requests']:,} | {ratio} | "
-              f"{result['single_get_ms']:.2f} |")
+              f"{result['cpu_ms']:.3f} | {result['single_get_ms']:.2f} |")
     for setup, result in results.items():
         for sample in result["error_samples"]:
             print(f"  {setup} error: {sample}")

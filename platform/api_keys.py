@@ -27,7 +27,7 @@ from insureops.platform.columns import UtcDateTime
 from insureops.platform.db import Base, Database
 from insureops.platform.direct_sql import Statement
 from insureops.platform.errors import ApiError
-from insureops.platform.keys import CLOCK, DATABASE, SAVED_CONNECTION
+from insureops.platform.keys import API_KEY_CACHE, CLOCK, DATABASE, SAVED_CONNECTION
 from insureops.platform.tenant_databases import SavedConnection, TenantDatabase
 
 KEY_PREFIX = "iops_"
@@ -129,13 +129,19 @@ async def _lookup(database: Database, key_hash: str) -> Mapping[str, Any] | None
 
 async def authenticate_api_key(request: web.Request) -> Principal:
     """The principal of the request's API key; 401 invalid_api_key when missing, unknown,
-    revoked or expired. Scope checks follow in the route pipeline (403 insufficient_scope)."""
+    revoked or expired. Scope checks follow in the route pipeline (403 insufficient_scope).
+    The key's row comes from the instance's ApiKeyCache when read within its bound."""
     key = bearer_token(request)
     if key is None or not is_well_formed(key):
         raise _invalid()
-    now = datetime.datetime.fromtimestamp(request.config_dict[CLOCK](), tz=datetime.UTC)
-    database = request.config_dict[DATABASE]
-    row = await _lookup(database, hash_api_key(key))
+    config = request.config_dict
+    now = datetime.datetime.fromtimestamp(config[CLOCK](), tz=datetime.UTC)
+    database, cache, key_hash = config[DATABASE], config[API_KEY_CACHE], hash_api_key(key)
+    row = cache.get(key_hash)
+    if row is None:
+        row = await _lookup(database, key_hash)
+        if row is not None:
+            cache.put(key_hash, row)
     if row is None or row["revoked_at"] is not None or (
             row["expires_at"] is not None and now >= row["expires_at"]):
         raise _invalid()
@@ -144,6 +150,7 @@ async def authenticate_api_key(request: web.Request) -> Principal:
         async with database.engine.begin() as connection:
             await connection.execute(update(ApiKey).where(ApiKey.id == row["id"])
                                      .values(last_used_at=now))
+        cache.update(key_hash, last_used_at=now)
     scopes = frozenset(Scope(part) for part in row["scopes"].split())
     request[SAVED_CONNECTION] = SavedConnection(row["workspace_id"], row["url_encrypted"])
     return Principal(AuthKind.API_KEY, active_workspace_id=row["workspace_id"], scopes=scopes,

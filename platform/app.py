@@ -12,6 +12,7 @@ from aiohttp import web
 from insureops.platform import meta
 from insureops.platform.accounts import routes as accounts
 from insureops.platform.accounts.session_auth import authenticate_session, refresh_session_cookie
+from insureops.platform.api_key_cache import ApiKeyCache
 from insureops.platform.api_keys import authenticate_api_key
 from insureops.platform.auth import Authenticator, Authenticators, AuthKind
 from insureops.platform.carrier_finder import routes as carrier_finder
@@ -22,6 +23,7 @@ from insureops.platform.email.factory import build_email_backend
 from insureops.platform.errors import ErrorTable, error_middleware
 from insureops.platform.jwt_auth import authenticate_jwt, build_verifier
 from insureops.platform.keys import (
+    API_KEY_CACHE,
     AREA_STARTUP,
     AUTHENTICATORS,
     CLOCK,
@@ -103,6 +105,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
                                           AuthKind.JWT: authenticate_jwt,
                                           **(authenticators or {})})
     app[CLOCK] = clock
+    app[API_KEY_CACHE] = ApiKeyCache(settings.api_key_cache_seconds)
     app[RULE_CATALOG] = StudioRuleCatalog()  # the finder reads workspace appetite rules
     app[JWT_VERIFIER] = build_verifier(settings, clock)
     app[EMAIL_BACKEND] = build_email_backend(settings, database, clock)

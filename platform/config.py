@@ -93,6 +93,11 @@ class Settings(BaseSettings):
     load_example_market: bool = Field(
         True, description="On an embedded (SQLite) platform database without a carrier market, "
         "load examples/market on start.")
+    api_key_cache_seconds: float = Field(
+        1.0, ge=0, le=60, description="How long an instance answers an API key from its memory "
+        "of the key's row (scopes, expiry, revocation, the workspace's saved database "
+        "connection): a key revoked or a connection saved through another instance is seen "
+        "within this many seconds, through the same instance at once. 0: read every request.")
     tenant_database_timeout_seconds: float = Field(
         5.0, gt=0, description="Timeout of a tenant database connection test.")
     tenant_database_connect_timeout_seconds: float = Field(

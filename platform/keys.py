@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 if TYPE_CHECKING:
+    from insureops.platform.api_key_cache import ApiKeyCache
     from insureops.platform.auth import Authenticators
     from insureops.platform.config import Settings
     from insureops.platform.db import Database
@@ -33,6 +34,8 @@ MOUNTS: web.AppKey[tuple[Mount, ...]] = web.AppKey("mounts")
 OPENAPI_DOCUMENT: web.AppKey[OpenApiOnDemand] = web.AppKey("openapi_document")
 ROUTE_TABLE: web.AppKey[RouteTable] = web.AppKey("route_table")  # on each area's sub-app
 CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("clock")  # Unix time; tests move it
+# on the root app: recently read API key rows (settings' revoke and save forget them)
+API_KEY_CACHE: web.AppKey[ApiKeyCache] = web.AppKey("api_key_cache")
 EMAIL_BACKEND: web.AppKey[EmailBackend] = web.AppKey("email_backend")
 JWT_VERIFIER: web.AppKey[JwtVerifier | None] = web.AppKey("jwt_verifier")  # None: unconfigured
 TENANT_POOLS: web.AppKey[TenantPools] = web.AppKey("tenant_pools")  # on the mcp sub-app

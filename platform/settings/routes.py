@@ -11,7 +11,7 @@ from aiohttp import web
 
 from insureops.platform.api_keys import ApiKey
 from insureops.platform.auth import Auth, Role
-from insureops.platform.keys import CLOCK, SECRET_KEYS
+from insureops.platform.keys import API_KEY_CACHE, CLOCK, SECRET_KEYS
 from insureops.platform.ratelimit import RateKey, RateLimit
 from insureops.platform.routing import Call, RouteTable
 from insureops.platform.settings import service
@@ -89,6 +89,7 @@ async def revoke_api_key(call: Call[None, None]) -> None:
     async with call.unit_of_work() as uow:
         await service.revoke_api_key(uow, _deps(call), call.principal.active_workspace_id,
                                      call.path.key_id)
+    call.request.config_dict[API_KEY_CACHE].forget_all()  # committed: refused here at once
 
 
 def _database_info(row: TenantDatabase | None, call: Call) -> DatabaseInfo:
@@ -115,6 +116,7 @@ async def save_database(call: Call[SaveDatabaseRequest, None]) -> DatabaseInfo:
     async with call.unit_of_work() as uow:
         row = await service.save_database(uow, _deps(call), call.principal.active_workspace_id,
                                           call.principal.user.id, call.body.url)
+    call.request.config_dict[API_KEY_CACHE].forget_all()  # the keys carry the saved token
     return _database_info(row, call)
 
 

@@ -170,8 +170,14 @@ async def test_an_unreachable_database_is_unavailable_at_once(backend):
 
 
 def _terminate(url: str, pid: int) -> None:
+    """End the server process `pid` and wait until it is gone (the signal is asynchronous)."""
     with psycopg.connect(plain_conninfo(url), autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        deadline = time.monotonic() + 5
+        while admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s",
+                            (pid,)).fetchone() is not None:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
 
 
 async def test_a_dead_connection_is_replaced_before_commit_and_never_after(tenant_url):
@@ -179,13 +185,15 @@ async def test_a_dead_connection_is_replaced_before_commit_and_never_after(tenan
     audit = sa_table("audit_logs")
     insert = prepared(sa.insert(audit).values(
         tenant_id=sa.bindparam("tenant_id"), action="create", entity_type="client",
-        entity_id=sa.bindparam("entity_id")).inline())
+        entity_id=sa.bindparam("entity_id")).returning(audit.c.id))
     runs = 0
 
     async def write(connection):
         nonlocal runs
         runs += 1
-        await connection.execute(insert, {"tenant_id": TENANT, "entity_id": uuid.uuid4()})
+        # reads a result before COMMIT, as every use case on the direct path does (pipelined,
+        # a dead connection is found at the first read)
+        await connection.one(insert, {"tenant_id": TENANT, "entity_id": uuid.uuid4()})
         if runs == 2:  # the server goes away after the last statement, before COMMIT
             pid = (await connection.one(prepared(_PID), {}))["pid"]
             await asyncio.to_thread(_terminate, tenant_url, pid)

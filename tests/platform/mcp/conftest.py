@@ -14,7 +14,7 @@ from insureops.platform.api_keys import ApiKey, hash_api_key, new_api_key, norma
 from insureops.platform.auth import Scope
 from insureops.platform.config import Settings
 from insureops.platform.identity import Workspace, new_tenant_id
-from insureops.platform.keys import DATABASE, SECRET_KEYS
+from insureops.platform.keys import API_KEY_CACHE, DATABASE, SECRET_KEYS
 from insureops.platform.tenant_databases import TenantDatabase, encrypt_url
 from insureops.platform.tenant_urls import workspace_directory
 from tests.databases import Template
@@ -91,6 +91,7 @@ async def save_database_url(client: TestClient, tenant_id: str, url: str) -> Non
                                            saved_at=NOW))
         else:
             row.url_encrypted = token
+    client.app[API_KEY_CACHE].forget_all()  # as the settings area does after saving
 
 
 @pytest.fixture

@@ -1,7 +1,13 @@
-"""The tenant API's connection cache: one platform query per request, and a connection or key
-changed on one instance is seen by another sharing the platform database on its next request."""
+"""The tenant API's caches: a key's row remembered for at most api_key_cache_seconds (a connection
+saved or a key revoked through another instance is seen within that bound, through the same one at
+once, expiry always checked), at most one platform query per request without it, and dead pooled
+connections replaced without an error."""
 
 from __future__ import annotations
+
+import asyncio
+import datetime
+import time
 
 import psycopg
 import pytest
@@ -11,7 +17,7 @@ from sqlalchemy import update
 from insureops.platform.api_keys import ApiKey
 from insureops.platform.direct_sql import OBSERVERS, DirectPool, prepared
 from insureops.platform.identity import new_tenant_id
-from insureops.platform.keys import DATABASE, SETTINGS, TENANT_POOLS
+from insureops.platform.keys import API_KEY_CACHE, DATABASE, SETTINGS, TENANT_POOLS
 from insureops.platform.tenant_databases import TenantDatabase
 from tests.databases import plain_conninfo
 from tests.platform.mcp.conftest import NOW, save_database_url
@@ -25,9 +31,17 @@ async def _names(client, tenant) -> list[str]:
     return [item["name"] for item in (await response.json())["items"]]
 
 
-async def test_a_connection_saved_on_one_instance_is_used_by_another_at_its_next_request(
+# Another instance remembers a key's row for this long (api_key_cache_seconds).
+BOUND = 1.0
+
+
+async def _past_the_bound() -> None:
+    await asyncio.sleep(BOUND + 0.05)
+
+
+async def test_a_connection_saved_on_one_instance_is_used_by_another_within_the_bound(
         client, make_client, settings, make_tenant, make_tenant_database):
-    other = await make_client(settings)  # a second instance on the same platform database
+    other = await make_client(settings.model_copy(update={"api_key_cache_seconds": BOUND}))
     tenant_id = new_tenant_id(NOW.timestamp())
     tenant = await make_tenant(make_tenant_database(tenant_id), tenant_id=tenant_id)
     created = await other.post(f"{BASE}/", json={"name": "In the first"}, headers=tenant.headers)
@@ -35,8 +49,10 @@ async def test_a_connection_saved_on_one_instance_is_used_by_another_at_its_next
     assert await _names(other, tenant) == ["In the first"]  # the other instance's cache is warm
 
     await save_database_url(client, tenant_id, make_tenant_database(tenant_id))
-
-    assert await _names(other, tenant) == []
+    assert await _names(client, tenant) == []  # the saving instance: at once
+    assert await _names(other, tenant) == ["In the first"]  # the other: from its memory...
+    await _past_the_bound()
+    assert await _names(other, tenant) == []  # ...for at most the bound
     created = await other.post(f"{BASE}/", json={"name": "In the second"}, headers=tenant.headers)
     assert created.status == 201
     assert await _names(client, tenant) == ["In the second"]
@@ -44,62 +60,102 @@ async def test_a_connection_saved_on_one_instance_is_used_by_another_at_its_next
 
 async def test_a_deleted_connection_falls_back_to_the_embedded_default_on_every_instance(
         client, make_client, settings, make_own_tenant):
-    other = await make_client(settings)
+    other = await make_client(settings.model_copy(update={"api_key_cache_seconds": BOUND}))
     tenant = await make_own_tenant()
     assert (await other.post(f"{BASE}/", json={"name": "Saved"}, headers=tenant.headers)).status \
         == 201
     async with client.app[DATABASE].unit_of_work() as uow:
         await uow.session.execute(sa.delete(TenantDatabase).where(
             TenantDatabase.workspace_id == tenant.tenant_id))
+    await _past_the_bound()
     assert await _names(other, tenant) == []  # the workspace's embedded SQLite database
 
 
-async def test_a_key_revoked_on_one_instance_is_refused_by_another_at_its_next_request(
+async def test_a_key_revoked_on_one_instance_is_refused_by_another_within_the_bound(
         client, make_client, settings, make_own_tenant):
-    other = await make_client(settings)
+    other = await make_client(settings.model_copy(update={"api_key_cache_seconds": BOUND}))
     tenant = await make_own_tenant()
     assert await _names(other, tenant) == []
+    assert await _names(client, tenant) == []
     async with client.app[DATABASE].unit_of_work() as uow:
         await uow.session.execute(update(ApiKey).where(ApiKey.id == tenant.key_id)
                                   .values(revoked_at=NOW))
-    response = await other.get(f"{BASE}/list/", headers=tenant.headers)
+    client.app[API_KEY_CACHE].forget_all()  # as the settings area's revoke route does
+    refused = await client.get(f"{BASE}/list/", headers=tenant.headers)
+    assert refused.status == 401  # the revoking instance: at once
+    started = time.monotonic()
+    while (response := await other.get(f"{BASE}/list/", headers=tenant.headers)).status == 200:
+        assert time.monotonic() - started < BOUND + 0.5
+        await asyncio.sleep(0.05)
     assert response.status == 401
     assert (await response.json())["error"]["code"] == "invalid_api_key"
 
 
-async def test_a_steady_request_sends_one_statement_to_the_platform_database(
-        client, make_own_tenant):
+async def test_an_expired_key_is_refused_at_once_even_when_remembered(
+        client, make_client, settings, make_own_tenant):
+    now = [time.time()]
+    clocked = await make_client(settings.model_copy(update={"api_key_cache_seconds": 60}),
+                                clock=lambda: now[0])
     tenant = await make_own_tenant()
-    created = await client.post(f"{BASE}/", json={"name": "Counted"}, headers=tenant.headers)
-    record = (await created.json())["uuid"]
+    expires = datetime.datetime.fromtimestamp(now[0] + 3600, tz=datetime.UTC)
+    async with client.app[DATABASE].unit_of_work() as uow:
+        await uow.session.execute(update(ApiKey).where(ApiKey.id == tenant.key_id)
+                                  .values(expires_at=expires))
+    assert await _names(clocked, tenant) == []  # read and remembered, with its expiry
+    now[0] += 3601
+    response = await clocked.get(f"{BASE}/list/", headers=tenant.headers)
+    assert response.status == 401
+
+
+async def _platform_statements(client, requests) -> list[str]:
+    """The statements the platform database received while `requests` ran."""
     statements: list[str] = []
 
     def count(conn, cursor, statement, *args) -> None:
         statements.append(statement)
 
-    database = client.app[DATABASE]
-    engines = {database.engine.sync_engine, database.reads.sync_engine}
-    for engine in engines:
-        sa.event.listen(engine, "before_cursor_execute", count)
     def count_direct(pool: DirectPool, statement: str) -> None:  # PostgreSQL: the key's read
         if pool is database.direct:
             statements.append(statement)
 
+    database = client.app[DATABASE]
+    engines = {database.engine.sync_engine, database.reads.sync_engine}
+    for engine in engines:
+        sa.event.listen(engine, "before_cursor_execute", count)
     OBSERVERS.append(count_direct)
     try:
-        response = await client.get(f"{BASE}/{record}/", headers=tenant.headers)
-        assert response.status == 200
-        created = await client.post(f"{BASE}/", json={"name": "Again"}, headers=tenant.headers)
-        assert created.status == 201
+        await requests()
     finally:
         for engine in engines:
             sa.event.remove(engine, "before_cursor_execute", count)
         OBSERVERS.remove(count_direct)
-    # the key with its workspace's saved connection, once per request (last_used_at moved
-    # already: it moves at most once a minute)
-    assert len(statements) == 2, statements
-    assert all("api_keys" in statement and "tenant_databases" in statement
-               for statement in statements)
+    return statements
+
+
+async def test_steady_requests_send_at_most_one_statement_to_the_platform_database(
+        client, make_client, settings, make_own_tenant):
+    uncached = await make_client(settings.model_copy(update={"api_key_cache_seconds": 0}))
+    tenant = await make_own_tenant()
+    for instance in (client, uncached):
+        created = await instance.post(f"{BASE}/", json={"name": "Counted"},
+                                      headers=tenant.headers)
+        record = (await created.json())["uuid"]
+
+        async def requests(instance=instance, record=record) -> None:
+            response = await instance.get(f"{BASE}/{record}/", headers=tenant.headers)
+            assert response.status == 200
+            created = await instance.post(f"{BASE}/", json={"name": "Again"},
+                                          headers=tenant.headers)
+            assert created.status == 201
+
+        statements = await _platform_statements(instance, requests)
+        if instance is client:  # the key's row remembered: nothing at all
+            assert statements == []
+        else:  # the key with its workspace's saved connection, once per request
+            # (last_used_at moved already: it moves at most once a minute)
+            assert len(statements) == 2, statements
+            assert all("api_keys" in statement and "tenant_databases" in statement
+                       for statement in statements)
 
 
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)

@@ -13,7 +13,7 @@ from mcp.client.stdio import stdio_client
 
 from insureops.platform.api_keys import ApiKey
 from insureops.platform.auth import Scope
-from insureops.platform.keys import DATABASE
+from insureops.platform.keys import API_KEY_CACHE, DATABASE
 from insureops.platform.tenant_engine import create_tenant_engine
 from insureops.schema.sql.tables import sa_table
 
@@ -126,6 +126,7 @@ async def test_tools_refuse_with_key_tips_when_the_key_is_revoked_during_a_sessi
         async with client.app[DATABASE].unit_of_work() as uow:
             await uow.session.execute(sa.update(ApiKey).where(ApiKey.id == tenant.key_id)
                                       .values(revoked_at=datetime.datetime.now(datetime.UTC)))
+        client.app[API_KEY_CACHE].forget_all()  # as the settings area's revoke does
         await _wait_for(lambda: recorder.paths().count("/api/v2/mcp/validate-key/") >= 3)
         after = await session.call_tool("list_clients", {})
     assert not before.is_error
