@@ -268,7 +268,7 @@ class DirectPool:
                 if status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
                     try:
                         await connection.execute("ROLLBACK")
-                    except (psycopg.Error, asyncio.CancelledError):
+                    except psycopg.Error:  # a cancellation closes it (BoundedConnection)
                         pass
                     status = connection.info.transaction_status
                 if status == TransactionStatus.IDLE and not connection.broken:
