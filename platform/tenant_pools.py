@@ -39,13 +39,14 @@ from insureops.platform.tenant_urls import UrlRefusal, check_addresses, parse_ur
 class PoolLimits:
     """Bounds of every tenant's pool and of the whole manager."""
 
-    # PostgreSQL: the hot routes' direct pool keeps up to five connections open, the engine of
-    # the other routes two, plus three more while busy (closed on return): at most ten per
-    # tenant database and instance. Overflow connections are opened and closed per use, so
-    # the hot routes have none (a server process each, under steady concurrency).
-    direct_pool_size: int = 5
-    pool_size: int = 2
-    max_overflow: int = 3
+    # The pool serving the hot routes (PostgreSQL: the direct pool; SQLite: the file's engine)
+    # keeps five connections open and has no overflow: overflow connections are opened and
+    # closed per use (a server process each, under steady concurrency). On PostgreSQL the
+    # engine of the other routes keeps two, plus three while busy: at most ten connections
+    # per tenant database and instance.
+    hot_pool_size: int = 5
+    other_pool_size: int = 2
+    other_max_overflow: int = 3
     pool_timeout: float = 5.0  # waiting for a free connection of the pool
     connect_timeout: float = 3.0  # opening a new connection
     operation_timeout: float = 15.0  # one use case, end to end
@@ -185,13 +186,13 @@ class TenantPools:
                limits: PoolLimits) -> _Entry:
         if make_url(target).get_backend_name() == "sqlite":
             return _Entry(fingerprint, create_sqlite_tenant_engine(
-                target, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
+                target, pool_size=limits.hot_pool_size, max_overflow=0,
                 pool_timeout=limits.pool_timeout, busy_timeout=limits.sqlite_busy_timeout))
         engine = create_async_tenant_engine(
-            target, pool_size=limits.pool_size, max_overflow=limits.max_overflow,
+            target, pool_size=limits.other_pool_size, max_overflow=limits.other_max_overflow,
             pool_timeout=limits.pool_timeout, connect_timeout=limits.connect_timeout,
             hostaddr=hostaddr, round_trip_timeout=limits.operation_timeout)
-        direct = DirectPool(target, max_size=limits.direct_pool_size,
+        direct = DirectPool(target, max_size=limits.hot_pool_size,
                             pool_timeout=limits.pool_timeout,
                             connect_timeout=limits.connect_timeout, hostaddr=hostaddr,
                             round_trip_timeout=limits.operation_timeout)

@@ -40,8 +40,8 @@ def _insert(table_name: str) -> sa.Insert:
 def find_by_uuid(connection: sa.Connection, table_name: str, tenant_id: str,
                  record_uuid: uuid.UUID) -> dict[str, Any] | None:
     """The row whose public `uuid` is `record_uuid` in the tenant, or None."""
-    row = connection.execute(select_by_uuid(table_name), {"record_uuid": record_uuid,
-                                                    "tenant_id": tenant_id}).first()
+    row = connection.execute(select_by_uuid(table_name),
+                             {"record_uuid": record_uuid, "tenant_id": tenant_id}).first()
     return dict(row._mapping) if row else None
 
 
@@ -80,8 +80,8 @@ def pick_client_id(rows: Sequence[Mapping[str, Any]]) -> uuid.UUID | None:
 def exists(connection: sa.Connection, table_name: str, tenant_id: str,
            record_id: uuid.UUID) -> bool:
     """Whether the tenant has a row with primary key `record_id` in `table_name`."""
-    return connection.execute(select_exists(table_name), {"record_id": record_id,
-                                                    "tenant_id": tenant_id}).first() is not None
+    return connection.execute(select_exists(table_name),
+                              {"record_id": record_id, "tenant_id": tenant_id}).first() is not None
 
 
 def client_id_of(connection: sa.Connection, tenant_id: str,

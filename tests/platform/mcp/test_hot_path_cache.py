@@ -160,10 +160,12 @@ async def test_steady_requests_send_at_most_one_statement_to_the_platform_databa
 
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 async def test_pooled_connections_the_server_closed_are_replaced_without_an_error(
-        client, make_own_tenant):
+        make_client, settings, make_own_tenant):
     """No pre-ping round trip: a dead pooled connection (server restart, idle kill) is found on
     use and the read or the uncommitted use case runs once more on a new one; this holds for
-    SQLAlchemy's pools and for the direct pools of the hot routes alike."""
+    SQLAlchemy's pools and for the direct pools of the hot routes alike (the key is read on
+    every request here, so its pool is exercised too)."""
+    client = await make_client(settings.model_copy(update={"api_key_cache_seconds": 0}))
     tenant = await make_own_tenant()
     created = await client.post(f"{BASE}/", json={"name": "Before"}, headers=tenant.headers)
     record = (await created.json())["uuid"]
