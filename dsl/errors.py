@@ -24,6 +24,10 @@ class RulesetInvalidError(DslError):
         self.filename = filename
         super().__init__(render_diagnostics(self.diagnostics, source, filename))
 
+    def __reduce__(self) -> tuple:
+        """Rebuilt from its fields: it crosses from a rules worker process to the service."""
+        return type(self), (self.diagnostics, self.source, self.filename)
+
     @property
     def errors(self) -> list[Diagnostic]:
         """Only the error diagnostics."""

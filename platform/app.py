@@ -16,6 +16,11 @@ from insureops.platform.api_key_cache import ApiKeyCache
 from insureops.platform.api_keys import authenticate_api_key
 from insureops.platform.auth import Authenticator, Authenticators, AuthKind
 from insureops.platform.carrier_finder import routes as carrier_finder
+from insureops.platform.compute.heavy_work import (
+    build_heavy_work,
+    build_matching_work,
+    heavy_work_context,
+)
 from insureops.platform.config import Settings
 from insureops.platform.connectors import routes as connectors
 from insureops.platform.db import Database, database_context
@@ -30,7 +35,9 @@ from insureops.platform.keys import (
     DATABASE,
     EMAIL_BACKEND,
     ERROR_TABLE,
+    HEAVY_WORK,
     JWT_VERIFIER,
+    MATCHING_WORK,
     MOUNTS,
     OPENAPI_DOCUMENT,
     RATE_LIMITER,
@@ -109,6 +116,8 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[RULE_CATALOG] = StudioRuleCatalog()  # the finder reads workspace appetite rules
     app[JWT_VERIFIER] = build_verifier(settings, clock)
     app[EMAIL_BACKEND] = build_email_backend(settings, database, clock)
+    app[HEAVY_WORK] = build_heavy_work(settings)
+    app[MATCHING_WORK] = build_matching_work(settings)
     errors = ErrorTable()
     mounts = [Mount("", meta.routes)]
     startup_hooks: list = []
@@ -125,6 +134,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[OPENAPI_DOCUMENT] = OpenApiOnDemand(app[MOUNTS], title="insureops API",
                                           version=_package_version())
     app.cleanup_ctx.append(database_context)
+    app.cleanup_ctx.append(heavy_work_context)
     app.on_startup.extend(startup_hooks)  # after cleanup_ctx's start: the database is migrated
     app.on_response_prepare.append(add_request_id_header)
     app.on_response_prepare.append(add_rate_limit_headers)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -139,6 +140,25 @@ class Settings(BaseSettings):
     jwt_jwks_timeout_seconds: float = Field(5.0, gt=0, description="Timeout of a JWKS fetch.")
     jwt_jwks_refetch_seconds: float = Field(60.0, ge=0, description="Least time between two "
                                             "JWKS fetches caused by an unknown `kid`.")
+    rules_workers: int = Field(
+        default_factory=lambda: os.cpu_count() or 1, gt=0, le=64,
+        description="Worker processes that check, compile, test, simulate and execute "
+        "rulesets (and so the most such jobs running at once); default: one per core.")
+    rules_worker_memory_mb: int = Field(
+        1024, ge=0, description="Address space one rules worker may use (MB); a job past it "
+        "is 422 work_budget_exceeded. 0: unbounded.")
+    rules_jobs_per_workspace: int = Field(
+        2, gt=0, description="Rule and matching jobs one workspace may have running or "
+        "waiting at once; the next is 429 workspace_busy.")
+    rules_jobs_waiting: int = Field(
+        32, ge=0, description="Jobs that may wait for a rules worker, all workspaces together; "
+        "the next is 503 service_busy.")
+    rules_check_seconds: float = Field(
+        10.0, gt=0, description="Longest check of a ruleset, and check, compile and embedded "
+        "tests of a saved version; then 422 work_budget_exceeded.")
+    rules_execute_seconds: float = Field(
+        5.0, gt=0, description="Longest execution of a published ruleset on one input; then "
+        "422 work_budget_exceeded.")
     prospects_terms_version: str = Field("2026-11-01", min_length=1, max_length=64,
                                          description="Current version of the prospect terms "
                                          "and conditions users must accept.")

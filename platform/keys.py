@@ -10,6 +10,7 @@ from aiohttp import web
 if TYPE_CHECKING:
     from insureops.platform.api_key_cache import ApiKeyCache
     from insureops.platform.auth import Authenticators
+    from insureops.platform.compute.heavy_work import HeavyWork, ThreadWork
     from insureops.platform.config import Settings
     from insureops.platform.db import Database
     from insureops.platform.email import EmailBackend, TemplateRenderer
@@ -51,6 +52,11 @@ AREA_STARTUP: web.AppKey[tuple] = web.AppKey("area_startup")
 # On the accounts and team sub-apps, each with its own value (tests give cheaper hashing).
 PASSWORDS: web.AppKey[Passwords] = web.AppKey("passwords")
 TEMPLATES: web.AppKey[TemplateRenderer] = web.AppKey("templates")
+
+# on the root app: the rules worker processes behind the per-workspace admission
+HEAVY_WORK: web.AppKey[HeavyWork] = web.AppKey("heavy_work")
+# on the root app: carrier matching's threads behind the same per-workspace admission
+MATCHING_WORK: web.AppKey[ThreadWork] = web.AppKey("matching_work")
 
 # Seconds a studio simulation may run (on the rules_studio sub-app; tests shorten it).
 SIMULATION_BUDGET: web.AppKey[float] = web.AppKey("rules_simulation_budget")

@@ -21,6 +21,7 @@ from aiohttp import web
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.config import Settings
 from insureops.platform.direct_sql import DirectPool
 from insureops.platform.keys import TENANT_POOLS
@@ -121,6 +122,11 @@ def _fingerprint(url: str) -> str:
     return hashlib.sha256(url.encode()).hexdigest()
 
 
+# Threads for the SQLite tenant databases' work, all workspaces together (each file's engine
+# holds at most PoolLimits.hot_pool_size connections of them).
+SQLITE_THREADS = 8
+
+
 class TenantPools:
     """The engines of the tenant databases one service instance talks to."""
 
@@ -131,6 +137,9 @@ class TenantPools:
         self._prepared: set[str] = set()
         self._preparing = asyncio.Lock()
         self._urls: dict[str, ResolvedUrl] = {}
+        # the SQLite files' statements and migrations run here, not on the loop's default
+        # threads: other kinds of work cannot starve the tenant API, nor it them
+        self._threads = BoundedExecutor("tenant-sqlite", SQLITE_THREADS)
 
     def resolved_url(self, tenant_id: str, token: str | None) -> ResolvedUrl | None:
         """The URL remembered for the workspace if it came from `token` (the saved token just
@@ -150,7 +159,7 @@ class TenantPools:
             return
         async with self._preparing:
             if url not in self._prepared:
-                await asyncio.to_thread(_apply, url)
+                await self._threads.run(_apply, url)
                 self._prepared.add(url)
 
     async def store_for(self, tenant_id: str, url: str, settings: Settings) -> TenantStore:
@@ -179,7 +188,8 @@ class TenantPools:
                     self._retire(self._entries.popitem(last=False)[1])
         self._entries.move_to_end(tenant_id)
         return TenantStore(entry.engine, timeout=limits.operation_timeout,
-                           write_lock=entry.write_lock, direct=entry.direct)
+                           write_lock=entry.write_lock, direct=entry.direct,
+                           threads=self._threads)
 
     @staticmethod
     def _entry(fingerprint: str, target: str, hostaddr: str | None,
@@ -212,6 +222,7 @@ class TenantPools:
         entries, self._entries = list(self._entries.values()), OrderedDict()
         self._urls.clear()
         await asyncio.gather(*(_dispose(entry) for entry in entries), *self._retired)
+        self._threads.close()
 
 
 async def _dispose(entry: _Entry) -> None:

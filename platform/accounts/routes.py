@@ -144,6 +144,10 @@ async def _mark_deprecated(request: web.Request, response: web.StreamResponse) -
         response.headers["Link"] = SUCCESSOR_LINK
 
 
+async def _close_passwords(app: web.Application) -> None:
+    app[PASSWORDS].close()
+
+
 def create_app(passwords: Passwords | None = None) -> web.Application:
     """The area's sub-application, mounted at /api/auth by insureops.platform.app.create_app.
 
@@ -151,6 +155,7 @@ def create_app(passwords: Passwords | None = None) -> web.Application:
     """
     app = routes.build_app()
     app[PASSWORDS] = passwords or Passwords()
+    app.on_cleanup.append(_close_passwords)
     app[TEMPLATES] = TemplateRenderer()
     app.on_response_prepare.append(_mark_deprecated)
     return app

@@ -6,7 +6,6 @@ Mail goes out after the commit, so a rolled-back change never sends a message.
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import logging
 from collections.abc import Callable
@@ -123,7 +122,7 @@ async def signup(uow: UnitOfWork, deps: AccountsDeps, command: SignupCommand) ->
     if problem is not None:
         raise WeakPasswordError(problem.code, problem.message)
     # Hash before looking the address up, so both paths cost the same time.
-    password_hash = await asyncio.to_thread(deps.passwords.hash, command.password)
+    password_hash = await deps.passwords.hash_off_loop(command.password)
     now = deps.now()
     user = await repo.user_by_email(uow.session, email)
     if user is not None and user.email_verified_at is not None:
@@ -181,12 +180,12 @@ async def login(uow: UnitOfWork, deps: AccountsDeps, command: LoginCommand) -> L
     """Check the password and open a new session (any session presented with it is ended)."""
     user = await repo.user_by_email(uow.session, normalise_email(command.email))
     stored = user.password_hash if user is not None else None
-    if not await asyncio.to_thread(deps.passwords.verify, stored, command.password):
+    if not await deps.passwords.verify_off_loop(stored, command.password):
         raise InvalidCredentialsError("The e-mail or the password is wrong.")
     if user.email_verified_at is None:
         raise EmailNotVerifiedError("Verify your e-mail address with the code we sent first.")
     if deps.passwords.needs_rehash(user.password_hash):
-        user.password_hash = await asyncio.to_thread(deps.passwords.hash, command.password)
+        user.password_hash = await deps.passwords.hash_off_loop(command.password)
     now = deps.now()
     # rotation: a planted or old id never survives a login
     previous = command.previous_session_id

@@ -13,6 +13,7 @@ from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
 from insureops.carrier_matching.matching import CandidateIndex
 from insureops.dsl import CompiledRuleset, compile_ruleset
 from insureops.platform.carrier_finder.models import MarketAppetite, MarketCarrier, MarketProduct
+from insureops.platform.compute.executors import BoundedExecutor
 
 
 def _visible(column, workspace_id: str | None):
@@ -35,6 +36,7 @@ class MarketStore:
         self._snapshots: dict[str | None, tuple[tuple, Market]] = {}
         self._versions: dict[str, int] = {}  # content hash -> stored version
         self._lock = asyncio.Lock()
+        self.threads = BoundedExecutor("market", 1)  # compiles and indexes, one at a time
 
     def index(self, market: Market) -> CandidateIndex | None:
         """The candidate index of `market` (built once per snapshot), or None without pruning."""
@@ -68,7 +70,7 @@ class MarketStore:
         async with self._lock:
             market = await self._read(session, workspace_id)
             # the candidate index analyses every appetite (seconds for thousands): off the loop
-            await asyncio.get_running_loop().run_in_executor(None, self.index, market)
+            await self.threads.run(self.index, market)
             self._snapshots[workspace_id] = (fingerprint, market)
         return market
 
@@ -86,7 +88,7 @@ class MarketStore:
         # compiling is CPU work: off the event loop, once per content hash
         missing = [row for row in appetite_rows if row.content_hash not in self._compiled]
         if missing:
-            await asyncio.get_running_loop().run_in_executor(None, self._compile_all, missing)
+            await self.threads.run(self._compile_all, missing)
         self._versions.update((row.content_hash, row.version) for row in appetite_rows)
         appetites = {row.id: Appetite(row.name, row.path, row.source,
                                       self._compiled[row.content_hash]) for row in appetite_rows}

@@ -20,6 +20,7 @@ from insureops.platform.carrier_finder.llm_classify import (
     workspace_llm_key,
 )
 from insureops.platform.carrier_finder.market_store import MarketStore
+from insureops.platform.carrier_finder.offload import matching
 from insureops.platform.carrier_finder.payloads import (
     AppetiteInfo,
     AppetitePage,
@@ -51,6 +52,7 @@ from insureops.platform.carrier_finder.scan_routes import add_scan_routes
 from insureops.platform.carrier_finder.startup import STARTUP_HOOKS
 from insureops.platform.carrier_finder.workspace_market import CompiledCache, View
 from insureops.platform.carrier_finder.workspace_routes import add_workspace_routes, view_for
+from insureops.platform.compute.heavy_work import map_heavy_work_errors
 from insureops.platform.keys import AREA_STARTUP, CLOCK, MARKET_STORE, OWN_APPETITES
 from insureops.platform.ratelimit import RateKey, RateLimit
 from insureops.platform.routing import Call, Owner, RouteTable
@@ -62,6 +64,7 @@ routes = RouteTable(
     "Carriers, products and appetites; search, scored matching, classification and website scans.",
 )
 routes.map_error(EvaluationError, 400, "business_invalid")
+map_heavy_work_errors(routes)
 
 
 def _store(call: Call) -> MarketStore:
@@ -192,7 +195,7 @@ async def match_detailed(call: Call[MatchRequest, None]) -> MatchResponse:
     market = view.market
     business = service.business_data(body.business.model_dump(mode="json"))
     lines = [str(line) for line in body.lines] if body.lines else None
-    report, elapsed = await service.match_business(market, business, lines=lines,
+    report, elapsed = await service.match_business(matching(call), market, business, lines=lines,
                                                    explain=body.explain, limit=body.limit,
                                                    as_of=_today(call), index=view.source.index)
     items = [MatchItem(**_refs(r.carrier, r.product), decision=r.decision, score=float(r.score),
@@ -265,4 +268,10 @@ def create_app(index_builder=index_market_appetites) -> web.Application:
     app[MARKET_STORE] = MarketStore(index_builder)
     app[OWN_APPETITES] = CompiledCache()
     app[AREA_STARTUP] = STARTUP_HOOKS
+    app.on_cleanup.append(_stop_threads)
     return app
+
+
+async def _stop_threads(app: web.Application) -> None:
+    cast(MarketStore, app[MARKET_STORE]).threads.close()
+    cast(CompiledCache, app[OWN_APPETITES]).threads.close()

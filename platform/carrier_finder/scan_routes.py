@@ -14,6 +14,7 @@ from insureops.carrier_matching.similarity import SimilarityQueryError
 from insureops.platform.auth import Auth
 from insureops.platform.carrier_finder import scan_service
 from insureops.platform.carrier_finder.llm_classify import classify_text, workspace_llm_key
+from insureops.platform.carrier_finder.offload import matching
 from insureops.platform.carrier_finder.payloads import CarrierRef, ProductRef
 from insureops.platform.carrier_finder.scan_payloads import (
     Classification,
@@ -62,7 +63,7 @@ async def _scan_and_match(call: Call[ScanRequest, None]) -> ScanResponse:
                                                  classifier)
     view = await view_for(call)  # the market the workspace sees, with its own appetites
     today = datetime.datetime.fromtimestamp(config[CLOCK](), datetime.UTC).date()
-    matches = await scan_service.match_scanned(result, view.market, view.source.index, today)
+    matches = await scan_service.match_scanned(matching(call), result, view.market, view.source.index, today)
     return scan_response(result, matches)
 
 

@@ -95,12 +95,14 @@ async def scan_website(url: str, settings: Settings, http_session: ScanSession,
                       fallback_reason=classified.fallback_reason)
 
 
-async def match_scanned(result: ScanResult, market: Market, index: CandidateIndex | None,
-                        as_of: datetime.date, limit: int = SCAN_CARRIERS) -> list[MatchResult]:
+async def match_scanned(run: service.Offload, result: ScanResult, market: Market,
+                        index: CandidateIndex | None, as_of: datetime.date,
+                        limit: int = SCAN_CARRIERS) -> list[MatchResult]:
     """The best `limit` carrier products for the scanned business, by the matcher that
     POST /match-carriers-detailed/ runs, on the recommended lines (every line without any)."""
     lines = [r.line for r in result.recommendations] or None
-    report, _ = await service.match_business(market, service.business_data(result.business),
+    report, _ = await service.match_business(run, market,
+                                             service.business_data(result.business),
                                              lines=lines, explain=False, limit=limit,
                                              as_of=as_of, index=index)
     return list(report.results)

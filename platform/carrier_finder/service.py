@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -15,6 +15,9 @@ from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
 from insureops.carrier_matching.matching import CandidateIndex, MatchReport, match
 from insureops.platform import cursors
 from insureops.platform.errors import ApiError
+
+# Runs a function off the event loop for the caller's workspace (the matching threads).
+Offload = Callable[[Callable[[], Any]], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
@@ -112,16 +115,18 @@ def criteria(naics: str | None, state: str | None, lines: list | None,
                                   lines=tuple(str(line) for line in lines or ()), text=text)
 
 
-async def match_business(market: Market, business: dict, *, lines: list[str] | None,
-                         explain: bool, limit: int | None, as_of: datetime.date,
-                         index: CandidateIndex | None = None) -> tuple[MatchReport, float]:
-    """Match off the event loop (the engine's work is CPU-bound); the report and its time in ms."""
-    def run() -> tuple[MatchReport, float]:
+async def match_business(run: Offload, market: Market, business: dict, *,
+                         lines: list[str] | None, explain: bool, limit: int | None,
+                         as_of: datetime.date, index: CandidateIndex | None = None
+                         ) -> tuple[MatchReport, float]:
+    """Match off the event loop, through `run` (the matching threads, admitted for the
+    caller's workspace: the engine's work is CPU-bound); the report and its time in ms."""
+    def work() -> tuple[MatchReport, float]:
         started = time.perf_counter()
         report = match(business, market, as_of=as_of, lines=lines, explain=explain, limit=limit,
                        index=index)
         return report, (time.perf_counter() - started) * 1000
-    return await asyncio.get_running_loop().run_in_executor(None, run)
+    return await run(work)
 
 
 def business_data(model_dump: dict) -> dict:

@@ -29,6 +29,7 @@ from insureops.carrier_matching.sources import (
 from insureops.dsl import CompiledRuleset, RulesetInvalidError, compile_ruleset
 from insureops.platform.carrier_finder.market_store import MarketStore
 from insureops.platform.carrier_finder.workspace_models import WorkspaceCarrier, WorkspaceProduct
+from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.rule_catalog import CatalogRule, RuleCatalog
 
 APPETITE_KIND = "appetite"
@@ -112,6 +113,10 @@ class CompiledCache:
     def __init__(self, size: int = MAX_COMPILED) -> None:
         self._size = size
         self._items: OrderedDict[str, Compiled] = OrderedDict()
+        # Compiles here, one at a time, not on the loop's default threads. The sources are
+        # studio versions, each checked, compiled and tested within the rules workers' check
+        # budget when it was saved, so one compile here is bounded by that budget too.
+        self.threads = BoundedExecutor("appetite-compile", 1)
 
     def get(self, content_hash: str) -> Compiled | None:
         found = self._items.get(content_hash)
@@ -156,7 +161,7 @@ async def _appetites(session: AsyncSession, catalog: RuleCatalog | None, cache: 
             compiled = cache.get(rule.published_hash)
             if compiled is None:
                 source = await catalog.source(session, workspace_id, rule_id, state.version)
-                compiled = await asyncio.to_thread(_compile, source or "", rule_id)
+                compiled = await cache.threads.run(_compile, source or "", rule_id)
                 cache.put(rule.published_hash, compiled)
             if compiled.problem is not None:
                 status, reason = compiled.problem

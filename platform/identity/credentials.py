@@ -1,4 +1,4 @@
-"""Identity rules as pure functions: password hashing and policy, tenant ids, e-mail form."""
+"""Identity rules: password hashing (on its own threads) and policy, tenant ids, e-mail form."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from ulid import ULID
+
+from insureops.platform.compute.executors import BoundedExecutor
 
 MIN_PASSWORD_LENGTH = 10
 MAX_PASSWORD_LENGTH = 256  # argon2 accepts more; a cap keeps a huge body from costing CPU
@@ -47,10 +49,25 @@ def check_password_policy(password: str, email: str) -> PasswordProblem | None:
 
 
 class Passwords:
-    """argon2id hashing (argon2-cffi's RFC 9106 low-memory profile by default)."""
+    """argon2id hashing (argon2-cffi's RFC 9106 low-memory profile by default).
 
-    def __init__(self, hasher: PasswordHasher | None = None) -> None:
+    The `*_off_loop` forms run on the passwords' own threads (at most `threads`), so logins
+    never queue behind other kinds of work, nor they behind a burst of logins.
+    """
+
+    def __init__(self, hasher: PasswordHasher | None = None, threads: int = 2) -> None:
         self._hasher = hasher or PasswordHasher()
+        self._executor = BoundedExecutor("passwords", threads)
+
+    async def hash_off_loop(self, password: str) -> str:
+        return await self._executor.run(self.hash, password)
+
+    async def verify_off_loop(self, stored_hash: str | None, password: str) -> bool:
+        return await self._executor.run(self.verify, stored_hash, password)
+
+    def close(self) -> None:
+        """Stop the hashing threads (the app that owns these passwords is closing)."""
+        self._executor.close()
 
     @functools.cached_property
     def _decoy(self) -> str:

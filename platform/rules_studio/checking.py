@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from insureops.dsl import (
     CheckReport,
-    CompiledRuleset,
     Diagnostic,
     RulesetInvalidError,
     check_source,
@@ -59,19 +58,12 @@ def outline(ruleset: ir.Ruleset | None) -> dict:
 @dataclass(frozen=True)
 class Analysis:
     """What saving a source finds: the ruleset's name and title, its warnings, and the
-    outcomes of its embedded tests."""
+    outcomes of its embedded tests (plain data: it comes back from a rules worker)."""
 
-    compiled: CompiledRuleset
+    name: str
+    title: str | None
     warnings: list[dict]
     tests: list[dict]
-
-    @property
-    def name(self) -> str:
-        return self.compiled.name
-
-    @property
-    def title(self) -> str | None:
-        return self.compiled.ir.title
 
     @property
     def tests_passed(self) -> bool:
@@ -79,7 +71,7 @@ class Analysis:
 
 
 def analyse(source: str, today: datetime.date) -> Analysis:
-    """Check, compile and test `source` (CPU work: callers run it off the event loop).
+    """Check, compile and test `source` (CPU work: a rules worker's job).
     Raises RulesetInvalidError listing every diagnostic when the source has an error."""
     report = check(source)
     if report.errors:
@@ -88,4 +80,12 @@ def analyse(source: str, today: datetime.date) -> Analysis:
     tests = [{"description": o.description, "passed": o.passed, "message": o.message,
               "line": o.span.line if o.span is not None else None}
              for o in compiled.run_tests(as_of=today)]
-    return Analysis(compiled, [diagnostic_dict(d) for d in report.warnings], tests)
+    return Analysis(compiled.name, compiled.ir.title,
+                    [diagnostic_dict(d) for d in report.warnings], tests)
+
+
+def check_response(source: str) -> dict:
+    """The check route's answer: ok, every diagnostic, and the outline."""
+    report = check(source)
+    return {"ok": report.ok, "diagnostics": [diagnostic_dict(d) for d in report.diagnostics],
+            "outline": outline(report.ruleset)}

@@ -3,7 +3,6 @@ workspace's tenant database, and the append-only execution log."""
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import hashlib
 import json
@@ -14,14 +13,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from insureops.dsl import CompiledRuleset, EngineError, Result, compile_ruleset, default_cache
+from insureops.dsl import CompiledRuleset, EngineError, Result
 from insureops.platform.db import UnitOfWork
 from insureops.platform.rules_studio import repository as repo
-from insureops.platform.rules_studio.checking import FILENAME
 from insureops.platform.rules_studio.errors import (
     ExecutionNotFoundError,
     InvalidCursorError,
-    RecordNotApplicableError,
     RuleArchivedError,
     RuleNotFoundError,
     RuleNotPublishedError,
@@ -37,7 +34,6 @@ from insureops.platform.rules_studio.service import (
 )
 from insureops.platform.tenant_data import service as tenant_records
 
-RECORD_TYPES = {"client": "Client", "policy": "Policy"}
 _KINDS = {"client": tenant_records.CLIENT, "policy": tenant_records.POLICY}
 
 
@@ -78,27 +74,6 @@ async def published(uow: UnitOfWork, workspace_id: str, rule_id: str) -> tuple[R
         raise RuleNotPublishedError("The rule has no published version: publish one with "
                                     "PATCH {\"published_version\": N} first.")
     return rule, version
-
-
-async def compiled_for(source: str) -> CompiledRuleset:
-    """`source` compiled: from the process-wide cache without leaving the event loop, else
-    compiled in a worker thread (CPU work)."""
-    found = default_cache().get(source, filename=FILENAME)
-    if found is not None:
-        return found
-    return await asyncio.to_thread(compile_ruleset, source, filename=FILENAME)
-
-
-def record_input(compiled: CompiledRuleset, record_type: str) -> str:
-    """The input a client or policy record is given to: the ruleset's only input, declared
-    as that type or as Any."""
-    inputs = compiled.ir.inputs
-    if len(inputs) != 1 or inputs[0].type_name not in (RECORD_TYPES[record_type], "Any"):
-        raise RecordNotApplicableError(
-            f"A {record_type} record can be given to a ruleset with one input of type "
-            f"{RECORD_TYPES[record_type]} (or Any); this one declares "
-            f"{', '.join(f'{d.name}: {d.type_name}' for d in inputs) or 'none'}. Pass inputs.")
-    return inputs[0].name
 
 
 def read_records(connection: sa.Connection, tenant_id: str,

@@ -6,7 +6,6 @@ archive and execute. Every route acts on the session's active workspace only.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 
 from aiohttp import web
@@ -14,8 +13,15 @@ from aiohttp import web
 from insureops.dsl import RulesetInvalidError
 from insureops.engine.inputs import jsonio
 from insureops.platform.auth import Auth, Role
+from insureops.platform.compute.heavy_work import map_heavy_work_errors
 from insureops.platform.errors import ApiError
-from insureops.platform.keys import CLOCK, SECRET_KEYS, SIMULATION_BUDGET, TENANT_POOLS
+from insureops.platform.keys import (
+    CLOCK,
+    HEAVY_WORK,
+    SECRET_KEYS,
+    SIMULATION_BUDGET,
+    TENANT_POOLS,
+)
 from insureops.platform.routing import BodyLimit, Call, RouteTable
 from insureops.platform.rules_studio import (
     approvals,
@@ -45,6 +51,7 @@ from insureops.platform.rules_studio.errors import (
     TestsFailingError,
     VersionNotFoundError,
 )
+from insureops.platform.rules_studio.offload import StudioWork
 from insureops.platform.rules_studio.payloads import (
     ApprovalDecision,
     ApprovalInfo,
@@ -105,6 +112,7 @@ routes.map_error(ExecutionNotFoundError, 404, "not_found")
 routes.map_error(RecordMissingError, 404, "not_found")
 routes.map_error(RecordNotApplicableError, 422, "record_not_applicable")
 map_tenant_database_errors(routes)
+map_heavy_work_errors(routes)
 routes.map_error(EvaluationFailedError, 422, "evaluation_failed", details=lambda e: [
     {"field": "inputs", "message": f"{e.engine_code}: {e}"}])
 routes.map_error(PublishRequestError, 400, "validation_error", details=lambda e: [
@@ -115,7 +123,11 @@ routes.map_error(InvalidCursorError, 400, "validation_error", details=lambda e: 
 
 
 def _deps(call: Call) -> service.StudioDeps:
-    return service.StudioDeps(call.request.config_dict[CLOCK])
+    config = call.request.config_dict
+    settings = call.settings
+    work = StudioWork(config[HEAVY_WORK], settings.rules_check_seconds,
+                      settings.rules_execute_seconds, config[SIMULATION_BUDGET])
+    return service.StudioDeps(config[CLOCK], work)
 
 
 def _actor(call: Call) -> service.Actor:
@@ -165,10 +177,8 @@ async def create_rule(call: Call[RuleCreate, None]) -> RuleInfo:
              summary="Check a ruleset without saving it",
              description="Every diagnostic and the outline (inputs, rules, tables).")
 async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
-    report = checking.check(call.body.source)
-    return CheckResponse(ok=report.ok,
-                         diagnostics=[checking.diagnostic_dict(d) for d in report.diagnostics],
-                         outline=checking.outline(report.ruleset))
+    answer = await _deps(call).work.check(call.principal.active_workspace_id, call.body.source)
+    return CheckResponse.model_validate(answer)
 
 
 @routes.post("/rules/simulate/", body=SimulateRequest, response=SimulateResponse, auth=MEMBER,
@@ -193,28 +203,19 @@ async def simulate_rules(call: Call[SimulateRequest, None]) -> web.Response:
         source=source, as_of=body.as_of or _deps(call).today(), explain=body.explain,
         baseline_source=baseline_source,
         cases=[(case.id, case.inputs, case.as_of, case.expect) for case in body.cases])
-    refs = [case.record for case in body.cases if case.record is not None]
+    refs = [(index, case.record) for index, case in enumerate(body.cases)
+            if case.record is not None]
     if refs:
-        job = await _with_records(call, job, refs)
-    text = await asyncio.to_thread(simulation.simulate, job,
-                                   call.request.config_dict[SIMULATION_BUDGET])
+        simulation.check_records(len(refs))
+        for record_type in sorted({ref.type for _, ref in refs}):
+            await _deps(call).work.record_input(call.principal.active_workspace_id, source,
+                                                record_type)
+        records = await _records(call, [ref for _, ref in refs])
+        job = dataclasses.replace(job, records=tuple(
+            (index, ref.type, record) for (index, ref), record in zip(refs, records,
+                                                                      strict=True)))
+    text = await _deps(call).work.simulate(call.principal.active_workspace_id, job)
     return web.Response(text=text, content_type="application/json")
-
-
-async def _with_records(call: Call, job: simulation.SimulationInput,
-                        refs: list[RecordRef]) -> simulation.SimulationInput:
-    """The job with each record case's client or policy read from the tenant database and
-    given to the ruleset's only input, as execute does (nothing is written)."""
-    simulation.check_records(len(refs))
-    compiled = await execution.compiled_for(job.source)
-    names = {kind: execution.record_input(compiled, kind) for kind in {r.type for r in refs}}
-    records = iter(await _records(call, refs))
-    cases = []
-    for (case_id, inputs, as_of, expect), case in zip(job.cases, call.body.cases, strict=True):
-        if case.record is not None:
-            inputs = {names[case.record.type]: next(records)}
-        cases.append((case_id, inputs, as_of, expect))
-    return dataclasses.replace(job, cases=cases)
 
 
 @routes.get("/rules/settings/", response=StudioSettingsInfo, auth=MEMBER,
@@ -348,13 +349,13 @@ async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
     body, deps, actor = call.body, _deps(call), _actor(call)
     rule, version = await call.read(
         lambda uow: execution.published(uow, actor.workspace_id, call.path.rule_id))
-    compiled = await execution.compiled_for(version.source)
-    inputs = body.inputs
-    if body.record is not None:
-        name = execution.record_input(compiled, body.record.type)
-        inputs = {name: (await _records(call, [body.record]))[0]}
+    given = None
+    if body.record is not None:  # refused before the record is read when it cannot apply
+        await deps.work.record_input(actor.workspace_id, version.source, body.record.type)
+        given = (body.record.type, (await _records(call, [body.record]))[0])
     as_of = body.as_of or deps.today()
-    outcome = await asyncio.to_thread(execution.evaluate, compiled, inputs, as_of, body.explain)
+    inputs, outcome = await deps.work.execute(actor.workspace_id, version.source, body.inputs,
+                                              given, as_of, body.explain)
     record = (execution.RecordRef(body.record.type, body.record.uuid)
               if body.record is not None else None)
     async with call.unit_of_work() as uow:

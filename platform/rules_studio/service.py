@@ -2,15 +2,15 @@
 
 No aiohttp here: each use case takes a unit of work, the studio's dependencies and its inputs,
 and acts on the caller's workspace only (another workspace's rule is "not found"). Checking,
-compiling and testing a source is CPU work and runs in a worker thread.
+compiling and testing a source is a job of the rules workers (`StudioDeps.work`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlalchemy import exc as sa_exc
 from ulid import ULID
@@ -18,7 +18,7 @@ from ulid import ULID
 from insureops.platform import cursors
 from insureops.platform.db import UnitOfWork
 from insureops.platform.rules_studio import repository as repo
-from insureops.platform.rules_studio.checking import Analysis, analyse, content_hash
+from insureops.platform.rules_studio.checking import Analysis, content_hash
 from insureops.platform.rules_studio.errors import (
     ApprovalRequiredError,
     InvalidCursorError,
@@ -32,12 +32,16 @@ from insureops.platform.rules_studio.errors import (
 )
 from insureops.platform.rules_studio.models import Rule, RulePublication, RuleVersion
 
+if TYPE_CHECKING:  # offload imports the execution use cases, which import this module
+    from insureops.platform.rules_studio.offload import StudioWork
+
 
 @dataclass(frozen=True)
 class StudioDeps:
     """What the use cases need besides the unit of work; built per request from the app."""
 
     clock: Callable[[], float]
+    work: StudioWork | None = None  # None: use cases that run no ruleset
 
     def now(self) -> datetime.datetime:
         return datetime.datetime.fromtimestamp(self.clock(), tz=datetime.UTC)
@@ -80,8 +84,8 @@ def decode_cursor(cursor: str) -> str:
         raise InvalidCursorError("The cursor is invalid.") from None
 
 
-async def _analyse(deps: StudioDeps, source: str) -> Analysis:
-    return await asyncio.to_thread(analyse, source, deps.today())
+async def _analyse(deps: StudioDeps, actor: Actor, source: str) -> Analysis:
+    return await deps.work.analyse(actor.workspace_id, source, deps.today())
 
 
 def _version(rule_id: str, number: int, source: str, analysis: Analysis, actor: Actor,
@@ -103,7 +107,7 @@ async def _flush_unique(uow: UnitOfWork, *rows: object, error: Exception) -> Non
 async def create(uow: UnitOfWork, deps: StudioDeps, actor: Actor, source: str,
                  title: str | None, kind: str) -> tuple[Rule, RuleVersion]:
     """A new draft rule with version 1; RulesetInvalidError when the source has an error."""
-    analysis = await _analyse(deps, source)
+    analysis = await _analyse(deps, actor, source)
     taken = RuleNameTakenError(f"A rule named {analysis.name} exists in this workspace; "
                                "change that rule instead, or rename the ruleset.")
     if await repo.rule_by_name(uow.session, actor.workspace_id, analysis.name) is not None:
@@ -182,7 +186,7 @@ async def update(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
     current = await version_of(uow, rule, None)
     now = deps.now()
     if changes.source is not None and content_hash(changes.source) != current.content_hash:
-        analysis = await _analyse(deps, changes.source)
+        analysis = await _analyse(deps, actor, changes.source)
         if analysis.name != rule.name:
             other = await repo.rule_by_name(uow.session, actor.workspace_id, analysis.name)
             if other is not None:

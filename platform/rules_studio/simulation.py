@@ -1,7 +1,7 @@
 """The studio's simulate: a ruleset over a request's cases, bounded in cases and time, with
 the CLI's evaluation, summary, `expect` check and impact diff (platform.rule_runs).
 
-Pure CPU work without side effects; the route runs it in a worker thread.
+Pure CPU work without side effects: a job of the rules worker processes (platform.compute).
 """
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from insureops.dsl import compile_ruleset
+from insureops.dsl import CompiledRuleset, compile_ruleset
 from insureops.engine.inputs import jsonio
 from insureops.platform.cli.rules_cases import Case
 from insureops.platform.rule_runs import run_cases
 from insureops.platform.rules_studio.checking import FILENAME
 from insureops.platform.rules_studio.errors import SimulationTooLargeError, SimulationTooSlowError
+from insureops.platform.rules_studio.records import record_input
 
 MAX_CASES = 10_000
 MAX_RECORD_CASES = 100  # cases naming a tenant record, read from its database per request
@@ -35,6 +36,9 @@ class SimulationInput:
     as_of: datetime.date
     explain: bool = False
     baseline_source: str | None = None
+    # (case index, record type, record): cases whose inputs are a tenant record, given to the
+    # ruleset's only input as execute gives it
+    records: tuple[tuple[int, str, dict], ...] = ()
 
 
 def check_size(count: int) -> None:
@@ -58,6 +62,7 @@ def simulate(job: SimulationInput, time_budget: float = DEFAULT_TIME_BUDGET) -> 
     baseline = (compile_ruleset(job.baseline_source, filename=FILENAME)
                 if job.baseline_source is not None else None)
     deadline = time.monotonic() + time_budget
+    job_cases = _with_records(compiled, job)
 
     def on_case(number: int) -> None:
         if number % _CHECK_EVERY == 0 and time.monotonic() > deadline:
@@ -66,7 +71,7 @@ def simulate(job: SimulationInput, time_budget: float = DEFAULT_TIME_BUDGET) -> 
                 f"{len(job.cases)} cases done); send fewer cases, or {CLI_HINT}.")
 
     cases = (Case(number, case_id, inputs, as_of or job.as_of, None, expect)
-             for number, (case_id, inputs, as_of, expect) in enumerate(job.cases, start=1))
+             for number, (case_id, inputs, as_of, expect) in enumerate(job_cases, start=1))
     run = run_cases(compiled, cases, filename=FILENAME, explain=job.explain, baseline=baseline,
                     on_case=on_case)
     impact = None
@@ -78,3 +83,14 @@ def simulate(job: SimulationInput, time_budget: float = DEFAULT_TIME_BUDGET) -> 
                     '], "summary": ', jsonio.dumps(run.summary.to_dict()),
                     ', "expectations": ', jsonio.dumps(run.expectations.to_dict()),
                     ', "impact": ', jsonio.dumps(impact), "}"))
+
+
+def _with_records(compiled: CompiledRuleset, job: SimulationInput) -> list[tuple]:
+    """The job's cases, each record case's inputs naming the ruleset's only input."""
+    if not job.records:
+        return job.cases
+    cases = list(job.cases)
+    for index, record_type, record in job.records:
+        case_id, _, as_of, expect = cases[index]
+        cases[index] = (case_id, {record_input(compiled, record_type): record}, as_of, expect)
+    return cases

@@ -196,6 +196,10 @@ async def resend(call: Call[None, None]) -> SentInvitation:
     return _invitation(sent.invitation, call, SentInvitation, email_delivered=sent.delivered)
 
 
+async def _close_passwords(app: web.Application) -> None:
+    app[PASSWORDS].close()
+
+
 def create_app(passwords: Passwords | None = None) -> web.Application:
     """The area's sub-application, mounted at /api/team by insureops.platform.app.create_app.
 
@@ -204,5 +208,6 @@ def create_app(passwords: Passwords | None = None) -> web.Application:
     """
     app = routes.build_app()
     app[PASSWORDS] = passwords or Passwords()
+    app.on_cleanup.append(_close_passwords)
     app[TEMPLATES] = TemplateRenderer(TEMPLATE_DIRECTORY)
     return app

@@ -7,7 +7,6 @@ names the workspace). Mail goes out after the commit, so a rolled-back change se
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -277,7 +276,7 @@ async def _new_password_hash(deps: TeamDeps, email: str, acceptance: Acceptance)
     problem = check_password_policy(acceptance.password, email)
     if problem is not None:
         raise NewUserDetailsError("password", problem.message)
-    return await asyncio.to_thread(deps.passwords.hash, acceptance.password)
+    return await deps.passwords.hash_off_loop(acceptance.password)
 
 
 async def _new_user(uow: UnitOfWork, email: str, name: str, password_hash: str,

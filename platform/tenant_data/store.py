@@ -18,6 +18,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from insureops.platform.bounded_connection import bounded_connector
+from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.direct_sql import DirectPool
 from insureops.platform.errors import is_database_unavailable
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
@@ -125,8 +126,10 @@ class TenantStore:
     """
 
     def __init__(self, engine: AsyncEngine | sa.Engine, *, timeout: float = 15.0,
-                 write_lock: asyncio.Lock | None = None, direct: DirectPool | None = None) -> None:
+                 write_lock: asyncio.Lock | None = None, direct: DirectPool | None = None,
+                 threads: BoundedExecutor | None = None) -> None:
         self.engine = engine
+        self.threads = threads  # where a sync SQLite engine's use cases run (None: to_thread)
         self.timeout = timeout
         self.write_lock = write_lock
         self.direct = direct
@@ -151,10 +154,8 @@ class TenantStore:
                 if isinstance(self.engine, sa.Engine):
                     if not read_only and self.write_lock is not None:
                         async with self.write_lock:
-                            return await asyncio.to_thread(_run_in_thread, self.engine,
-                                                           use_case, args, read_only)
-                    return await asyncio.to_thread(_run_in_thread, self.engine, use_case, args,
-                                                   read_only)
+                            return await self._in_thread(use_case, args, read_only)
+                    return await self._in_thread(use_case, args, read_only)
                 return await self._run_async(use_case, args, read_only)
         except TimeoutError:
             raise TenantDatabaseUnavailableError(
@@ -168,6 +169,13 @@ class TenantStore:
                     "The tenant database is not prepared: run `insureops schema apply URL` on "
                     "it once.") from None
             raise
+
+    async def _in_thread(self, use_case: Callable[..., ResultT], args: tuple,
+                         read_only: bool) -> ResultT:
+        if self.threads is None:
+            return await asyncio.to_thread(_run_in_thread, self.engine, use_case, args,
+                                           read_only)
+        return await self.threads.run(_run_in_thread, self.engine, use_case, args, read_only)
 
     async def _run_async(self, use_case: Callable[..., ResultT], args: tuple,
                          read_only: bool) -> ResultT:

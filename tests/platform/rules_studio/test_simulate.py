@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 
 from click.testing import CliRunner
 
 from insureops.engine.inputs import jsonio
 from insureops.platform.cli import main
-from insureops.platform.rules_studio import simulation
 from tests.platform.rules_studio.conftest import BASE, BROKEN, LOWERED, TRIAGE, start_studio
 
 CASES = [
@@ -164,29 +161,3 @@ async def test_simulate_is_404_version_not_found_when_the_version_is_missing(stu
     response = await simulate(studio, owner, rule_id=rule["id"], version=9, cases=CASES)
     assert response.status == 404
     assert (await response.json())["error"]["code"] == "version_not_found"
-
-
-async def test_other_requests_are_served_when_a_simulation_is_running(studio, owner,
-                                                                     monkeypatch):
-    # The real simulation, held at its start until the test has been served another request:
-    # run on the event loop, it would hold the loop (and the list request) for the 10 s wait.
-    started, release = threading.Event(), threading.Event()
-
-    def held(job, budget):
-        started.set()
-        release.wait(10)
-        return real(job, budget)
-    real = simulation.simulate
-    monkeypatch.setattr(simulation, "simulate", held)
-    running = asyncio.create_task(simulate(studio, owner, source=TRIAGE, cases=CASES))
-    for _ in range(500):
-        if started.is_set():
-            break
-        await asyncio.sleep(0.01)
-    listed = await studio.get(owner, "")
-    assert listed.status == 200
-    assert not running.done(), "the list waited for the simulation"
-    release.set()
-    response = await running
-    assert response.status == 200
-    assert jsonio.loads(await response.text())["summary"]["cases"] == 4
