@@ -8,9 +8,53 @@ compared, so a burst gets exactly the limit's number of comparisons, and never a
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import Counter
 
+import pytest
+
+from insureops.platform.identity import Passwords
+from tests.platform.accounts.conftest import (
+    CHEAP_PASSWORDS,
+    PASSWORD,
+    START,
+    Accounts,
+    cheap_hashing_areas,
+)
 from tests.platform.accounts.test_verify import error_code, other_code
+
+LOGIN_WINDOW = 15 * 60
+
+
+class CountingPasswords(Passwords):
+    """The real argon2id hasher (cheap parameters), counting the password verifications it
+    runs; they run in worker threads, hence the lock."""
+
+    def __init__(self) -> None:
+        super().__init__(CHEAP_PASSWORDS)
+        self._lock = threading.Lock()
+        self.verified = 0
+        self.refused = 0
+
+    def verify(self, stored_hash: str | None, password: str) -> bool:
+        matched = super().verify(stored_hash, password)
+        with self._lock:
+            self.verified += 1
+            self.refused += not matched
+        return matched
+
+
+@pytest.fixture
+def passwords() -> CountingPasswords:
+    return CountingPasswords()
+
+
+@pytest.fixture
+async def counted(make_client, smtp_settings, clock, secure_smtp_server,
+                  passwords) -> Accounts:
+    """The whole service, its accounts area verifying passwords with `passwords`."""
+    client = await make_client(smtp_settings, clock=clock, areas=cheap_hashing_areas(passwords))
+    return Accounts(client, clock, secure_smtp_server)
 
 
 async def at_once(*requests):
@@ -50,3 +94,48 @@ async def test_no_verify_answer_is_5xx_when_a_hundred_codes_race(accounts):
     accepted = statuses[200] == 1  # only when the right code won one of the five tries
     assert (await accounts.verify("ann@example.com", code)).status == 400
     assert (await accounts.login("ann@example.com")).status == (200 if accepted else 403)
+
+
+async def test_at_most_ten_passwords_are_verified_when_39_wrong_logins_come_at_once(
+        counted, passwords):
+    """Issue 28: the failure counter was read before and written after the hash check, so 39
+    wrong passwords sent at once were all verified (the limit is 10 per 15 minutes)."""
+    await counted.verified_user("ann@example.com")
+
+    answers = await at_once(*[counted.login("ann@example.com", "wrong password!")
+                              for _ in range(39)])
+
+    assert Counter(r.status for r in answers) == {401: 10, 429: 29}
+    assert (passwords.verified, passwords.refused) == (10, 10)
+    reset = (int(START // LOGIN_WINDOW) + 1) * LOGIN_WINDOW
+    for refused in (r for r in answers if r.status == 429):
+        assert (await refused.json())["error"]["code"] == "rate_limited"
+        assert refused.headers["Retry-After"] == str(int(reset - START))
+        assert refused.headers["X-RateLimit-Remaining"] == "0"
+    assert (await counted.login("ann@example.com", PASSWORD)).status == 429
+    assert passwords.verified == 10
+
+
+async def test_no_login_answer_is_5xx_when_a_hundred_logins_race(counted, passwords):
+    await counted.verified_user("ann@example.com")
+    tries = [PASSWORD if i % 2 else "wrong password!" for i in range(100)]
+
+    answers = await at_once(*[counted.login("ann@example.com", p) for p in tries])
+
+    statuses = Counter(r.status for r in answers)
+    assert set(statuses) <= {200, 401, 429}, statuses
+    assert statuses[401] == passwords.refused <= 10
+    assert statuses[200] == passwords.verified - passwords.refused
+
+
+async def test_right_password_logs_in_when_ten_logins_of_one_address_come_at_once(
+        counted, passwords):
+    """A login holds one of the address's ten tries only while its password is checked; a
+    success gives it back, so logins of one person never lock them out."""
+    await counted.verified_user("ann@example.com")
+
+    answers = await at_once(*[counted.login("ann@example.com") for _ in range(10)])
+
+    assert [r.status for r in answers] == [200] * 10
+    after = await counted.login("ann@example.com")
+    assert (after.status, after.headers["X-RateLimit-Remaining"]) == (200, "10")
