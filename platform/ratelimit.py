@@ -93,15 +93,19 @@ def counter_key(limit: RateLimit, subject: str) -> str:
 _NO_SYNC_COMMIT = text("SET LOCAL synchronous_commit = off")
 
 
-def _upsert_statement(insert):
-    """INSERT ... ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count (built once)."""
-    return insert(RateLimitCounter).values(
+def _upsert_statement(insert, *, below_ceiling: bool = False):
+    """INSERT ... ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count (built once);
+    `below_ceiling` adds `WHERE count < :ceiling` to the update, which then returns no row
+    when the stored count has reached the ceiling."""
+    counter = RateLimitCounter
+    return insert(counter).values(
         key=bindparam("key"), window_start=bindparam("window_start"), count=1,
         expires_at=bindparam("expires_at"),
     ).on_conflict_do_update(
-        index_elements=[RateLimitCounter.key, RateLimitCounter.window_start],
-        set_={"count": RateLimitCounter.count + 1},
-    ).returning(RateLimitCounter.count)
+        index_elements=[counter.key, counter.window_start],
+        set_={"count": counter.count + 1},
+        where=(counter.count < bindparam("ceiling")) if below_ceiling else None,
+    ).returning(counter.count)
 
 
 class RateLimiter:
@@ -111,26 +115,42 @@ class RateLimiter:
                  purge_every_seconds: int = 300) -> None:
         self._engine = engine
         self._is_postgresql = engine.dialect.name == "postgresql"
-        self._upsert = _upsert_statement(postgresql.insert if self._is_postgresql
-                                         else sqlite.insert)
+        insert = postgresql.insert if self._is_postgresql else sqlite.insert
+        self._upsert = _upsert_statement(insert)
+        self._reserve = _upsert_statement(insert, below_ceiling=True)
         self._clock = clock
         self._purge_every = purge_every_seconds
         self._next_purge = 0.0
 
     async def hit(self, limit: RateLimit, subject: str) -> RateLimitState:
-        """Count one request for `subject` and return the counter after it."""
+        """Count one request for `subject` and return the counter after it (it goes on
+        counting past the limit)."""
+        return await self._count(self._upsert, limit, subject, {})
+
+    async def reserve(self, limit: RateLimit, subject: str) -> RateLimitState:
+        """Take one of the window's `limit.limit` hits for `subject` if one is left, in one
+        conditional upsert; when none is, count nothing and return an exceeded state.
+
+        However many callers race, at most `limit.limit` of them get a hit, and the stored count
+        never passes the limit; `refund` gives a hit back (issue 28: the login failures)."""
+        return await self._count(self._reserve, limit, subject, {"ceiling": limit.limit})
+
+    async def _count(self, statement, limit: RateLimit, subject: str,
+                     extra: dict[str, int]) -> RateLimitState:
         now = self._clock()
         window_start = int(now // limit.window_seconds) * limit.window_seconds
         reset_at = window_start + limit.window_seconds
         row = {"key": counter_key(limit, subject), "window_start": window_start,
-               "expires_at": reset_at}
+               "expires_at": reset_at, **extra}
         async with self._engine.begin() as connection:  # Core: one statement, no ORM state
             if self._is_postgresql:  # a crash may lose the last hits; no need to wait for fsync
                 await connection.execute(_NO_SYNC_COMMIT)
-            count = (await connection.execute(self._upsert, row)).scalar_one()
+            count = (await connection.execute(statement, row)).scalar_one_or_none()
         if now >= self._next_purge:
             await self.purge_expired(now)
-        return RateLimitState(limit.limit, count, reset_at, now)
+        # no row: the conditional update found the counter full
+        return RateLimitState(limit.limit, limit.limit + 1 if count is None else count,
+                              reset_at, now)
 
     async def refund(self, limit: RateLimit, subject: str,
                      state: RateLimitState) -> RateLimitState:

@@ -45,8 +45,26 @@ async def memberships_of(session: AsyncSession, user_id: str) -> list[tuple[Work
     return [(workspace, role) for workspace, role in (await session.execute(statement)).all()]
 
 
-async def code_of(session: AsyncSession, user_id: str) -> VerificationCode | None:
-    return await session.get(VerificationCode, user_id)
+async def take_code_try(session: AsyncSession, user_id: str, now: datetime.datetime,
+                        max_tries: int) -> str | None:
+    """Count one try at the user's live code and return the code's hash, in one conditional
+    UPDATE; None, counting nothing, when there is no code, it has expired or its `max_tries`
+    are used up. Concurrent callers queue on the row, so at most `max_tries` get a hash."""
+    code = VerificationCode
+    statement = (update(code)
+                 .where(code.user_id == user_id, code.failed_tries < max_tries,
+                        code.expires_at > now)
+                 .values(failed_tries=code.failed_tries + 1)
+                 .returning(code.code_hash)
+                 .execution_options(synchronize_session=False))
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def mark_verified(session: AsyncSession, user_id: str, now: datetime.datetime) -> None:
+    """The address is proven (an UPDATE by key, so a concurrent verification is harmless)."""
+    await session.execute(update(User).where(User.id == user_id)
+                          .values(email_verified_at=now)
+                          .execution_options(synchronize_session=False))
 
 
 async def replace_code(session: AsyncSession, code: VerificationCode) -> None:

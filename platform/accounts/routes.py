@@ -105,15 +105,11 @@ async def resend_code(call: Call[ResendCodeRequest, None]) -> ResendCodeResponse
              description="Sets the `sessionid` cookie (a new id at every login). Failed logins "
              "are limited to 10 per 15 minutes per e-mail.")
 async def login(call: Call[LoginRequest, None]) -> web.StreamResponse:
-    await throttle.ensure_login_allowed(call.request, call.body.email)
     command = service.LoginCommand(call.body.email, call.body.password,
                                    call.request.cookies.get(COOKIE_NAME))
-    try:
-        async with call.unit_of_work() as uow:
-            result = await service.login(uow, _deps(call), command)
-    except InvalidCredentialsError:
-        await throttle.count_login_failure(call.request, call.body.email)
-        raise
+    async with throttle.login_attempt(call.request, call.body.email), \
+            call.unit_of_work() as uow:
+        result = await service.login(uow, _deps(call), command)
     response = web.json_response(
         ProfileResponse.from_principal(result.principal).model_dump(mode="json"))
     set_session_cookie(call.request, response, result.session_id)

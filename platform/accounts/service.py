@@ -157,22 +157,21 @@ async def resend_code(uow: UnitOfWork, deps: AccountsDeps, email: str) -> None:
 async def verify(uow: UnitOfWork, deps: AccountsDeps, command: VerifyCommand) -> None:
     """Mark the address verified when the code is right, in time, and within five tries.
 
+    The try is counted (and committed) by one conditional UPDATE before the code is compared;
+    only a request that got one of the five tries compares, so no burst gets more (issue 28).
     Every refusal is the same InvalidCodeError: a wrong, expired or exhausted code answers like
     an address with no pending sign-up, so the route tells nobody which addresses signed up.
     """
     user = await repo.user_by_email(uow.session, normalise_email(command.email))
-    pending = None if user is None else await repo.code_of(uow.session, user.id)
-    if (user is None or user.email_verified_at is not None or pending is None
-            or pending.failed_tries >= MAX_CODE_TRIES):
+    if user is None or user.email_verified_at is not None:
         raise InvalidCodeError(CODE_REFUSED)
     now = deps.now()
-    if now >= pending.expires_at:
+    code_hash = await repo.take_code_try(uow.session, user.id, now, MAX_CODE_TRIES)
+    await uow.commit()  # the try counts even though the use case may fail
+    if code_hash is None or not codes_match(code_hash, deps.secret_key, user.id,
+                                            command.code.strip()):
         raise InvalidCodeError(CODE_REFUSED)
-    if not codes_match(pending.code_hash, deps.secret_key, user.id, command.code.strip()):
-        pending.failed_tries += 1
-        await uow.commit()  # the failed try must count even though the use case fails
-        raise InvalidCodeError(CODE_REFUSED)
-    user.email_verified_at = now
+    await repo.mark_verified(uow.session, user.id, now)
     await repo.delete_code(uow.session, user.id)
 
 

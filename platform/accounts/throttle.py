@@ -6,18 +6,19 @@ RATE_LIMIT_STATE, so the X-RateLimit-* headers and 429 bodies are the platform's
 
 from __future__ import annotations
 
-from aiohttp import web
-from sqlalchemy import select
+import contextlib
+from collections.abc import AsyncIterator
 
+from aiohttp import web
+
+from insureops.platform.accounts.errors import InvalidCredentialsError
 from insureops.platform.errors import ApiError
-from insureops.platform.keys import CLOCK, DATABASE, RATE_LIMIT_STATE, RATE_LIMITER, SETTINGS
+from insureops.platform.keys import RATE_LIMIT_STATE, RATE_LIMITER, SETTINGS
 from insureops.platform.ratelimit import (
     RateKey,
     RateLimit,
-    RateLimitCounter,
     RateLimitState,
     client_address,
-    counter_key,
 )
 
 SIGNUP = RateLimit("signup", 5, 3600)  # per client address; shared with /register/
@@ -48,27 +49,27 @@ async def count_client_address(request: web.Request, limit: RateLimit) -> None:
         raise _refuse(limit, state)
 
 
-async def ensure_login_allowed(request: web.Request, email: str) -> None:
-    """Refuse (429) a login for an e-mail that used up its failures in this window.
+@contextlib.asynccontextmanager
+async def login_attempt(request: web.Request, email: str) -> AsyncIterator[None]:
+    """Hold one of the e-mail's login tries while the block checks the password; 429 when the
+    window's tries are used up, so even the right password is refused then.
 
-    Checked before the password, so a correct guess after the limit is refused too.
+    The try is taken by one conditional upsert before the password hash is verified: however many
+    requests race, at most LOGIN_FAILURES.limit verifications per window can fail (issue 28).
+    A wrong password (InvalidCredentialsError) keeps it as a counted failure; any other outcome
+    (a login, `email_not_verified`, an error) gives it back.
     """
-    now = request.config_dict[CLOCK]()
-    window = LOGIN_FAILURES.window_seconds
-    window_start = int(now // window) * window  # the RateLimiter's fixed windows
-    async with request.config_dict[DATABASE].engine.connect() as connection:
-        count = (await connection.execute(select(RateLimitCounter.count).where(
-            RateLimitCounter.key == counter_key(LOGIN_FAILURES, email),
-            RateLimitCounter.window_start == window_start))).scalar_one_or_none() or 0
-    blocked = count >= LOGIN_FAILURES.limit
-    state = RateLimitState(LOGIN_FAILURES.limit, count + 1 if blocked else count,
-                           window_start + window, now)
+    limiter = request.config_dict[RATE_LIMITER]
+    state = await limiter.reserve(LOGIN_FAILURES, email)
     request[RATE_LIMIT_STATE] = state
-    if blocked:
+    if state.exceeded:
         raise _refuse(LOGIN_FAILURES, state)
-
-
-async def count_login_failure(request: web.Request, email: str) -> None:
-    """Count one failed login for the e-mail (the answer stays 401, with updated headers)."""
-    state = await request.config_dict[RATE_LIMITER].hit(LOGIN_FAILURES, email)
-    request[RATE_LIMIT_STATE] = state
+    failed = False
+    try:
+        yield
+    except InvalidCredentialsError:
+        failed = True
+        raise
+    finally:
+        if not failed:
+            request[RATE_LIMIT_STATE] = await limiter.refund(LOGIN_FAILURES, email, state)

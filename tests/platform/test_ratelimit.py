@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from sqlalchemy import func, select
 
@@ -124,6 +126,26 @@ async def test_expired_windows_are_purged_when_the_limiter_runs_later(settings):
         async with database.sessions() as session:
             rows = await session.scalar(select(func.count()).select_from(RateLimitCounter))
         assert rows == 1
+    finally:
+        await database.engine.dispose()
+
+
+async def test_reserve_grants_exactly_the_limit_when_a_hundred_callers_race(settings):
+    """Issue 28: one conditional upsert per caller; the stored count never passes the limit."""
+    database = Database.connect(settings.database_url)
+    try:
+        await upgrade(database.engine)
+        limiter = RateLimiter(database.engine, clock=FakeClock(T0))
+        limit = RateLimit("reserve", 10, 60, RateKey.EMAIL)
+        states = await asyncio.gather(*[limiter.reserve(limit, "ann@example.com")
+                                        for _ in range(100)])
+        assert sorted(s.count for s in states if not s.exceeded) == list(range(1, 11))
+        assert {(s.count, s.retry_after) for s in states if s.exceeded} == {(11, 60)}
+        async with database.sessions() as session:
+            assert await session.scalar(select(RateLimitCounter.count)) == 10
+        await limiter.refund(limit, "ann@example.com", states[0])
+        assert (await limiter.reserve(limit, "ann@example.com")).count == 10
+        assert (await limiter.reserve(limit, "ann@example.com")).exceeded
     finally:
         await database.engine.dispose()
 

@@ -100,10 +100,10 @@ def smtp_settings(settings: Settings, secure_smtp_server: SmtpTestServer) -> Set
 CHEAP_PASSWORDS = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
 
 
-def cheap_hashing_areas() -> tuple[Area, ...]:
-    """The real areas, the accounts area hashing with CHEAP_PASSWORDS."""
+def cheap_hashing_areas(passwords: Passwords | None = None) -> tuple[Area, ...]:
+    """The real areas, the accounts area hashing with `passwords` (default: CHEAP_PASSWORDS)."""
     def accounts_app():
-        return accounts_routes.create_app(Passwords(CHEAP_PASSWORDS))
+        return accounts_routes.create_app(passwords or Passwords(CHEAP_PASSWORDS))
     return tuple(Area(a.prefix, accounts_app) if a.prefix == "/api/auth" else a for a in AREAS)
 
 
