@@ -16,7 +16,9 @@ from insureops.platform.api_key_cache import ApiKeyCache
 from insureops.platform.api_keys import authenticate_api_key
 from insureops.platform.auth import Authenticator, Authenticators, AuthKind
 from insureops.platform.carrier_finder import routes as carrier_finder
+from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.compute.heavy_work import (
+    BODY_THREAD_COUNT,
     build_heavy_work,
     build_matching_work,
     heavy_work_context,
@@ -31,6 +33,7 @@ from insureops.platform.keys import (
     API_KEY_CACHE,
     AREA_STARTUP,
     AUTHENTICATORS,
+    BODY_THREADS,
     CLOCK,
     DATABASE,
     EMAIL_BACKEND,
@@ -118,6 +121,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[EMAIL_BACKEND] = build_email_backend(settings, database, clock)
     app[HEAVY_WORK] = build_heavy_work(settings)
     app[MATCHING_WORK] = build_matching_work(settings)
+    app[BODY_THREADS] = BoundedExecutor("bodies", BODY_THREAD_COUNT)
     errors = ErrorTable()
     mounts = [Mount("", meta.routes)]
     startup_hooks: list = []

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from insureops.engine.inputs import jsonio
 from insureops.platform.errors import ApiError, ClientDisconnectedError
+from insureops.platform.keys import BODY_THREADS
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 # The API's one policy for fields it does not know, in bodies and query strings alike: 400
@@ -159,12 +160,15 @@ def validate(model: type[ModelT], data: Any, what: str, *, screen: bool = True) 
 async def parse_body(request: web.Request, model: type[ModelT], bounds: BodyBounds) -> ModelT:
     """Read, decode and validate a JSON body into `model`, within `bounds`.
 
-    A body over OFF_LOOP_BYTES is decoded and validated in a worker thread, so one large body
-    does not hold the event loop (the value bound keeps the work itself bounded).
+    A body over OFF_LOOP_BYTES is decoded and validated on the service's body threads, so one
+    large body does not hold the event loop, nor a burst of them other kinds of work (the
+    value bound keeps the work itself bounded).
     """
     raw = await read_raw(request, bounds.max_bytes, bounds.timeout)
     work = partial(_decode_and_validate, model, raw, request.charset, bounds.max_values)
-    return await asyncio.to_thread(work) if len(raw) > OFF_LOOP_BYTES else work()
+    if len(raw) <= OFF_LOOP_BYTES:
+        return work()
+    return await request.config_dict[BODY_THREADS].run(work)
 
 
 def _decode_and_validate(model: type[ModelT], raw: bytes, charset: str | None,

@@ -10,6 +10,7 @@ from aiohttp import web
 if TYPE_CHECKING:
     from insureops.platform.api_key_cache import ApiKeyCache
     from insureops.platform.auth import Authenticators
+    from insureops.platform.compute.executors import BoundedExecutor
     from insureops.platform.compute.heavy_work import HeavyWork, ThreadWork
     from insureops.platform.config import Settings
     from insureops.platform.db import Database
@@ -57,6 +58,8 @@ TEMPLATES: web.AppKey[TemplateRenderer] = web.AppKey("templates")
 HEAVY_WORK: web.AppKey[HeavyWork] = web.AppKey("heavy_work")
 # on the root app: carrier matching's threads behind the same per-workspace admission
 MATCHING_WORK: web.AppKey[ThreadWork] = web.AppKey("matching_work")
+# on the root app: where large JSON bodies are decoded and validated
+BODY_THREADS: web.AppKey[BoundedExecutor] = web.AppKey("body_threads")
 
 # Seconds a studio simulation may run (on the rules_studio sub-app; tests shorten it).
 SIMULATION_BUDGET: web.AppKey[float] = web.AppKey("rules_simulation_budget")

@@ -15,11 +15,12 @@ from insureops.platform.compute.admission import (
 )
 from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.compute.processes import RulesWorkers, WorkDeadlineError, WorkerLostError
-from insureops.platform.keys import HEAVY_WORK, MATCHING_WORK
+from insureops.platform.keys import BODY_THREADS, HEAVY_WORK, MATCHING_WORK
 
 T = TypeVar("T")
 MIB = 1024 * 1024
 MATCHING_THREADS = 2  # carrier matching is CPU work: more threads than cores buy nothing
+BODY_THREAD_COUNT = 2  # large JSON bodies decoded and validated (CPU work likewise)
 
 
 class WorkBudgetExceededError(Exception):
@@ -92,10 +93,12 @@ def build_heavy_work(settings: Any) -> HeavyWork:
 
 
 async def heavy_work_context(app: Any) -> AsyncIterator[None]:
-    """cleanup_ctx of the root app: the workers and threads stop with the service."""
+    """cleanup_ctx of the root app: the workers and threads of heavy work stop with the
+    service."""
     yield
     app[HEAVY_WORK].close()
     app[MATCHING_WORK].close()
+    app[BODY_THREADS].close()
 
 
 class ThreadWork:
