@@ -51,6 +51,7 @@ CODES: dict[str, str] = {
     "W200": "unreachable_rule",
     "W201": "shadowed_rule",
     "W300": "table_gap",
+    "W301": "overlap_check_incomplete",
 }
 
 

@@ -7,6 +7,8 @@ enclosing operator.
 from __future__ import annotations
 
 import difflib
+import functools
+import heapq
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,9 +41,52 @@ class Scope:
 
 
 def suggest(name: str, candidates: list[str]) -> str | None:
-    """A "did you mean" hint for a misspelt name, or None."""
+    """A "did you mean" hint for a misspelt name, or None.
+
+    A full comparison (difflib) costs about the product of the two lengths, so only a bounded
+    shortlist is compared: the candidates sharing the name's rarest trigrams, ranked by a cheap
+    distance. A ruleset of thousands of names and misspellings is then checked in near-linear
+    time (a comparison with every name made 500 misspellings of 500 constants take 18 s).
+    """
+    if len(candidates) > SHORTLIST:
+        candidates = _shortlist(name, _TrigramIndex.of(tuple(candidates)))
     close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.7)
     return f"did you mean `{close[0]}`?" if close else None
+
+
+SHORTLIST = 8  # candidates compared in full for one hint
+_POSTINGS = 24  # candidates taken from each of the name's rarest trigrams
+_RAREST = 3  # how many of its trigrams
+
+
+def _trigrams(word: str) -> set[str]:
+    padded = f"  {word.lower()} "
+    return {padded[i:i + 3] for i in range(len(padded) - 2)}
+
+
+class _TrigramIndex:
+    """Candidate names by trigram (built once per candidate list, a few lists cached)."""
+
+    def __init__(self, candidates: tuple[str, ...]) -> None:
+        self.candidates = candidates
+        self.postings: dict[str, list[str]] = {}
+        for candidate in candidates:
+            for gram in _trigrams(candidate):
+                self.postings.setdefault(gram, []).append(candidate)
+
+    @staticmethod
+    @functools.lru_cache(maxsize=8)
+    def of(candidates: tuple[str, ...]) -> _TrigramIndex:
+        return _TrigramIndex(candidates)
+
+
+def _shortlist(name: str, index: _TrigramIndex) -> list[str]:
+    grams = sorted((g for g in _trigrams(name) if g in index.postings),
+                   key=lambda g: len(index.postings[g]))[:_RAREST]
+    pool = {c for g in grams for c in index.postings[g][:_POSTINGS]}
+    letters = set(name.lower())
+    return heapq.nsmallest(SHORTLIST, pool, key=lambda c: (
+        abs(len(c) - len(name)) + len(letters.symmetric_difference(c.lower())), c))
 
 
 class ExpressionChecker:

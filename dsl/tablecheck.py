@@ -16,6 +16,7 @@ from insureops.dsl import domains as dm
 from insureops.dsl import types as t
 from insureops.dsl.diagnostics import Diagnostic, error, warning
 from insureops.dsl.expressions import ExpressionChecker, relation
+from insureops.dsl.overlaps import candidate_pairs
 from insureops.engine import ir
 from insureops.engine.ir.numbers import WIDE
 from insureops.engine.ir.printer import format_expr
@@ -23,6 +24,8 @@ from insureops.engine.ir.printer import format_expr
 MAX_OVERLAP_REPORTS = 10
 MAX_GAP_REPORTS = 3
 MAX_REGIONS = 4096
+MAX_PAIR_CHECKS = 50_000  # row pairs compared in full by the overlap check, per table
+MAX_GAP_WORK = 2_000_000  # region-and-row intersections the gap analysis may do, per table
 
 
 def check_table(table: ir.Table, checker: ExpressionChecker, consts: dict[str, object],
@@ -91,15 +94,24 @@ def cell_domain(cell: ir.Cell, consts: dict[str, object]) -> dm.Domain | None:
 
 def _overlaps(table: ir.Table, rows: list[tuple[int, ir.TableRow]],
               cells: list[list[dm.Domain | None]], diagnostics: list[Diagnostic]) -> None:
-    reported = 0
-    for i in range(len(rows)):
-        for j in range(i + 1, len(rows)):
-            if reported < MAX_OVERLAP_REPORTS and _provably_overlap(cells[i], cells[j]):
-                reported += 1
-                diagnostics.append(error(
-                    "E301", rows[j][1].span, f"rows {rows[i][0]} and {rows[j][0]} of unique "
-                    f"table `{table.name}` can both match the same input",
-                    "make the rows exclusive, or use `hit first` to take the first match"))
+    reported = compared = 0
+    for i, j in candidate_pairs(cells, MAX_PAIR_CHECKS):
+        if reported == MAX_OVERLAP_REPORTS:
+            return
+        compared += 1
+        if compared > MAX_PAIR_CHECKS:
+            diagnostics.append(warning(
+                "W301", table.name_span or table.span,
+                f"the overlap check of unique table `{table.name}` stopped after "
+                f"{MAX_PAIR_CHECKS:,} pairs of rows that share values; it may hide overlaps",
+                "split the table, or make a column's cells exclusive values or intervals"))
+            return
+        if _provably_overlap(cells[i], cells[j]):
+            reported += 1
+            diagnostics.append(error(
+                "E301", rows[j][1].span, f"rows {rows[i][0]} and {rows[j][0]} of unique "
+                f"table `{table.name}` can both match the same input",
+                "make the rows exclusive, or use `hit first` to take the first match"))
 
 
 def _provably_overlap(a: list[dm.Domain | None], b: list[dm.Domain | None]) -> bool:
@@ -129,8 +141,8 @@ def _gaps(table: ir.Table, column_types: list[t.Type], cells: list[list[dm.Domai
     total = 1
     for regions in columns:
         total *= len(regions)
-    if total > MAX_REGIONS:
-        return
+    if total > MAX_REGIONS or total * len(cells) * len(columns) > MAX_GAP_WORK:
+        return  # too large to decide cheaply: no gap warning rather than an unbounded check
     uncovered = [combo for combo in product(*(range(len(r)) for r in columns))
                  if not any(_covers(row, columns, combo) for row in cells)]
     gaps = _merge(uncovered, columns)
