@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import difflib
 
-from insureops.dsl import check_source
-from insureops.dsl import expressions
+from insureops.dsl import check_source, expressions
 
 
 def _misspelt(count: int) -> str:
