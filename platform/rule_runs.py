@@ -124,11 +124,12 @@ class BatchRun:
 
 def run_cases(compiled: Any, cases: Iterable[Case], *, filename: str, explain: bool = False,
               baseline: Any = None, examples: int = 3, keep_results: bool = True,
-              on_case: Callable[[int], None] | None = None) -> BatchRun:
+              on_case: Callable[[int, int], None] | None = None) -> BatchRun:
     """Evaluate `compiled` (and `baseline`, when given) on each case, as `rules simulate` and
     `rules diff` do. Each kept entry is the text of the CLI's result line (`{"id", "result"}`
     or `{"id", "error"}`), plus `"expect": {"met", "mismatches"}` for a case with an `expect`.
-    `on_case(n)` is called after each case (a caller's time budget raises from it)."""
+    `on_case(n, size)` is called after each case with the characters its kept entry takes
+    (a caller's time and size budgets raise from it)."""
     evaluator = CaseEvaluator(compiled, filename=filename, explain=explain)
     summary = SummaryAccumulator.for_ruleset(compiled.ir)
     tally = ExpectationTally()
@@ -140,6 +141,7 @@ def run_cases(compiled: Any, cases: Iterable[Case], *, filename: str, explain: b
     memo: dict = {}
     pairs = paired_outcomes(evaluator, evaluator_old, cases)  # through evaluate_many
     for number, (case, outcome, before) in enumerate(pairs, start=1):
+        entry = ""
         failed = type(outcome) is CaseError
         if failed:
             summary.add_error(outcome.code)
@@ -157,6 +159,6 @@ def run_cases(compiled: Any, cases: Iterable[Case], *, filename: str, explain: b
                     {"met": not mismatches, "mismatches": mismatches}), "}"))
             results.append(entry)
         if on_case is not None:
-            on_case(number)
+            on_case(number, len(entry))
     return BatchRun(summary.summary(), tally, impact.diff() if impact is not None else None,
                     results)

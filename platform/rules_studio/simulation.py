@@ -22,6 +22,7 @@ from insureops.platform.rules_studio.records import record_input
 MAX_CASES = 10_000
 MAX_RECORD_CASES = 100  # cases naming a tenant record, read from its database per request
 DEFAULT_TIME_BUDGET = 20.0  # seconds of one request's simulation
+MAX_RESPONSE_CHARS = 32_000_000  # characters of one request's per-case results
 CLI_HINT = ("simulate larger sets offline with `insureops rules simulate FILE --cases "
             "CASES.jsonl` (and `insureops rules diff OLD NEW --cases CASES.jsonl`)")
 _CHECK_EVERY = 64  # cases between looks at the clock
@@ -64,7 +65,17 @@ def simulate(job: SimulationInput, time_budget: float = DEFAULT_TIME_BUDGET) -> 
     deadline = time.monotonic() + time_budget
     job_cases = _with_records(compiled, job)
 
-    def on_case(number: int) -> None:
+    written = 0
+
+    def on_case(number: int, size: int) -> None:
+        nonlocal written
+        written += size
+        if written > MAX_RESPONSE_CHARS:
+            raise SimulationTooLargeError(
+                f"The simulation's results passed {MAX_RESPONSE_CHARS // 1_000_000} million "
+                f"characters after {number} of {len(job.cases)} cases (reasons, outputs or "
+                f"traces this large); send fewer cases or simulate without `explain`, or "
+                f"{CLI_HINT}.")
         if number % _CHECK_EVERY == 0 and time.monotonic() > deadline:
             raise SimulationTooSlowError(
                 f"The simulation did not finish within {time_budget:g} s ({number} of "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from insureops.engine.inputs import jsonio
@@ -161,3 +162,23 @@ async def test_simulate_is_404_version_not_found_when_the_version_is_missing(stu
     response = await simulate(studio, owner, rule_id=rule["id"], version=9, cases=CASES)
     assert response.status == 404
     assert (await response.json())["error"]["code"] == "version_not_found"
+
+
+def _doubled_reasons(rules: int) -> str:
+    """A ruleset whose every rule gives a reason of half a million characters (issue 29: a 6.5 KB
+    simulate answered 393 MB)."""
+    consts = "\n".join(f"const S{i} = S{i - 1} + S{i - 1}" for i in range(1, 20))
+    fired = "\n".join(f'rule r{i} "r"\nwhen true\nthen\n    refer "{{S19}}"\nend\n'
+                      for i in range(rules))
+    return (f'ruleset big.reasons "x"\ninput c: Any\ndefault decision accept\n'
+            f'const S0 = "x"\n{consts}\n\n{fired}')
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # no database in the bound
+async def test_simulate_is_413_naming_the_bound_when_its_results_grow_past_it(studio, owner):
+    response = await simulate(studio, owner, source=_doubled_reasons(70),
+                              cases=[{"id": "one", "inputs": {"c": {}}}])
+    assert response.status == 413
+    error = (await response.json())["error"]
+    assert error["code"] == "simulation_too_large"
+    assert "32 million characters" in error["message"] and "insureops rules" in error["message"]
