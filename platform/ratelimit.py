@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import math
 import time
 from collections.abc import Callable
@@ -156,9 +157,14 @@ class RateLimiter:
 
 
 def client_address(request: web.Request, *, trusted_proxy: bool) -> str:
-    """The caller's address; X-Forwarded-For only counts when a trusted proxy sets it."""
+    """The caller's address; X-Forwarded-For only counts when a trusted proxy sets it, and
+    only its last entry, when that is an IP address. Anything else was not written by the
+    proxy: bytes that were not UTF-8 failed as a rate-limit key (a 500, issue 28)."""
     if trusted_proxy:
-        forwarded = [part.strip() for part in request.headers.get("X-Forwarded-For", "").split(",")]
-        if forwarded and forwarded[-1]:
-            return forwarded[-1]  # appended by our proxy; earlier entries are client-supplied
+        forwarded = request.headers.get("X-Forwarded-For", "").rpartition(",")[2].strip()
+        try:  # appended by our proxy; earlier entries are client-supplied
+            if forwarded.isascii():  # an IPv6 scope id may be any text
+                return str(ipaddress.ip_address(forwarded))
+        except ValueError:
+            pass
     return request.remote or "unknown"

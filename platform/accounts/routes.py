@@ -22,8 +22,8 @@ from insureops.platform.accounts.payloads import (
     VerifyResponse,
 )
 from insureops.platform.accounts.session_auth import (
-    COOKIE_NAME,
     clear_session_cookie,
+    session_cookie,
     set_session_cookie,
 )
 from insureops.platform.auth import Auth
@@ -107,7 +107,7 @@ async def resend_code(call: Call[ResendCodeRequest, None]) -> ResendCodeResponse
 async def login(call: Call[LoginRequest, None]) -> web.StreamResponse:
     await throttle.ensure_login_allowed(call.request, call.body.email)
     command = service.LoginCommand(call.body.email, call.body.password,
-                                   call.request.cookies.get(COOKIE_NAME))
+                                   session_cookie(call.request))
     try:
         async with call.unit_of_work() as uow:
             result = await service.login(uow, _deps(call), command)
