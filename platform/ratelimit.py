@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import ipaddress
 import math
@@ -161,10 +162,9 @@ def client_address(request: web.Request, *, trusted_proxy: bool) -> str:
     only its last entry, when that is an IP address. Anything else was not written by the
     proxy: bytes that were not UTF-8 failed as a rate-limit key (a 500, issue 28)."""
     if trusted_proxy:
+        # the last entry is appended by our proxy; earlier ones are client-supplied
         forwarded = request.headers.get("X-Forwarded-For", "").rpartition(",")[2].strip()
-        try:  # appended by our proxy; earlier entries are client-supplied
-            if forwarded.isascii():  # an IPv6 scope id may be any text
+        if forwarded.isascii():  # an IPv6 address's scope id may be any text
+            with contextlib.suppress(ValueError):
                 return str(ipaddress.ip_address(forwarded))
-        except ValueError:
-            pass
     return request.remote or "unknown"

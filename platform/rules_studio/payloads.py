@@ -17,8 +17,8 @@ Status = Literal["draft", "published", "archived"]
 MAX_SOURCE = 512 * 1024  # characters of one ruleset
 DEFAULT_PAGE, MAX_PAGE = 50, 200
 ULID_PATTERN = "^[0-9A-HJKMNP-TV-Z]{26}$"  # rule and approval ids
-# A rule version number and an execution id: stored in INTEGER columns, so a larger one cannot
-# exist (and PostgreSQL refuses to compare one with them: a 500, issue 28).
+# A rule version number: stored in an INTEGER column, so a larger one cannot exist (and
+# PostgreSQL refuses to compare one with the column: a 500, issue 28). Execution ids alike.
 VersionNumber = Annotated[int, Field(ge=1, le=INTEGER_MAX)]
 
 
