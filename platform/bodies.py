@@ -1,4 +1,5 @@
-"""Request input: JSON bodies read within a size cap, and validation into pydantic models."""
+"""Request input: JSON bodies read within a size cap, validation of bodies, query strings and
+path parameters into pydantic models, and the request headers handlers read (If-Match)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from aiohttp.web_protocol import RequestPayloadError
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from insureops.engine.inputs import jsonio
+from insureops.platform.columns import BIGINT_MAX, INTEGER_MAX, UNSTORABLE, column_integer
 from insureops.platform.errors import ApiError, ClientDisconnectedError
 from insureops.platform.keys import BODY_THREADS
 
@@ -105,8 +107,6 @@ def field_errors(exc: ValidationError) -> list[dict[str, str]]:
             for error in exc.errors(include_url=False, include_input=False)]
 
 
-# NUL, and the lone halves of surrogate pairs that a JSON \uD800 escape can smuggle in.
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 UNSTORABLE_MESSAGE = "Text must not contain NUL (U+0000) or an unpaired surrogate."
 
 
@@ -118,13 +118,13 @@ def unstorable_fields(data: Any, path: tuple[str, ...] = ()) -> list[str]:
     the service refuses them as a validation error on every engine alike.
     """
     if isinstance(data, str):
-        return [".".join(path) or "body"] if _UNSTORABLE.search(data) else []
+        return [".".join(path) or "body"] if UNSTORABLE.search(data) else []
     found: list[str] = []
     if isinstance(data, Mapping):
         for key, value in data.items():
             key = str(key)
-            if _UNSTORABLE.search(key):
-                found.append(".".join((*path, _UNSTORABLE.sub("?", key))))
+            if UNSTORABLE.search(key):
+                found.append(".".join((*path, UNSTORABLE.sub("?", key))))
             found.extend(unstorable_fields(value, (*path, key)))
     elif isinstance(data, list):
         for index, value in enumerate(data):
@@ -187,11 +187,35 @@ def parse_query(request: web.Request, model: type[ModelT]) -> ModelT:
 
 
 def parse_path(request: web.Request, model: type[ModelT]) -> ModelT:
-    """Path parameters as `model`; a value of the wrong form means no such resource (404)."""
+    """Path parameters as `model`; a value of the wrong form means no such resource (404).
+
+    An integer past 63 bits is of the wrong form on every route: no column holds it (SQLite
+    raised OverflowError, PostgreSQL a DataError: 500s, issue 28). A model bounds an id of an
+    INTEGER column to INTEGER_MAX itself (platform/columns.py).
+    """
     params: Mapping[str, str] = request.match_info
     try:
         if unstorable_fields(dict(params)):
             raise ValueError("a path parameter no database can store")
-        return model.model_validate(dict(params))
+        found = model.model_validate(dict(params))
+        if any(isinstance(value, int) and abs(value) > BIGINT_MAX
+               for value in found.__dict__.values()):
+            raise ValueError("an integer no column holds")
+        return found
     except (ValidationError, ValueError):
         raise ApiError(404, "not_found", f"No resource at {request.path}.") from None
+
+
+def if_match_version(request: web.Request) -> int | None:
+    """The version number `If-Match` names (`3`, `"3"` or `W/"3"`); None when absent or `*`;
+    400 validation_error for anything else, a version number past 31 bits or in non-ASCII
+    digits included (both were 500s, issue 28)."""
+    raw = request.headers.get("If-Match")
+    if raw is None or raw.strip() == "*":
+        return None
+    version = column_integer(raw.strip().removeprefix("W/").strip('"'), INTEGER_MAX)
+    if version is None:
+        raise ApiError(400, "validation_error", "The request is invalid.", details=[
+            {"field": "If-Match", "message": "must be the version number the change is based "
+             "on, e.g. \"3\""}])
+    return version

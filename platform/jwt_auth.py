@@ -83,10 +83,7 @@ class JwtVerifier:
         """The token's owner, or ApiError 401 (a distinct code per refusal) or 503."""
         if len(token) > MAX_TOKEN_CHARS:
             raise _refused("token_malformed", "The token is too long to be a JWT.")
-        try:
-            header = jwt.get_unverified_header(token)
-        except jwt.DecodeError:
-            raise _refused("token_malformed", "The bearer token is not a JWT.") from None
+        header = _header(token)
         algorithm = header.get("alg")
         if not isinstance(algorithm, str) or algorithm.lower() == "none":
             raise _refused("token_unsigned", "Unsigned tokens (alg none) are refused.")
@@ -136,11 +133,9 @@ class JwtVerifier:
         if nbf is not None and nbf > now + leeway:
             raise _refused("token_not_yet_valid", "The token is not valid yet (nbf).")
 
-    async def _key_for(self, kid: Any, algorithm: str) -> Any:
+    async def _key_for(self, kid: str | None, algorithm: str) -> Any:
         if self._static_key is not None:
             return self._static_key
-        if kid is not None and not isinstance(kid, str):
-            raise _refused("token_malformed", "The token's kid is not a string.")
         jwk = self._cached(kid)
         if jwk is None:
             async with self._lock:
@@ -185,6 +180,28 @@ class JwtVerifier:
                 raise _unavailable() from None
             return
         self._keys = keys
+
+
+def _header(token: str) -> dict[str, Any]:
+    """The token's JOSE header, read before any key is looked up; 401 token_malformed for a
+    token that is not ASCII (a JWS is base64url and dots), a header PyJWT refuses, a kid that
+    is not a string, and any `crit`. RFC 7515 (4.1.11) has a recipient refuse a token whose
+    critical extensions it does not understand, and this service understands none. PyJWT's
+    own refusals of kid and crit were InvalidTokenErrors, not the DecodeError caught here
+    (500s, issue 28); older PyJWT releases let both through, hence the checks of our own."""
+    if not token.isascii():  # bytes that were not UTF-8 broke PyJWT's encode (a 500)
+        raise _refused("token_malformed", "The bearer token is not a JWT.")
+    try:
+        header = jwt.get_unverified_header(token)
+    except jwt.InvalidTokenError:
+        raise _refused("token_malformed", "The bearer token is not a JWT.") from None
+    kid = header.get("kid")
+    if kid is not None and not isinstance(kid, str):
+        raise _refused("token_malformed", "The token's kid is not a string.")
+    if "crit" in header:
+        raise _refused("token_malformed", "The token's header lists critical extensions "
+                       "(crit); this service understands none.")
+    return header
 
 
 def _unavailable() -> ApiError:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import ipaddress
 import math
 import time
 from collections.abc import Callable
@@ -176,9 +178,13 @@ class RateLimiter:
 
 
 def client_address(request: web.Request, *, trusted_proxy: bool) -> str:
-    """The caller's address; X-Forwarded-For only counts when a trusted proxy sets it."""
+    """The caller's address; X-Forwarded-For only counts when a trusted proxy sets it, and
+    only its last entry, when that is an IP address. Anything else was not written by the
+    proxy: bytes that were not UTF-8 failed as a rate-limit key (a 500, issue 28)."""
     if trusted_proxy:
-        forwarded = [part.strip() for part in request.headers.get("X-Forwarded-For", "").split(",")]
-        if forwarded and forwarded[-1]:
-            return forwarded[-1]  # appended by our proxy; earlier entries are client-supplied
+        # the last entry is appended by our proxy; earlier ones are client-supplied
+        forwarded = request.headers.get("X-Forwarded-For", "").rpartition(",")[2].strip()
+        if forwarded.isascii():  # an IPv6 address's scope id may be any text
+            with contextlib.suppress(ValueError):
+                return str(ipaddress.ip_address(forwarded))
     return request.remote or "unknown"

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 
 CODE_DIGITS = 6
 SESSION_ID_BYTES = 32
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{43}")  # token_urlsafe(SESSION_ID_BYTES)
 
 
 def new_code() -> str:
@@ -33,6 +35,13 @@ def codes_match(expected_hash: str, secret_key: bytes, user_id: str, code: str) 
 def new_session_id() -> str:
     """The cookie value: 32 random bytes, URL-safe base64 (43 characters)."""
     return secrets.token_urlsafe(SESSION_ID_BYTES)
+
+
+def is_session_id(value: str) -> bool:
+    """`value` has the form of an id new_session_id makes. Anything else is no session, and
+    is not hashed: bytes that were not UTF-8 reach here as lone surrogates, which encode()
+    refused (a 500 on every session route, issue 28)."""
+    return _SESSION_ID.fullmatch(value) is not None
 
 
 def hash_session_id(session_id: str) -> str:

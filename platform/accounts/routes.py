@@ -22,8 +22,8 @@ from insureops.platform.accounts.payloads import (
     VerifyResponse,
 )
 from insureops.platform.accounts.session_auth import (
-    COOKIE_NAME,
     clear_session_cookie,
+    session_cookie,
     set_session_cookie,
 )
 from insureops.platform.auth import Auth
@@ -106,7 +106,7 @@ async def resend_code(call: Call[ResendCodeRequest, None]) -> ResendCodeResponse
              "are limited to 10 per 15 minutes per e-mail.")
 async def login(call: Call[LoginRequest, None]) -> web.StreamResponse:
     command = service.LoginCommand(call.body.email, call.body.password,
-                                   call.request.cookies.get(COOKIE_NAME))
+                                   session_cookie(call.request))
     async with throttle.login_attempt(call.request, call.body.email), \
             call.unit_of_work() as uow:
         result = await service.login(uow, _deps(call), command)

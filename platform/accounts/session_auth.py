@@ -12,6 +12,7 @@ import datetime
 from aiohttp import hdrs, web
 
 from insureops.platform.accounts import service
+from insureops.platform.accounts.credentials import is_session_id
 from insureops.platform.auth import Principal
 from insureops.platform.errors import ApiError
 from insureops.platform.keys import CLOCK, DATABASE, REFRESH_SESSION_COOKIE, SETTINGS
@@ -23,10 +24,17 @@ def _not_authenticated() -> ApiError:
     return ApiError(401, "not_authenticated", "Log in first: no valid session.")
 
 
+def session_cookie(request: web.Request) -> str | None:
+    """The request's session id: its `sessionid` cookie when that has the form of one (no
+    other value is looked up or hashed)."""
+    session_id = request.cookies.get(COOKIE_NAME)
+    return session_id if session_id and is_session_id(session_id) else None
+
+
 async def authenticate_session(request: web.Request) -> Principal:
     """The principal of the request's session cookie; 401 not_authenticated otherwise."""
-    session_id = request.cookies.get(COOKIE_NAME)
-    if not session_id:
+    session_id = session_cookie(request)
+    if session_id is None:
         raise _not_authenticated()
     now = datetime.datetime.fromtimestamp(request.config_dict[CLOCK](), tz=datetime.UTC)
     found = await service.resume_session(request.config_dict[DATABASE], now, session_id)

@@ -53,22 +53,32 @@ class RulesWorkers:
         self.workers = workers
         self.memory_bytes = memory_bytes
         self._pool: pebble.ProcessPool | None = None
+        self._starting: asyncio.Lock | None = None
 
-    def _started(self) -> pebble.ProcessPool:
+    async def _started(self) -> pebble.ProcessPool:
+        """The pool, started on first use in a thread: starting the fork server and the
+        workers takes seconds, which must not stall the event loop."""
         if self._pool is None:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(PRELOAD)
-            self._pool = pebble.ProcessPool(
-                max_workers=self.workers, initializer=_start_worker,
-                initargs=(self.memory_bytes, WORKER_NICENESS), context=context)
+            self._starting = self._starting or asyncio.Lock()
+            async with self._starting:
+                if self._pool is None:
+                    self._pool = await asyncio.to_thread(self._start)
         return self._pool
+
+    def _start(self) -> pebble.ProcessPool:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        pool = pebble.ProcessPool(max_workers=self.workers, initializer=_start_worker,
+                                  initargs=(self.memory_bytes, WORKER_NICENESS), context=context)
+        pool.schedule(os.getpid).result()  # the fork server and the workers are up
+        return pool
 
     async def run(self, function: Callable[..., T], *args: Any, deadline: float) -> T:
         """`function(*args)` in a worker; WorkDeadlineError past `deadline` seconds of running
         (the worker is killed), WorkerLostError if the worker dies. Cancelling the await
         (the client went away) kills a running job too. `function` and its arguments and
         result cross a process boundary: module-level functions and picklable values."""
-        future = self._started().schedule(function, args, timeout=deadline)
+        future = (await self._started()).schedule(function, args, timeout=deadline)
         try:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:

@@ -15,6 +15,7 @@ from aiohttp import web
 from pydantic import BaseModel
 
 from insureops.platform.auth import Auth, Scope
+from insureops.platform.columns import storable_text
 from insureops.platform.keys import CLOCK, SECRET_KEYS, TENANT_POOLS
 from insureops.platform.mcp import service as mcp_service
 from insureops.platform.mcp.payloads import (
@@ -95,10 +96,13 @@ async def _tenant_store(call: Call[Any, Any]) -> TenantStore:
 
 
 def _actor(call: Call[Any, Any]) -> service.Actor:
+    """Who writes, for the audit log. The User-Agent is kept as storable text: bytes that were
+    not UTF-8 arrive as lone surrogates, which failed the log's insert (a 500, issue 28)."""
     request = call.request
+    user_agent = request.headers.get("User-Agent")
     return service.Actor(key_id=call.principal.subject or "", method=request.method,
                          path=request.path, ip_address=request.remote,
-                         user_agent=request.headers.get("User-Agent"))
+                         user_agent=user_agent and storable_text(user_agent))
 
 
 def _named(handler: Handler, name: str) -> Handler:

@@ -14,6 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from insureops.dsl import CompiledRuleset, EngineError, Result
+from insureops.platform.columns import column_integer
 from insureops.platform.db import UnitOfWork
 from insureops.platform.rules_studio import repository as repo
 from insureops.platform.rules_studio.errors import (
@@ -121,11 +122,10 @@ async def execution_page(uow: UnitOfWork, workspace_id: str, rule_id: str, limit
     """The rule's executions, newest first (Page.rules holds the log entries)."""
     rule = await find(uow, workspace_id, rule_id)
     before = None
-    if cursor:
-        text = decode_cursor(cursor)
-        if not text.isdigit():
+    if cursor:  # an execution id: "²" passed isdigit() and failed int(); 2**31 failed the
+        before = column_integer(decode_cursor(cursor))  # database (500s, issue 28)
+        if before is None:
             raise InvalidCursorError("The cursor is invalid.")
-        before = int(text)
     rows = await repo.executions(uow.session, rule.id, limit + 1, before)
     more = len(rows) > limit
     rows = rows[:limit]

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, StrictBool, model_validator
 
 from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
+from insureops.platform.columns import INTEGER_MAX
 from insureops.platform.timestamps import IsoDate
 
 Kind = Literal["appetite", "triage", "underwriting", "pricing", "other"]
@@ -16,8 +17,9 @@ Status = Literal["draft", "published", "archived"]
 MAX_SOURCE = 512 * 1024  # characters of one ruleset
 DEFAULT_PAGE, MAX_PAGE = 50, 200
 ULID_PATTERN = "^[0-9A-HJKMNP-TV-Z]{26}$"  # rule and approval ids
-# A rule version number: stored as a 32-bit integer, so a larger one cannot exist.
-VersionNumber = Annotated[int, Field(ge=1, le=2**31 - 1)]
+# A rule version number: stored in an INTEGER column, so a larger one cannot exist (and
+# PostgreSQL refuses to compare one with the column: a 500, issue 28). Execution ids alike.
+VersionNumber = Annotated[int, Field(ge=1, le=INTEGER_MAX)]
 
 
 class DiagnosticInfo(BaseModel):
@@ -371,4 +373,4 @@ class ExecutionListQuery(BaseModel):
 
 class ExecutionPath(BaseModel):
     rule_id: str = Field(pattern=ULID_PATTERN)
-    execution_id: int = Field(ge=1, le=2**62)
+    execution_id: int = Field(ge=1, le=INTEGER_MAX)

@@ -13,8 +13,8 @@ from aiohttp import web
 from insureops.dsl import RulesetInvalidError
 from insureops.engine.inputs import jsonio
 from insureops.platform.auth import Auth, Role
+from insureops.platform.bodies import if_match_version
 from insureops.platform.compute.heavy_work import map_heavy_work_errors
-from insureops.platform.errors import ApiError
 from insureops.platform.keys import (
     CLOCK,
     HEAVY_WORK,
@@ -132,19 +132,6 @@ def _deps(call: Call) -> service.StudioDeps:
 
 def _actor(call: Call) -> service.Actor:
     return service.Actor(call.principal.active_workspace_id, call.principal.user.id)
-
-
-def _if_match(call: Call) -> int | None:
-    """The version number of `If-Match` (`3`, `"3"` or `W/"3"`); None when absent."""
-    raw = call.request.headers.get("If-Match")
-    if raw is None or raw.strip() == "*":
-        return None
-    text = raw.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
-        raise ApiError(400, "validation_error", "The request is invalid.", details=[
-            {"field": "If-Match", "message": "must be the version number the change is based "
-             "on, e.g. \"3\""}])
-    return int(text)
 
 
 @routes.get("/rules/", query=RuleListQuery, response=RulePage, auth=MEMBER,
@@ -267,7 +254,7 @@ async def update_rule(call: Call[RuleUpdate, None]) -> RuleInfo:
     body = call.body
     changes = service.Changes(source=body.source, title=body.title, kind=body.kind,
                               published_version=body.published_version, status=body.status)
-    if_match = _if_match(call)
+    if_match = if_match_version(call.request)
     async with call.unit_of_work() as uow:
         rule, version = await service.update(uow, _deps(call), _actor(call), call.path.rule_id,
                                              changes, if_match)

@@ -41,6 +41,32 @@ async def test_malformed_path_parameter_is_404_when_it_cannot_name_a_resource(pr
     assert (await response.json())["error"]["code"] == "not_found"
 
 
+class CountPath(BaseModel):
+    number: int  # deliberately unbounded: the pipeline bounds it
+
+
+class Count(BaseModel):
+    number: int
+
+
+async def test_integer_path_parameter_is_404_when_no_column_holds_it(make_probe, settings):
+    """Issue 28: an integer past 63 bits reached the database (SQLite: OverflowError; a
+    PostgreSQL BIGINT: DataError), a 500; parse_path refuses it on every route."""
+    table = RouteTable("numbers")
+
+    @table.get("/numbers/{number}/", path_model=CountPath, response=Count, auth=Auth.NONE,
+               summary="A number")
+    async def number(call: Call[None, None]) -> Count:
+        return Count(number=call.path.number)
+
+    client = await make_probe(settings, extra=(Area("/api/numbers", table.build_app),))
+    for value, status in ((2**63 - 1, 200), (2**63, 404), (-(2**63) - 1, 404), ("9" * 5000, 404)):
+        response = await client.get(f"/api/numbers/numbers/{value}/")
+        assert response.status == status, value
+        if status == 404:
+            assert (await response.json())["error"]["code"] == "not_found"
+
+
 async def test_created_status_is_used_when_the_route_declares_it(probe):
     body = {"name": "Ann", "email": "ann@example.com", "count": 0}
     response = await probe.post("/api/probe/echo/", json=body)

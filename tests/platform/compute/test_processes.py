@@ -64,3 +64,21 @@ async def test_a_ruleset_error_crosses_back_whole_when_raised_in_a_worker(worker
         await workers.run(jobs.analyse, "ruleset broken {", datetime.date(2026, 1, 1),
                           deadline=30)
     assert raised.value.diagnostics and raised.value.filename == "ruleset.rules"
+
+
+async def test_the_event_loop_keeps_turning_when_the_first_job_starts_the_workers():
+    workers = RulesWorkers(workers=1, memory_bytes=768 * MIB)
+    lags: list[float] = []
+
+    async def tick() -> None:
+        while True:
+            started = time.perf_counter()
+            await asyncio.sleep(0.01)
+            lags.append(time.perf_counter() - started - 0.01)
+    ticking = asyncio.create_task(tick())
+    try:
+        await workers.run(os.getpid, deadline=30)
+    finally:
+        ticking.cancel()
+        workers.close()
+    assert lags and max(lags) < 0.5  # starting the workers took seconds: not on the loop

@@ -159,7 +159,25 @@ async def test_token_is_refused_when_signed_by_another_key_under_a_published_kid
                          "token_signature_invalid")
 
 
-@pytest.mark.parametrize("token", ["not-a-jwt", "a.b.c", "x" * 8050])
+@pytest.mark.parametrize("extra", [{"kid": 5}, {"kid": None}, {"crit": ["exp"]},
+                                   {"crit": ["b64"]}, {"crit": ["b64"], "b64": False}],
+                         ids=["kid 5", "kid null", "crit exp", "crit b64", "crit b64 false"])
+async def test_token_is_refused_as_malformed_when_its_header_has_a_non_string_kid_or_crit(
+        idp_client, identity_provider, extra):
+    """Issue 28: PyJWT refused these headers with an InvalidTokenError the verifier did not
+    catch (a 500). RFC 7515 has a recipient refuse critical extensions it does not understand:
+    this service understands none. The token is otherwise valid, signed by a published key."""
+    key = identity_provider.keys[0]
+    claims = jwt.decode(identity_provider.token(), options={"verify_signature": False})
+    header = {"alg": key.algorithm, "typ": "JWT", "kid": key.kid, **extra}
+    signing_input = f"{_b64(header)}.{_b64(claims)}"
+    algorithm = jwt.algorithms.get_default_algorithms()[key.algorithm]
+    signature = base64.urlsafe_b64encode(algorithm.sign(signing_input.encode(), key.private))
+    token = f"{signing_input}.{signature.decode().rstrip('=')}"
+    await assert_refused(await status_with(idp_client, token), "token_malformed")
+
+
+@pytest.mark.parametrize("token", ["not-a-jwt", "a.b.c", "x" * 8050, "é²³.e30.e30"])
 async def test_token_is_refused_as_malformed_when_it_is_not_a_jwt(idp_client, token):
     await assert_refused(await status_with(idp_client, token), "token_malformed")
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import socket
 import uuid
 
+import pytest
+
 from insureops.engine.inputs import jsonio
+from insureops.platform.cursors import encode_cursor
 from tests.platform.mcp.conftest import save_database_url
 from tests.platform.rules_studio.conftest import BASE, CLIENT_CHECK, LOWERED, new_client
 
@@ -58,6 +61,28 @@ async def test_the_log_lists_newest_first_and_pages_when_executed_several_times(
     rest = await (await studio.get(owner, f"{rule['id']}/executions/",
                                    cursor=first["next_cursor"])).json()
     assert [e["id"] for e in rest["items"]] == ids[:1] and rest["next_cursor"] is None
+
+
+@pytest.mark.parametrize("after", ["²", str(2**31), str(2**62), str(2**63), "9" * 300])
+async def test_log_is_400_validation_error_when_the_cursor_is_after_no_execution_id(
+        studio, owner, after):
+    """Issue 28: "²" passed str.isdigit() and failed int(); ids past 31 bits failed the
+    database (PostgreSQL's INTEGER; SQLite's past 63): 500s."""
+    rule = await published_rule(studio, owner)
+    response = await studio.get(owner, f"{rule['id']}/executions/",
+                                cursor=encode_cursor(after))
+    assert response.status == 400, await response.text()
+    assert (await response.json())["error"]["details"][0]["field"] == "cursor"
+
+
+@pytest.mark.parametrize("execution_id", [2**31, 2**62, 2**63])
+async def test_execution_is_404_when_its_id_is_past_what_the_column_holds(
+        studio, owner, execution_id):
+    """Issue 28: /executions/4611686018427387904/ was a 500 on PostgreSQL (INTEGER column)."""
+    rule = await published_rule(studio, owner)
+    response = await studio.get(owner, f"{rule['id']}/executions/{execution_id}/")
+    assert response.status == 404, await response.text()
+    assert (await response.json())["error"]["code"] == "not_found"
 
 
 async def test_execute_is_409_rule_not_published_when_no_version_is_published(studio, owner):

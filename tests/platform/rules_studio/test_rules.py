@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from insureops.platform.cursors import encode_cursor
 from tests.platform.rules_studio.conftest import (
     BASE,
     BROKEN,
@@ -127,9 +128,11 @@ async def test_one_of_two_concurrent_patches_is_409_when_both_are_based_on_one_v
     assert [v["number"] for v in versions["versions"]] == [1, 2]
 
 
-async def test_patch_is_400_when_if_match_is_not_a_version_number(studio, owner):
+@pytest.mark.parametrize("if_match", ['"abc"', "²", 'W/"²"', "9" * 5000, str(2**31)])
+async def test_patch_is_400_when_if_match_is_not_a_version_number(studio, owner, if_match):
+    """Issue 28: "²" passed str.isdigit() and failed int(), as did 5,000 digits: 500s."""
     rule = await studio.created(owner)
-    response = await studio.patch(owner, rule["id"], {"If-Match": '"abc"'}, source=LOWERED)
+    response = await studio.patch(owner, rule["id"], {"If-Match": if_match}, source=LOWERED)
     assert response.status == 400
     assert (await response.json())["error"]["details"][0]["field"] == "If-Match"
 
@@ -187,8 +190,11 @@ async def test_list_filters_and_pages_when_the_workspace_has_several_rules(studi
     assert await names(status="archived") == ["triage.r0"]
 
 
-async def test_list_is_400_validation_error_when_the_cursor_is_not_ours(studio, owner):
-    response = await studio.get(owner, "", cursor="bm9wZQ")
+@pytest.mark.parametrize("after", [None, "\x00", "\ud800", "²"])
+async def test_list_is_400_validation_error_when_the_cursor_is_not_ours(studio, owner, after):
+    """Issue 28: a cursor after NUL (PostgreSQL) or a lone surrogate (both engines) was a 500."""
+    cursor = "bm9wZQ" if after is None else encode_cursor(after)
+    response = await studio.get(owner, "", cursor=cursor)
     assert response.status == 400
     assert (await response.json())["error"]["details"][0]["field"] == "cursor"
 

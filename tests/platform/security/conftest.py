@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import jwt
 import pytest
@@ -128,7 +129,7 @@ class World:
         return await response.json() if response.status != 204 else {}
 
 
-def settings_for(backend: str, database_url: str, tenants: Path) -> Settings:
+def settings_for(backend: str, database_url: str, tenants: Path, **options: Any) -> Settings:
     public_key = (
         IDP_KEY.public_key()
         .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
@@ -146,6 +147,7 @@ def settings_for(backend: str, database_url: str, tenants: Path) -> Settings:
         jwt_public_key=public_key,
         jwt_issuer=IDP_ISSUER,
         jwt_audience=IDP_AUDIENCE,
+        **options,
     )
 
 
@@ -385,9 +387,16 @@ def world_backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+@pytest.fixture(scope="module")
+def world_settings() -> dict[str, Any]:
+    """Settings a module's world differs by (a module overrides this fixture)."""
+    return {}
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def world(
-    world_backend: str, tmp_path_factory, sqlite_databases, postgres_databases
+    world_backend: str, world_settings: dict[str, Any], tmp_path_factory, sqlite_databases,
+    postgres_databases,
 ) -> AsyncIterator[World]:
     """The service with workspaces A and B, A's credentials and every object of B."""
     directory = tmp_path_factory.mktemp("security")
@@ -404,7 +413,9 @@ async def world(
                 urls, release = postgres_databases.copy(Template.TENANT)
                 releases.append(release)
                 tenant_urls.append(urls.sync)
-        settings = settings_for(world_backend, platform.async_, directory / "tenants")
+        settings = settings_for(
+            world_backend, platform.async_, directory / "tenants", **world_settings
+        )
         clock = FakeClock(time.time())
         app = create_app(settings, clock=clock, areas=cheap_areas())
         client = TestClient(TestServer(app), cookie_jar=DummyCookieJar())
