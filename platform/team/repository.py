@@ -147,6 +147,35 @@ async def claim_invitation(session: AsyncSession, invitation_id: str, token_hash
     return result.rowcount == 1
 
 
+async def revoke_invitation(session: AsyncSession, invitation: Invitation,
+                            now: datetime.datetime) -> bool:
+    """pending -> revoked in one conditional UPDATE: True for the one caller that found it
+    pending (the object then holds the change). Of a revoke and an accept (or another revoke)
+    at the same moment, the second UPDATE matches nothing, on SQLite (which serialises writers
+    and ignores FOR UPDATE) and on PostgreSQL (it waits for the row lock, then re-reads)."""
+    result = await session.execute(
+        update(Invitation)
+        .where(Invitation.id == invitation.id, Invitation.status == "pending")
+        .values(status="revoked", revoked_at=now)
+        .execution_options(synchronize_session="evaluate"))
+    return result.rowcount == 1
+
+
+async def reissue_invitation(session: AsyncSession, invitation: Invitation, token_hash: str,
+                             now: datetime.datetime, expires_at: datetime.datetime) -> bool:
+    """A new token and expiry for a pending invitation whose token is still the one read (a
+    compare-and-set, as `revoke_invitation`): of two resends, or a resend and an accept or
+    revoke at the same moment, one wins; True for it."""
+    result = await session.execute(
+        update(Invitation)
+        .where(Invitation.id == invitation.id, Invitation.status == "pending",
+               Invitation.token_hash == invitation.token_hash)
+        .values(token_hash=token_hash, sent_at=now, expires_at=expires_at,
+                send_count=Invitation.send_count + 1)
+        .execution_options(synchronize_session="evaluate"))
+    return result.rowcount == 1
+
+
 async def set_accepted_by(session: AsyncSession, invitation_id: str, user_id: str) -> None:
     await session.execute(update(Invitation).where(Invitation.id == invitation_id)
                           .values(accepted_by=user_id)

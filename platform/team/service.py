@@ -29,6 +29,7 @@ from insureops.platform.team import repository as repo
 from insureops.platform.team.errors import (
     AlreadyMemberError,
     InvalidInvitationTokenError,
+    InvitationChangedError,
     InvitationClosedError,
     InvitationExpiredError,
     InvitationNotFoundError,
@@ -40,6 +41,7 @@ from insureops.platform.team.errors import (
     MemberNotFoundError,
     NewUserDetailsError,
     OwnerRemovalError,
+    TeamError,
 )
 from insureops.platform.team.invitations import (
     INVITATION_LIFETIME,
@@ -191,24 +193,35 @@ def _a(word: str) -> str:
 
 async def revoke(uow: UnitOfWork, deps: TeamDeps, workspace_id: str,
                  invitation_id: str) -> Invitation:
-    """pending (or expired) -> revoked: the token stops working at once."""
+    """pending (or expired) -> revoked: the token stops working at once. A compare-and-set, so
+    an accept at the same moment either wins (409 here) or is refused (issue 28)."""
     invitation = await _invitation(uow, workspace_id, invitation_id)
     if invitation.status != "pending":
         raise InvitationStateError(f"{_a(invitation.status)} invitation cannot be revoked.")
-    invitation.status, invitation.revoked_at = "revoked", deps.now()
+    if not await repo.revoke_invitation(uow.session, invitation, deps.now()):
+        raise await _changed(uow, invitation)
     return invitation
 
 
 async def resend(uow: UnitOfWork, deps: TeamDeps, inviter: Inviter, invitation_id: str) -> Sent:
-    """A new token and expiry (the old token stops working), e-mailed again."""
+    """A new token and expiry (the old token stops working), e-mailed again. A compare-and-set
+    on the token read: of two resends at once one e-mails, the other is 409."""
     invitation = await _invitation(uow, inviter.workspace_id, invitation_id)
     if invitation.status != "pending":
         raise InvitationStateError(f"{_a(invitation.status)} invitation cannot be resent.")
     now, token = deps.now(), new_token()
-    invitation.token_hash, invitation.sent_at = hash_token(token), now
-    invitation.expires_at = now + INVITATION_LIFETIME
-    invitation.send_count += 1
+    if not await repo.reissue_invitation(uow.session, invitation, hash_token(token), now,
+                                         now + INVITATION_LIFETIME):
+        raise await _changed(uow, invitation)
     return await _mail(uow, deps, inviter, invitation, token)
+
+
+async def _changed(uow: UnitOfWork, invitation: Invitation) -> InvitationChangedError:
+    """The error of a request whose compare-and-set found the invitation changed meanwhile."""
+    await uow.session.refresh(invitation)
+    happened = "resent" if invitation.status == "pending" else invitation.status
+    return InvitationChangedError(f"The invitation was {happened} by another request at the "
+                                  "same time; read it again.")
 
 
 @dataclass(frozen=True)
@@ -254,7 +267,7 @@ async def accept(uow: UnitOfWork, deps: TeamDeps, invitation_id: str,
     password_hash = await _new_password_hash(deps, invitation.email, acceptance) if new_user \
         else None
     if not await repo.claim_invitation(uow.session, invitation.id, invitation.token_hash, now):
-        raise InvitationUsedError("This invitation was already accepted.")
+        raise await _lost_claim(uow, invitation, acceptance.token, now)
     if new_user:
         user = await _new_user(uow, invitation.email, acceptance.name.strip(), password_hash,
                                user, now)
@@ -266,6 +279,16 @@ async def accept(uow: UnitOfWork, deps: TeamDeps, invitation_id: str,
                                                role=invitation.role, created_at=now))
     return Accepted(await repo.workspace(uow.session, invitation.workspace_id), user, role,
                     new_user)
+
+
+async def _lost_claim(uow: UnitOfWork, invitation: Invitation, token: str,
+                      now: datetime.datetime) -> TeamError:
+    """Why an accept's claim found nothing pending: the invitation was accepted, revoked or
+    resent (the token is dead) by another request meanwhile, as stored now."""
+    await uow.session.refresh(invitation)
+    if not token_matches(invitation.token_hash, token):
+        return InvalidInvitationTokenError("The invitation link is invalid.")
+    return _closed(invitation, now)
 
 
 async def _new_password_hash(deps: TeamDeps, email: str, acceptance: Acceptance) -> str:

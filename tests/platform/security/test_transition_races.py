@@ -11,11 +11,17 @@ transition must be a compare-and-set whose UPDATE decides the winner.
 from __future__ import annotations
 
 import asyncio
+import datetime
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
+from ulid import ULID
 
+from insureops.platform.email.log import EmailLogEntry
+from insureops.platform.identity import Membership
 from insureops.platform.rules_studio.models import RuleApproval
+from insureops.platform.team.invitations import hash_token
+from insureops.platform.team.models import Invitation
 from tests.platform.accounts.conftest import FakeClock
 from tests.platform.rules_studio.conftest import TRIAGE
 from tests.platform.workspaces import Member, Tenancy, start_tenancy
@@ -148,3 +154,85 @@ async def test_one_request_is_made_when_two_ask_to_approve_one_version_at_once(t
         assert len(made) == 1 and [(r.status, (await r.json())["error"]["code"]) for r in answers
                                    if r.status != 201] == [(409, "invalid_transition")], round_
         await ok(await decide(tenancy, owner, rule["id"], made[0]["id"], "reject"))
+
+
+TEAM = "/api/team"
+
+
+async def invited(tenancy: Tenancy, owner: Member, round_: int) -> tuple[str, str, str]:
+    """A pending invitation of an existing user (so accepting needs only the token), written
+    straight into the database with a token the test knows; (id, token, user id)."""
+    email, token = f"zoe{round_}@example.com", f"token-of-round-{round_}"
+    user_id = await tenancy.add_user(email, "Zoe")
+    now = datetime.datetime.fromtimestamp(tenancy.clock(), tz=datetime.UTC)
+    invitation_id = str(ULID())
+    async with tenancy.database.unit_of_work() as uow:
+        uow.session.add(Invitation(
+            id=invitation_id, workspace_id=owner.workspace_id, email=email, role="member",
+            status="pending", token_hash=hash_token(token), invited_by=owner.user_id,
+            created_at=now, sent_at=now, send_count=1,
+            expires_at=now + datetime.timedelta(days=7)))
+    return invitation_id, token, user_id
+
+
+async def mails_to(tenancy: Tenancy, email: str) -> int:
+    async with tenancy.database.unit_of_work() as uow:
+        return (await uow.session.execute(select(func.count()).select_from(EmailLogEntry).where(
+            EmailLogEntry.recipients.contains(email)))).scalar_one()
+
+
+async def invitation_state(tenancy: Tenancy, invitation_id: str,
+                           user_id: str) -> tuple[str, int, int]:
+    """The invitation's status and send count, and the user's memberships."""
+    async with tenancy.database.unit_of_work() as uow:
+        row = await uow.session.get(Invitation, invitation_id)
+        memberships = (await uow.session.execute(select(func.count()).select_from(
+            Membership).where(Membership.user_id == user_id))).scalar_one()
+        return row.status, row.send_count, memberships
+
+
+async def test_accept_or_revoke_wins_when_an_admin_revokes_an_invitation_being_accepted(
+        tenancy):
+    """Before issue 28 a revoke racing an accept overwrote "accepted" with "revoked" on both
+    engines (the new member stayed), and an accept losing to a revoke said invitation_used."""
+    owner = await tenancy.owner("ann@example.com")
+    for round_ in range(ROUNDS):
+        invitation_id, token, user_id = await invited(tenancy, owner, round_)
+
+        accept, revoke = await asyncio.gather(
+            tenancy.client.post(f"{TEAM}/invitations/{invitation_id}/accept/",
+                                json={"token": token}),
+            tenancy.client.post(f"{TEAM}/invitations/{invitation_id}/revoke/",
+                                headers=owner.headers))
+
+        (accepted, code), (revoked, revoke_code) = await outcome([accept, revoke])
+        state = await invitation_state(tenancy, invitation_id, user_id)
+        if accepted == 200:
+            assert (revoked, revoke_code in LOST, state) == (409, True, ("accepted", 1, 1)), (
+                round_, revoke_code)
+        else:
+            assert (accepted, code, revoked, state) == (
+                410, "invitation_revoked", 200, ("revoked", 1, 0)), round_
+
+
+async def test_a_resend_that_loses_the_race_is_409_and_mails_nothing_when_two_admins_resend(
+        tenancy):
+    """Before issue 28 two resends at once both answered 200 and e-mailed a link (the first
+    of them dead on arrival) and the send count lost one. Now one of two concurrent resends
+    is 409 conflict; a resend that reads the other's result is a legal second resend."""
+    owner = await tenancy.owner("ann@example.com")
+    ada = await tenancy.member(owner, "ada@example.com", "admin")
+    for round_ in range(ROUNDS // 2):
+        tenancy.clock.advance(3600)  # a new window of the invitation limit
+        invitation_id, _, user_id = await invited(tenancy, owner, round_)
+
+        answers = await asyncio.gather(*(
+            tenancy.client.post(f"{TEAM}/invitations/{invitation_id}/resend/",
+                                headers=admin.headers) for admin in (owner, ada)))
+
+        outcomes = await outcome(answers)
+        sent = sum(status == 200 for status, _ in outcomes)
+        assert sent and all(code in LOST for status, code in outcomes if status != 200), outcomes
+        assert (await invitation_state(tenancy, invitation_id, user_id),
+                await mails_to(tenancy, f"zoe{round_}@example.com")) == (
+            ("pending", 1 + sent, 0), sent), (round_, outcomes)
