@@ -49,6 +49,23 @@ async def code_of(session: AsyncSession, user_id: str) -> VerificationCode | Non
     return await session.get(VerificationCode, user_id)
 
 
+async def take_try(session: AsyncSession, code: VerificationCode, limit: int) -> bool:
+    """Count one try of the code, if fewer than `limit` were counted, in one conditional
+    UPDATE (issue 28: the count was written back as read, so tries sent at once counted as
+    one). True when the try was taken; False when the tries are used up or the code was
+    replaced meanwhile. Of tries sent at once at most `limit` are taken, on both engines: the
+    UPDATE waits for the previous one's write (SQLite) or row lock (PostgreSQL) and counts
+    on."""
+    result = await session.execute(
+        update(VerificationCode)
+        .where(VerificationCode.user_id == code.user_id,
+               VerificationCode.code_hash == code.code_hash,
+               VerificationCode.failed_tries < limit)
+        .values(failed_tries=VerificationCode.failed_tries + 1)
+        .execution_options(synchronize_session=False))
+    return result.rowcount == 1
+
+
 async def replace_code(session: AsyncSession, code: VerificationCode) -> None:
     """Store `code` as the user's only live code (a resend invalidates the previous one)."""
     await session.execute(delete(VerificationCode).where(VerificationCode.user_id == code.user_id))

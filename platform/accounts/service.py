@@ -160,6 +160,8 @@ async def verify(uow: UnitOfWork, deps: AccountsDeps, command: VerifyCommand) ->
 
     Every refusal is the same InvalidCodeError: a wrong, expired or exhausted code answers like
     an address with no pending sign-up, so the route tells nobody which addresses signed up.
+    A try is taken (counted, atomically) before the code is compared, so codes sent at once
+    get five comparisons in all, not five each (a right code uses one too, then ends).
     """
     user = await repo.user_by_email(uow.session, normalise_email(command.email))
     pending = None if user is None else await repo.code_of(uow.session, user.id)
@@ -167,10 +169,10 @@ async def verify(uow: UnitOfWork, deps: AccountsDeps, command: VerifyCommand) ->
             or pending.failed_tries >= MAX_CODE_TRIES):
         raise InvalidCodeError(CODE_REFUSED)
     now = deps.now()
-    if now >= pending.expires_at:
+    if now >= pending.expires_at or not await repo.take_try(uow.session, pending,
+                                                            MAX_CODE_TRIES):
         raise InvalidCodeError(CODE_REFUSED)
     if not codes_match(pending.code_hash, deps.secret_key, user.id, command.code.strip()):
-        pending.failed_tries += 1
         await uow.commit()  # the failed try must count even though the use case fails
         raise InvalidCodeError(CODE_REFUSED)
     user.email_verified_at = now

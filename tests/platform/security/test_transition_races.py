@@ -17,8 +17,11 @@ import pytest
 from sqlalchemy import func, select
 from ulid import ULID
 
+from insureops.platform.accounts.credentials import hash_code
+from insureops.platform.accounts.models import VerificationCode
 from insureops.platform.email.log import EmailLogEntry
-from insureops.platform.identity import Membership
+from insureops.platform.identity import Membership, User
+from insureops.platform.keys import SECRET_KEYS
 from insureops.platform.rules_studio.models import RuleApproval
 from insureops.platform.team.invitations import hash_token
 from insureops.platform.team.models import Invitation
@@ -236,3 +239,37 @@ async def test_a_resend_that_loses_the_race_is_409_and_mails_nothing_when_two_ad
         assert (await invitation_state(tenancy, invitation_id, user_id),
                 await mails_to(tenancy, f"zoe{round_}@example.com")) == (
             ("pending", 1 + sent, 0), sent), (round_, outcomes)
+
+
+async def unverified(tenancy: Tenancy, email: str, code: str) -> str:
+    """A signed-up, unverified user whose live verification code is `code`; the user id."""
+    user_id = await tenancy.add_user(email, "Vic")
+    now = datetime.datetime.fromtimestamp(tenancy.clock(), tz=datetime.UTC)
+    secret = tenancy.client.app[SECRET_KEYS].secret_key
+    async with tenancy.database.unit_of_work() as uow:
+        user = await uow.session.get(User, user_id)
+        user.email_verified_at = None
+        uow.session.add(VerificationCode(
+            user_id=user_id, code_hash=hash_code(secret, user_id, code), failed_tries=0,
+            expires_at=now + datetime.timedelta(minutes=15), created_at=now))
+    return user_id
+
+
+async def test_five_tries_hold_when_wrong_codes_are_sent_at_once(tenancy):
+    """Before issue 28 each wrong try was counted by writing back the count read, so guesses
+    sent at once counted as one: a burst bought many more than five guesses of the code."""
+    for round_ in range(3):
+        email = f"vic{round_}@example.com"
+        user_id = await unverified(tenancy, email, "123456")
+
+        answers = await asyncio.gather(*(
+            tenancy.client.post("/api/auth/verify/", json={"email": email, "code": f"{n:06d}"})
+            for n in range(ROUNDS)))
+
+        assert {(status, code) for status, code in await outcome(answers)} == {
+            (400, "invalid_code")}, round_
+        async with tenancy.database.unit_of_work() as uow:
+            tries = (await uow.session.get(VerificationCode, user_id)).failed_tries
+        right = await tenancy.client.post("/api/auth/verify/",
+                                          json={"email": email, "code": "123456"})
+        assert (tries, right.status) == (5, 400), round_
