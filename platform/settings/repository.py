@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+import datetime
+
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.api_keys import ApiKey
@@ -22,11 +24,17 @@ async def live_keys(session: AsyncSession, workspace_id: str) -> list[ApiKey]:
     return list((await session.execute(statement)).scalars())
 
 
-async def live_key(session: AsyncSession, workspace_id: str, key_id: str) -> ApiKey | None:
-    """One unrevoked key, only when it belongs to `workspace_id`."""
-    statement = select(ApiKey).where(ApiKey.id == key_id, ApiKey.workspace_id == workspace_id,
-                                     ApiKey.revoked_at.is_(None))
-    return (await session.execute(statement)).scalar_one_or_none()
+async def revoke_key(session: AsyncSession, workspace_id: str, key_id: str,
+                     now: datetime.datetime) -> bool:
+    """Revoke an unrevoked key of the workspace in one conditional UPDATE; False when there
+    is none (unknown, another workspace's, or revoked already, also by a request at the same
+    moment: of two revokes exactly one changes the row, on both engines)."""
+    result = await session.execute(
+        update(ApiKey)
+        .where(ApiKey.id == key_id, ApiKey.workspace_id == workspace_id,
+               ApiKey.revoked_at.is_(None))
+        .values(revoked_at=now).execution_options(synchronize_session=False))
+    return result.rowcount == 1
 
 
 async def database_of(session: AsyncSession, workspace_id: str) -> TenantDatabase | None:

@@ -86,11 +86,11 @@ async def list_api_keys(uow: UnitOfWork, workspace_id: str) -> list[ApiKey]:
 
 async def revoke_api_key(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
                          key_id: str) -> None:
-    """Revoke at once: the next request with the key is 401 invalid_api_key."""
-    row = await repo.live_key(uow.session, workspace_id, key_id)
-    if row is None:
+    """Revoke at once: the next request with the key is 401 invalid_api_key. A key revoked
+    already is 404, also when another request revoked it at the same moment (issue 28: both
+    answered 204, the later one moving the revocation time)."""
+    if not await repo.revoke_key(uow.session, workspace_id, key_id, deps.now()):
         raise ApiKeyNotFoundError("No such API key in this workspace.")
-    row.revoked_at = deps.now()
 
 
 async def _checked(deps: SettingsDeps, raw_url: str, workspace_id: str) -> CheckedUrl:
