@@ -44,13 +44,8 @@ async def settings(uow: UnitOfWork, workspace_id: str) -> StudioSettings | None:
 
 async def set_four_eyes(uow: UnitOfWork, deps: StudioDeps, actor: Actor,
                         enabled: bool) -> StudioSettings:
-    found = await repo.settings(uow.session, actor.workspace_id)
-    if found is None:
-        found = StudioSettings(workspace_id=actor.workspace_id, four_eyes=enabled)
-        uow.session.add(found)
-    found.four_eyes, found.updated_by, found.updated_at = enabled, actor.user_id, deps.now()
-    await uow.session.flush()
-    return found
+    return await repo.put_settings(uow.session, actor.workspace_id, enabled, actor.user_id,
+                                   deps.now())
 
 
 async def request(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,

@@ -6,6 +6,7 @@ import datetime
 from dataclasses import dataclass
 
 from sqlalchemy import and_, exists, func, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.rules_studio.models import (
@@ -136,6 +137,19 @@ async def publications(session: AsyncSession, rule_id: str) -> list[RulePublicat
 
 async def settings(session: AsyncSession, workspace_id: str) -> StudioSettings | None:
     return await session.get(StudioSettings, workspace_id)
+
+
+async def put_settings(session: AsyncSession, workspace_id: str, four_eyes: bool,
+                       updated_by: str, updated_at: datetime.datetime) -> StudioSettings:
+    """Write the workspace's studio settings in one INSERT ... ON CONFLICT DO UPDATE: the
+    first two PUTs of a workspace at once both inserted (issue 28: a 500 on the primary key)."""
+    insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
+    values = {"four_eyes": four_eyes, "updated_by": updated_by, "updated_at": updated_at}
+    await session.execute(insert(StudioSettings)
+                          .values(workspace_id=workspace_id, **values)
+                          .on_conflict_do_update(index_elements=[StudioSettings.workspace_id],
+                                                 set_=values))
+    return await session.get(StudioSettings, workspace_id, populate_existing=True)
 
 
 async def approvals(session: AsyncSession, rule_id: str) -> list[RuleApproval]:
