@@ -41,6 +41,19 @@ async def database_of(session: AsyncSession, workspace_id: str) -> TenantDatabas
     return await session.get(TenantDatabase, workspace_id)
 
 
+async def record_test(session: AsyncSession, workspace_id: str, url_encrypted: str,
+                      values: dict[str, object]) -> bool:
+    """Write a test's outcome (`values`) to the workspace's connection only while it is still
+    the one tested (its ciphertext, different for every save, as read before the test): one
+    saved or deleted during the test keeps none of it. False when nothing was written."""
+    result = await session.execute(
+        update(TenantDatabase)
+        .where(TenantDatabase.workspace_id == workspace_id,
+               TenantDatabase.url_encrypted == url_encrypted)
+        .values(**values).execution_options(synchronize_session=False))
+    return result.rowcount == 1
+
+
 async def put_database(session: AsyncSession, row: TenantDatabase) -> TenantDatabase:
     """Insert or replace the workspace's connection."""
     merged = await session.merge(row)
