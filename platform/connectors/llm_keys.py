@@ -15,7 +15,7 @@ from insureops.platform.connectors.llm import (
     normalise_base_url,
     probe_provider,
 )
-from insureops.platform.db import UnitOfWork
+from insureops.platform.db import UnitOfWork, upsert
 from insureops.platform.llm_keys import LlmProviderKey, decrypt_key, encrypt_key
 
 logger = logging.getLogger("insureops.platform.connectors")
@@ -31,14 +31,14 @@ async def save_key(uow: UnitOfWork, fernet: MultiFernet, settings: Settings, *,
                    now: datetime.datetime) -> LlmProviderKey:
     """Store (or replace) the workspace's key for `provider`; a new key has no test outcome."""
     base = normalise_base_url(base_url, settings) if base_url else None
-    row = await uow.session.get(LlmProviderKey, (workspace_id, provider.value))
-    if row is None:
-        row = LlmProviderKey(workspace_id=workspace_id, provider=provider.value)
-        uow.session.add(row)
-    row.key_encrypted = encrypt_key(fernet, api_key)
-    row.key_last_four = api_key[-4:]
-    row.base_url, row.model, row.saved_by, row.saved_at = base, model, user_id, now
-    row.last_test_at = row.last_test_ok = row.last_test_latency_ms = row.last_test_error = None
+    key = {"workspace_id": workspace_id, "provider": provider.value}
+    await upsert(uow.session, LlmProviderKey, key, {  # one statement: two first saves collided
+        "key_encrypted": encrypt_key(fernet, api_key), "key_last_four": api_key[-4:],
+        "base_url": base, "model": model, "saved_by": user_id, "saved_at": now,
+        "last_test_at": None, "last_test_ok": None, "last_test_latency_ms": None,
+        "last_test_error": None})
+    row = await uow.session.get(LlmProviderKey, (workspace_id, provider.value),
+                                populate_existing=True)
     logger.info("LLM key saved", extra={"workspace_id": workspace_id,
                                         "provider": provider.value})
     return row

@@ -6,9 +6,9 @@ import datetime
 from dataclasses import dataclass
 
 from sqlalchemy import and_, exists, func, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from insureops.platform.db import upsert
 from insureops.platform.rules_studio.models import (
     Rule,
     RuleApproval,
@@ -141,14 +141,10 @@ async def settings(session: AsyncSession, workspace_id: str) -> StudioSettings |
 
 async def put_settings(session: AsyncSession, workspace_id: str, four_eyes: bool,
                        updated_by: str, updated_at: datetime.datetime) -> StudioSettings:
-    """Write the workspace's studio settings in one INSERT ... ON CONFLICT DO UPDATE: the
-    first two PUTs of a workspace at once both inserted (issue 28: a 500 on the primary key)."""
-    insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
-    values = {"four_eyes": four_eyes, "updated_by": updated_by, "updated_at": updated_at}
-    await session.execute(insert(StudioSettings)
-                          .values(workspace_id=workspace_id, **values)
-                          .on_conflict_do_update(index_elements=[StudioSettings.workspace_id],
-                                                 set_=values))
+    """Write the workspace's studio settings in one upsert (`db.upsert`: the first two PUTs of
+    a workspace at once both inserted, one a 500)."""
+    await upsert(session, StudioSettings, {"workspace_id": workspace_id}, {
+        "four_eyes": four_eyes, "updated_by": updated_by, "updated_at": updated_at})
     return await session.get(StudioSettings, workspace_id, populate_existing=True)
 
 

@@ -8,6 +8,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.api_keys import ApiKey
+from insureops.platform.db import upsert
 from insureops.platform.tenant_databases import TenantDatabase
 
 
@@ -55,7 +56,9 @@ async def record_test(session: AsyncSession, workspace_id: str, url_encrypted: s
 
 
 async def put_database(session: AsyncSession, row: TenantDatabase) -> TenantDatabase:
-    """Insert or replace the workspace's connection."""
-    merged = await session.merge(row)
-    await session.flush()
-    return merged
+    """Insert or replace the workspace's connection, in one upsert (`db.upsert`: two first
+    saves at once both inserted, one a 500)."""
+    values = {column.key: getattr(row, column.key) for column in TenantDatabase.__table__.columns
+              if column.key != "workspace_id"}
+    await upsert(session, TenantDatabase, {"workspace_id": row.workspace_id}, values)
+    return await session.get(TenantDatabase, row.workspace_id, populate_existing=True)

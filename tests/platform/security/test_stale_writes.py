@@ -1,10 +1,11 @@
-"""Issue 28 audit: an outcome computed outside a transaction is written only to what it was
-computed for, on SQLite and PostgreSQL.
+"""Issue 28 audit: a workspace's settings written at the same moment, or after a slow call
+out, on SQLite and PostgreSQL.
 
 A connection test (of the workspace's tenant database, or of an LLM provider key) runs for
 seconds with no transaction open; a connection or key saved meanwhile must not receive the old
 one's result. The order is forced by events, not timing: the far end of the test accepts and
-stalls until the new one is saved, then closes.
+stalls until the new one is saved, then closes. And the first saves of a setting, sent twice at
+once, must both succeed (one upsert each), not collide on the primary key.
 """
 
 from __future__ import annotations
@@ -104,3 +105,27 @@ async def test_a_test_result_stays_off_an_llm_key_saved_while_the_old_one_was_te
     listed = await ok(await tenancy.client.get(keys, headers=owner.headers))
     [shown] = [item for item in listed["providers"] if item["provider"] == "openai"]
     assert (report["ok"], shown["last_test_at"], shown["last_test_ok"]) == (False, None, None)
+
+
+async def test_every_first_save_answers_when_two_arrive_at_once(aiohttp_client, settings):
+    """The first save of a workspace's tenant database connection, of a provider's LLM key or
+    of its studio settings inserts the row: two at once both inserted, and one was a 500 (the
+    primary key refused it), on both engines. Each is one upsert now; the later one stays."""
+    local = settings.model_copy(update={"tenant_database_allowed_networks": ("127.0.0.1/32",),
+                                        "llm_allowed_networks": ("127.0.0.1/32",)})
+    tenancy = await start_tenancy(aiohttp_client, local, FakeClock())
+    saves = [("POST", "/api/v2/settings/database/",
+              {"url": f"postgresql://ann:secret@127.0.0.1:5432/db{n}"}) for n in (1, 2)]
+    saves += [("POST", "/api/v1/connectors/llm-adaptor/keys",
+               {"provider": "openai", "api_key": f"sk-key-{n}-0123456789-WXYZ",
+                "base_url": "http://127.0.0.1:9"}) for n in (1, 2)]
+    saves += [("PUT", "/api/rules/rules/settings/", {"four_eyes": n == 1}) for n in (1, 2)]
+    for round_ in range(6):
+        owner = await tenancy.owner(f"ann{round_}@example.com")
+
+        answers = await asyncio.gather(*(
+            tenancy.client.request(method, path, json=body, headers=owner.headers)
+            for method, path, body in saves))
+
+        assert [r.status for r in answers] == [200] * 6, (
+            round_, [await r.text() for r in answers if r.status != 200])

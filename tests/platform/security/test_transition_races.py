@@ -288,18 +288,3 @@ async def test_one_revoke_of_an_api_key_wins_when_two_admins_revoke_it_at_once(t
             for _ in range(2)))
 
         assert sorted(r.status for r in answers) == [204, 404], round_
-
-
-async def test_four_eyes_is_set_once_when_two_first_settings_arrive_at_once(tenancy):
-    """The first PUT of a workspace's studio settings inserts their row: before issue 28 two
-    at once both inserted, and one was a 500 (the primary key refused the second)."""
-    for round_ in range(ROUNDS // 2):
-        owner = await tenancy.owner(f"ann{round_}@example.com")
-
-        answers = await asyncio.gather(*(
-            tenancy.client.put(f"{RULES}/settings/", json={"four_eyes": enabled},
-                               headers=owner.headers) for enabled in (True, False)))
-
-        assert [r.status for r in answers] == [200, 200], round_
-        shown = await ok(await tenancy.client.get(f"{RULES}/settings/", headers=owner.headers))
-        assert shown["four_eyes"] in (True, False), round_
