@@ -148,8 +148,10 @@ class Sent:
 
 async def invite(uow: UnitOfWork, deps: TeamDeps, inviter: Inviter, email: str,
                  role: str) -> Sent:
-    """Create a pending invitation and e-mail its link (after the commit)."""
+    """Create a pending invitation and e-mail its link (after the commit). The workspace is
+    held first, so of two invitations of one address at once one is 409 (issue 28 audit)."""
     email, now = normalise_email(email), deps.now()
+    await repo.hold_workspace(uow.session, inviter.workspace_id)
     if await repo.member_by_email(uow.session, inviter.workspace_id, email) is not None:
         raise AlreadyMemberError("This address already belongs to a member of the workspace.")
     if await repo.pending_invitation_for(uow.session, inviter.workspace_id, email, now):

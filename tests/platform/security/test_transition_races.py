@@ -241,6 +241,24 @@ async def test_a_resend_that_loses_the_race_is_409_and_mails_nothing_when_two_ad
             ("pending", 1 + sent, 0), sent), (round_, outcomes)
 
 
+async def test_one_invitation_is_made_when_two_admins_invite_one_address_at_once(tenancy):
+    """The "one pending invitation per address" check ran before any write: two invitations
+    at once both passed it and e-mailed two live links."""
+    owner = await tenancy.owner("ann@example.com")
+    ada = await tenancy.member(owner, "ada@example.com", "admin")
+    for round_ in range(ROUNDS // 2):
+        tenancy.clock.advance(3600)  # a new window of the invitation limit
+        email = f"zoe{round_}@example.com"
+
+        answers = await asyncio.gather(*(
+            tenancy.client.post(f"{TEAM}/invite/", json={"email": email},
+                                headers=admin.headers) for admin in (owner, ada)))
+
+        assert sorted((status, code) for status, code in await outcome(answers)) == [
+            (201, None), (409, "invitation_pending")], round_
+        assert await mails_to(tenancy, email) == 1, round_
+
+
 async def unverified(tenancy: Tenancy, email: str, code: str) -> str:
     """A signed-up, unverified user whose live verification code is `code`; the user id."""
     user_id = await tenancy.add_user(email, "Vic")
