@@ -112,7 +112,7 @@ async def change_role(uow: UnitOfWork, workspace_id: str, user_id: str,
     """Set a member's role. Making someone owner adds an owner (ownership moves when the old
     owner then steps down); the last owner cannot be demoted, even by concurrent requests
     (issue 17: two owners demoting each other at once left a workspace without one)."""
-    await repo.lock_owners(uow.session, workspace_id)
+    await repo.hold_workspace(uow.session, workspace_id)
     user, membership = await _member(uow, workspace_id, user_id)
     if not await repo.set_role(uow.session, workspace_id, user_id, role):
         if await repo.member(uow.session, workspace_id, user_id) is None:
@@ -125,7 +125,7 @@ async def change_role(uow: UnitOfWork, workspace_id: str, user_id: str,
 async def remove_member(uow: UnitOfWork, workspace_id: str, user_id: str) -> None:
     """Remove a member (admins may); owners are not removed, an owner steps down first. The
     role is checked by the DELETE itself, so a member made owner meanwhile stays."""
-    await repo.lock_owners(uow.session, workspace_id)
+    await repo.hold_workspace(uow.session, workspace_id)
     await _member(uow, workspace_id, user_id)
     if not await repo.delete_non_owner(uow.session, workspace_id, user_id):
         if await repo.member(uow.session, workspace_id, user_id) is None:
