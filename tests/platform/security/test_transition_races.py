@@ -22,7 +22,7 @@ from insureops.platform.accounts.models import VerificationCode
 from insureops.platform.email.log import EmailLogEntry
 from insureops.platform.identity import Membership, User
 from insureops.platform.keys import SECRET_KEYS
-from insureops.platform.rules_studio.models import RuleApproval
+from insureops.platform.rules_studio.models import Rule, RuleApproval, RulePublication
 from insureops.platform.team.invitations import hash_token
 from insureops.platform.team.models import Invitation
 from tests.platform.accounts.conftest import FakeClock
@@ -79,16 +79,18 @@ def decide(tenancy: Tenancy, member: Member, rule_id: str, approval_id: str, ver
                                json={}, headers=member.headers)
 
 
-async def stored(tenancy: Tenancy, owner: Member, rule_id: str,
-                 approval_id: str) -> tuple[str, dict, list]:
-    """The approval's status, the rule as served, and its publication history."""
+async def stored(tenancy: Tenancy, rule_id: str, approval_id: str) -> tuple[str, dict, list]:
+    """The approval's status, the rule's status and published version, and its publication
+    history, read straight from the platform database."""
     async with tenancy.database.unit_of_work() as uow:
         status = (await uow.session.execute(select(RuleApproval.status).where(
             RuleApproval.id == approval_id))).scalar_one()
-    rule = await ok(await tenancy.client.get(f"{RULES}/{rule_id}/", headers=owner.headers))
-    history = await ok(await tenancy.client.get(f"{RULES}/{rule_id}/history/",
-                                                headers=owner.headers))
-    return status, rule, [(e["action"], e["version"]) for e in history["events"]]
+        rule = await uow.session.get(Rule, rule_id)
+        history = (await uow.session.execute(
+            select(RulePublication.action, RulePublication.version)
+            .where(RulePublication.rule_id == rule_id).order_by(RulePublication.id))).all()
+    served = {"status": rule.status, "published_version": rule.published_version}
+    return status, served, [tuple(event) for event in history]
 
 
 async def test_one_decision_wins_when_approve_and_reject_of_one_request_race(tenancy):
@@ -108,7 +110,7 @@ async def test_one_decision_wins_when_approve_and_reject_of_one_request_race(ten
             for verb in verbs))
 
         winner = DECIDED[verbs[one_winner(await outcome(answers))]]
-        status, served, history = await stored(tenancy, owner, rule["id"], approval_id)
+        status, served, history = await stored(tenancy, rule["id"], approval_id)
         events += [("published", 1)] if winner == "approved" else []
         assert (status, served["status"], served["published_version"], history) == (
             (winner, "published", 1, events) if winner == "approved"
@@ -137,7 +139,7 @@ async def test_an_archived_rule_stays_archived_when_an_approval_races_the_archiv
         approved = approval.status == 200
         assert approved or (approval.status, (await approval.json())["error"]["code"]) in {
             (409, "conflict"), (409, "rule_archived")}, round_
-        status, served, history = await stored(tenancy, owner, rule["id"], approval_id)
+        status, served, history = await stored(tenancy, rule["id"], approval_id)
         assert (status, served["status"], history) == (
             "approved" if approved else "pending", "archived",
             [("published", 1)] if approved else []), (round_, approval.status)
