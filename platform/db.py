@@ -15,6 +15,7 @@ from typing import Self, TypeVar
 
 from aiohttp import web
 from sqlalchemy import MetaData, event, text
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -143,6 +144,17 @@ class Database:
         """Raise the driver's error when the database cannot be reached."""
         async with self.engine.connect() as connection:
             await connection.execute(text("SELECT 1"))
+
+
+async def upsert(session: AsyncSession, model: type[Base], key: dict[str, object],
+                 values: dict[str, object]) -> None:
+    """Insert the row of primary key `key` with `values`, or set `values` on it when it
+    exists, in one INSERT ... ON CONFLICT DO UPDATE (SQLite's or PostgreSQL's). Two first
+    writes of one row at once both succeed, the later one's values staying; reading "no row"
+    and then inserting failed one of them on the primary key, a 500 (issue 28)."""
+    insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
+    await session.execute(insert(model).values(**key, **values)
+                          .on_conflict_do_update(index_elements=list(key), set_=values))
 
 
 class UnitOfWork:

@@ -2,16 +2,20 @@
 
 With `four_eyes` on, PATCH cannot publish: an admin requests approval of a version, and an
 admin other than the version's author approves it (which publishes it) or rejects it. Each
-step records who and when; withdrawing a publication needs no approval.
+step records who and when; withdrawing a publication needs no approval. Every step is a
+compare-and-set, so of two racing decisions exactly one wins, on SQLite too.
 """
 
 from __future__ import annotations
+
+import datetime
 
 from ulid import ULID
 
 from insureops.platform.db import UnitOfWork
 from insureops.platform.rules_studio import repository as repo
 from insureops.platform.rules_studio.errors import (
+    ApprovalDecidedError,
     ApprovalNotFoundError,
     ApprovalStateError,
     RuleArchivedError,
@@ -22,6 +26,7 @@ from insureops.platform.rules_studio.models import RuleApproval, StudioSettings
 from insureops.platform.rules_studio.service import (
     Actor,
     StudioDeps,
+    claim,
     find,
     publish,
     version_of,
@@ -39,25 +44,22 @@ async def settings(uow: UnitOfWork, workspace_id: str) -> StudioSettings | None:
 
 async def set_four_eyes(uow: UnitOfWork, deps: StudioDeps, actor: Actor,
                         enabled: bool) -> StudioSettings:
-    found = await repo.settings(uow.session, actor.workspace_id)
-    if found is None:
-        found = StudioSettings(workspace_id=actor.workspace_id, four_eyes=enabled)
-        uow.session.add(found)
-    found.four_eyes, found.updated_by, found.updated_at = enabled, actor.user_id, deps.now()
-    await uow.session.flush()
-    return found
+    return await repo.put_settings(uow.session, actor.workspace_id, enabled, actor.user_id,
+                                   deps.now())
 
 
 async def request(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
                   number: int | None) -> RuleApproval:
-    """Ask for version `number` (default: current) to be approved for publishing."""
-    rule = await find(uow, actor.workspace_id, rule_id, lock=True)
+    """Ask for version `number` (default: current) to be approved for publishing. The rule is
+    claimed before the one-pending-request check, so two requests at once make one."""
+    rule = await find(uow, actor.workspace_id, rule_id)
     if rule.status == "archived":
         raise RuleArchivedError("The rule is archived; it cannot be published.")
     version = await version_of(uow, rule, number)
     if not version.tests_passed:
         raise TestsFailingError(f"Version {version.number} cannot be published: its embedded "
                                 "tests failed. Fix them and save a new version.")
+    await claim(uow, rule)
     if await repo.pending_approval(uow.session, rule.id, version.number) is not None:
         raise ApprovalStateError(f"An approval of version {version.number} is pending already.")
     row = RuleApproval(id=str(ULID.from_timestamp(deps.clock())), rule_id=rule.id,
@@ -68,7 +70,7 @@ async def request(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
 
 
 async def _pending(uow: UnitOfWork, actor: Actor, rule_id: str, approval_id: str):
-    rule = await find(uow, actor.workspace_id, rule_id, lock=True)
+    rule = await find(uow, actor.workspace_id, rule_id)
     row = await repo.approval(uow.session, rule.id, approval_id)
     if row is None:
         raise ApprovalNotFoundError("No such approval request for this rule.")
@@ -77,9 +79,21 @@ async def _pending(uow: UnitOfWork, actor: Actor, rule_id: str, approval_id: str
     return rule, row
 
 
+async def _decide(uow: UnitOfWork, row: RuleApproval, status: str, actor: Actor,
+                  now: datetime.datetime, comment: str | None) -> None:
+    """pending -> `status` as a compare-and-set (issue 28: approve and reject of one request
+    both succeeded on SQLite, where the row lock is a no-op); the loser is 409 `conflict`."""
+    if not await repo.decide_approval(uow.session, row, status, actor.user_id, now, comment):
+        stored = await repo.approval_status(uow.session, row.id)
+        raise ApprovalDecidedError(f"Another decision was made at the same time: the request "
+                                   f"is {stored} now.")
+
+
 async def approve(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
                   approval_id: str, comment: str | None) -> RuleApproval:
-    """Approve a pending request and publish its version, as an admin who did not write it."""
+    """Approve a pending request and publish its version, as an admin who did not write it.
+    The publish and the decision are two compare-and-sets in one transaction: either both
+    win or nothing is written."""
     rule, row = await _pending(uow, actor, rule_id, approval_id)
     if rule.status == "archived":
         raise RuleArchivedError("The rule is archived; it cannot be published.")
@@ -88,19 +102,15 @@ async def approve(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
         raise SelfApprovalError("Four eyes: an admin other than the version's author must "
                                 "approve it.")
     now = deps.now()
-    row.status, row.decided_by, row.decided_at, row.comment = (
-        "approved", actor.user_id, now, comment)
     await publish(uow, rule, row.version, actor, now)
-    await uow.session.flush()
+    await _decide(uow, row, "approved", actor, now, comment)
     return row
 
 
 async def reject(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
                  approval_id: str, comment: str | None) -> RuleApproval:
     _, row = await _pending(uow, actor, rule_id, approval_id)
-    row.status, row.decided_by, row.decided_at, row.comment = (
-        "rejected", actor.user_id, deps.now(), comment)
-    await uow.session.flush()
+    await _decide(uow, row, "rejected", actor, deps.now(), comment)
     return row
 
 

@@ -82,6 +82,20 @@ class ApprovalStateError(RulesStudioError):
     code = "invalid_transition"
 
 
+class RuleChangedError(RulesStudioError):
+    """Another request changed the rule's state (published, withdrew, archived it or saved a
+    version) between this request's read and its write: it lost the race (issue 28)."""
+
+    code = "conflict"
+
+
+class ApprovalDecidedError(RulesStudioError):
+    """Another request decided the approval request between this request's read and its
+    decision: it lost the race (issue 28)."""
+
+    code = "conflict"
+
+
 class SimulationTooLargeError(RulesStudioError):
     """More cases than one request may simulate: use the CLI for large sets."""
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 
-from sqlalchemy import and_, exists, func, or_, select
+from sqlalchemy import and_, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from insureops.platform.db import upsert
 from insureops.platform.rules_studio.models import (
     Rule,
     RuleApproval,
@@ -55,13 +57,45 @@ async def rules_page(session: AsyncSession, workspace_id: str, filters: RuleFilt
     return list((await session.execute(statement)).scalars())
 
 
-async def rule(session: AsyncSession, workspace_id: str, rule_id: str, *,
-               lock: bool = False) -> Rule | None:
-    """The workspace's rule (None for another workspace's); `lock` locks its row (PostgreSQL)."""
+async def rule(session: AsyncSession, workspace_id: str, rule_id: str) -> Rule | None:
+    """The workspace's rule (None for another workspace's)."""
     statement = select(Rule).where(Rule.id == rule_id, Rule.workspace_id == workspace_id)
-    if lock:
-        statement = statement.with_for_update()
     return (await session.execute(statement)).scalar_one_or_none()
+
+
+def _in_state_read(rule: Rule) -> tuple:
+    """The rule's row while its state (status, published and current version) is still the
+    one `rule` was read in."""
+    published = (Rule.published_version.is_(None) if rule.published_version is None
+                 else Rule.published_version == rule.published_version)
+    return (Rule.id == rule.id, Rule.status == rule.status, published,
+            Rule.current_version == rule.current_version)
+
+
+async def move_rule(session: AsyncSession, rule: Rule, **values: object) -> bool:
+    """Compare-and-set: write `values` to the rule's row only while its state is still the one
+    `rule` was read in; True when it was (`rule` then holds the values). Without `values` it
+    writes the status the rule has: nothing changes, but the row is held to the commit.
+
+    The UPDATE checks the state as it writes, so of two transactions changing one rule from
+    the state both read, exactly one wins on both engines: SQLite ignores FOR UPDATE, but the
+    second's UPDATE waits for the first's write lock; on PostgreSQL it waits for the first's
+    row lock and then re-reads the row (READ COMMITTED). Either way it matches nothing.
+    """
+    statement = (update(Rule).where(*_in_state_read(rule))
+                 .values(**(values or {"status": rule.status}))
+                 .execution_options(synchronize_session="evaluate"))
+    return (await session.execute(statement)).rowcount == 1
+
+
+async def archive_rule(session: AsyncSession, rule: Rule, **values: object) -> bool:
+    """Archive the rule unless it is archived, in one statement (a compare-and-set on "not
+    archived": archiving is allowed from every other state); False when it was archived
+    already, by another request or before."""
+    statement = (update(Rule).where(Rule.id == rule.id, Rule.status != "archived")
+                 .values(status="archived", **values)
+                 .execution_options(synchronize_session="evaluate"))
+    return (await session.execute(statement)).rowcount == 1
 
 
 async def rule_by_name(session: AsyncSession, workspace_id: str, name: str) -> Rule | None:
@@ -105,6 +139,15 @@ async def settings(session: AsyncSession, workspace_id: str) -> StudioSettings |
     return await session.get(StudioSettings, workspace_id)
 
 
+async def put_settings(session: AsyncSession, workspace_id: str, four_eyes: bool,
+                       updated_by: str, updated_at: datetime.datetime) -> StudioSettings:
+    """Write the workspace's studio settings in one upsert (`db.upsert`: the first two PUTs of
+    a workspace at once both inserted, one a 500)."""
+    await upsert(session, StudioSettings, {"workspace_id": workspace_id}, {
+        "four_eyes": four_eyes, "updated_by": updated_by, "updated_at": updated_at})
+    return await session.get(StudioSettings, workspace_id, populate_existing=True)
+
+
 async def approvals(session: AsyncSession, rule_id: str) -> list[RuleApproval]:
     statement = (select(RuleApproval).where(RuleApproval.rule_id == rule_id)
                  .order_by(RuleApproval.requested_at, RuleApproval.id))
@@ -114,6 +157,26 @@ async def approvals(session: AsyncSession, rule_id: str) -> list[RuleApproval]:
 async def approval(session: AsyncSession, rule_id: str, approval_id: str) -> RuleApproval | None:
     statement = select(RuleApproval).where(RuleApproval.id == approval_id,
                                            RuleApproval.rule_id == rule_id)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def decide_approval(session: AsyncSession, row: RuleApproval, status: str,
+                          decided_by: str, decided_at: datetime.datetime,
+                          comment: str | None) -> bool:
+    """pending -> `status` in one conditional UPDATE: True for the one caller that found the
+    request still pending (its row then holds the decision); of two racing decisions the
+    second's UPDATE matches nothing, on both engines (as `move_rule`)."""
+    statement = (update(RuleApproval)
+                 .where(RuleApproval.id == row.id, RuleApproval.status == "pending")
+                 .values(status=status, decided_by=decided_by, decided_at=decided_at,
+                         comment=comment)
+                 .execution_options(synchronize_session="evaluate"))
+    return (await session.execute(statement)).rowcount == 1
+
+
+async def approval_status(session: AsyncSession, approval_id: str) -> str | None:
+    """The request's status as stored now (not as the session read it before)."""
+    statement = select(RuleApproval.status).where(RuleApproval.id == approval_id)
     return (await session.execute(statement)).scalar_one_or_none()
 
 

@@ -32,6 +32,7 @@ from insureops.platform.rules_studio import (
     views,
 )
 from insureops.platform.rules_studio.errors import (
+    ApprovalDecidedError,
     ApprovalNotFoundError,
     ApprovalRequiredError,
     ApprovalStateError,
@@ -41,6 +42,7 @@ from insureops.platform.rules_studio.errors import (
     PublishRequestError,
     RecordNotApplicableError,
     RuleArchivedError,
+    RuleChangedError,
     RuleNameTakenError,
     RuleNotFoundError,
     RuleNotPublishedError,
@@ -105,6 +107,8 @@ routes.map_error(ApprovalRequiredError, 409, "approval_required")
 routes.map_error(SelfApprovalError, 403, "self_approval")
 routes.map_error(ApprovalNotFoundError, 404, "not_found")
 routes.map_error(ApprovalStateError, 409, "invalid_transition")
+routes.map_error(RuleChangedError, 409, "conflict")
+routes.map_error(ApprovalDecidedError, 409, "conflict")
 routes.map_error(SimulationTooLargeError, 413, "simulation_too_large")
 routes.map_error(SimulationTooSlowError, 422, "simulation_too_slow")
 routes.map_error(RuleNotPublishedError, 409, "rule_not_published")

@@ -24,6 +24,7 @@ from insureops.platform.rules_studio.errors import (
     InvalidCursorError,
     PublishRequestError,
     RuleArchivedError,
+    RuleChangedError,
     RuleNameTakenError,
     RuleNotFoundError,
     StaleVersionError,
@@ -84,8 +85,8 @@ def decode_cursor(cursor: str) -> str:
         raise InvalidCursorError("The cursor is invalid.") from None
 
 
-async def _analyse(deps: StudioDeps, actor: Actor, source: str) -> Analysis:
-    return await deps.work.analyse(actor.workspace_id, source, deps.today())
+async def _analyse(deps: StudioDeps, workspace_id: str, source: str) -> Analysis:
+    return await deps.work.analyse(workspace_id, source, deps.today())
 
 
 def _version(rule_id: str, number: int, source: str, analysis: Analysis, actor: Actor,
@@ -107,7 +108,7 @@ async def _flush_unique(uow: UnitOfWork, *rows: object, error: Exception) -> Non
 async def create(uow: UnitOfWork, deps: StudioDeps, actor: Actor, source: str,
                  title: str | None, kind: str) -> tuple[Rule, RuleVersion]:
     """A new draft rule with version 1; RulesetInvalidError when the source has an error."""
-    analysis = await _analyse(deps, actor, source)
+    analysis = await _analyse(deps, actor.workspace_id, source)
     taken = RuleNameTakenError(f"A rule named {analysis.name} exists in this workspace; "
                                "change that rule instead, or rename the ruleset.")
     if await repo.rule_by_name(uow.session, actor.workspace_id, analysis.name) is not None:
@@ -124,9 +125,8 @@ async def create(uow: UnitOfWork, deps: StudioDeps, actor: Actor, source: str,
     return rule, first
 
 
-async def find(uow: UnitOfWork, workspace_id: str, rule_id: str, *,
-               lock: bool = False) -> Rule:
-    rule = await repo.rule(uow.session, workspace_id, rule_id, lock=lock)
+async def find(uow: UnitOfWork, workspace_id: str, rule_id: str) -> Rule:
+    rule = await repo.rule(uow.session, workspace_id, rule_id)
     if rule is None:
         raise RuleNotFoundError("No such rule in this workspace.")
     return rule
@@ -178,74 +178,114 @@ def check_current(rule: Rule, if_match: int | None) -> None:
 
 async def update(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
                  changes: Changes, if_match: int | None) -> tuple[Rule, RuleVersion]:
-    """Apply `changes`; a source that differs from the current version's makes a new version."""
-    rule = await find(uow, actor.workspace_id, rule_id, lock=True)
+    """Apply `changes`; a source that differs from the current version's makes a new version.
+
+    Everything is checked first; then the rule is claimed (`claim`: the state read is still
+    the stored one), and only then written, so a change racing another one is 409."""
+    rule = await find(uow, actor.workspace_id, rule_id)
     if rule.status == "archived":
         raise RuleArchivedError("The rule is archived; it can be read but not changed.")
     check_current(rule, if_match)
+    if changes.status == "draft" and changes.published_version is not None:
+        raise PublishRequestError("Give either published_version (publish) or status "
+                                  "draft (withdraw publication), not both.")
+    publishing = changes.status != "draft" and (changes.published_version is not None
+                                                or changes.status == "published")
+    if publishing:
+        await _refuse_under_four_eyes(uow, rule)
     current = await version_of(uow, rule, None)
+    analysis = await _new_analysis(uow, deps, rule, current, changes.source)
     now = deps.now()
-    if changes.source is not None and content_hash(changes.source) != current.content_hash:
-        analysis = await _analyse(deps, actor, changes.source)
-        if analysis.name != rule.name:
-            other = await repo.rule_by_name(uow.session, actor.workspace_id, analysis.name)
-            if other is not None:
-                raise RuleNameTakenError(f"A rule named {analysis.name} exists in this "
-                                         "workspace.")
-            rule.name = analysis.name
-        current = _version(rule.id, rule.current_version + 1, changes.source, analysis, actor,
-                           now)
-        await _flush_unique(uow, current, error=StaleVersionError(
-            "Another change was saved at the same time; read the rule again."))
-        rule.current_version = current.number
+    await claim(uow, rule, saving=analysis is not None, updated_by=actor.user_id,
+                updated_at=now)
+    if analysis is not None:
+        current = await _save_version(uow, rule, changes.source, analysis, actor, now)
     if changes.title is not None:
         rule.title = changes.title
     if changes.kind is not None:
         rule.kind = changes.kind
-    rule.updated_by, rule.updated_at = actor.user_id, now
     if changes.status == "archived":
         rule.status = "archived"
     elif changes.status == "draft":
-        if changes.published_version is not None:
-            raise PublishRequestError("Give either published_version (publish) or status "
-                                      "draft (withdraw publication), not both.")
         await _unpublish(uow, rule, actor, now)
-    elif changes.published_version is not None or changes.status == "published":
-        settings = await repo.settings(uow.session, actor.workspace_id)
-        if settings is not None and settings.four_eyes:
-            raise ApprovalRequiredError(
-                "This workspace requires four eyes: request approval with POST "
-                f"/api/rules/rules/{rule.id}/approvals/; another admin approves it.")
+    elif publishing:
         await publish(uow, rule, changes.published_version or rule.current_version, actor, now)
     await uow.session.flush()
     return rule, current
 
 
+async def _refuse_under_four_eyes(uow: UnitOfWork, rule: Rule) -> None:
+    settings = await repo.settings(uow.session, rule.workspace_id)
+    if settings is not None and settings.four_eyes:
+        raise ApprovalRequiredError(
+            "This workspace requires four eyes: request approval with POST "
+            f"/api/rules/rules/{rule.id}/approvals/; another admin approves it.")
+
+
+async def _new_analysis(uow: UnitOfWork, deps: StudioDeps, rule: Rule, current: RuleVersion,
+                        source: str | None) -> Analysis | None:
+    """The analysis of `source` when it differs from the current version's (None when it does
+    not), its ruleset name checked against the workspace's other rules."""
+    if source is None or content_hash(source) == current.content_hash:
+        return None
+    analysis = await _analyse(deps, rule.workspace_id, source)
+    if analysis.name != rule.name:
+        other = await repo.rule_by_name(uow.session, rule.workspace_id, analysis.name)
+        if other is not None:
+            raise RuleNameTakenError(f"A rule named {analysis.name} exists in this workspace.")
+    return analysis
+
+
+async def _save_version(uow: UnitOfWork, rule: Rule, source: str, analysis: Analysis,
+                        actor: Actor, now: datetime.datetime) -> RuleVersion:
+    rule.name = analysis.name
+    version = _version(rule.id, rule.current_version + 1, source, analysis, actor, now)
+    await _flush_unique(uow, version, error=StaleVersionError(
+        "Another change was saved at the same time; read the rule again."))
+    rule.current_version = version.number
+    return version
+
+
+async def claim(uow: UnitOfWork, rule: Rule, *, saving: bool = False,
+                **values: object) -> None:
+    """Write `values` (none: hold the row) as a compare-and-set on the state `rule` was read
+    in; lost to another request that changed it meanwhile: 409 `version_conflict` when this
+    one saves a version (`saving`), else `conflict`. Every change of a rule starts with one,
+    so its checks were made on the state it changes, on SQLite too (issue 28)."""
+    if await repo.move_rule(uow.session, rule, **values):
+        return
+    if saving:
+        raise StaleVersionError("Another change was saved at the same time; read the rule "
+                                "again and reapply your change.")
+    raise RuleChangedError("The rule was changed by another request at the same time; read "
+                           "it again.")
+
+
 async def publish(uow: UnitOfWork, rule: Rule, number: int, actor: Actor,
                   now: datetime.datetime) -> None:
     """Point `published_version` at version `number` (an older one rolls back); a version
-    whose embedded tests failed is refused. Recorded in the publication history."""
+    whose embedded tests failed is refused. A compare-and-set on the state `rule` was read in
+    (`claim`); recorded in the publication history when the pointer moved."""
     version = await version_of(uow, rule, number)
     if not version.tests_passed:
         failed = [t["description"] for t in version.tests if not t["passed"]]
         raise TestsFailingError(f"Version {number} cannot be published: its embedded tests "
                                 f"failed ({'; '.join(failed)}). Fix them and save a new version.")
-    if rule.published_version == number and rule.status == "published":
-        return
-    rule.published_version, rule.status = number, "published"
-    await repo.add(uow.session, RulePublication(rule_id=rule.id, version=number,
-                                                action="published", actor_id=actor.user_id,
-                                                at=now))
+    unchanged = rule.published_version == number and rule.status == "published"
+    await claim(uow, rule, published_version=number, status="published")
+    if not unchanged:
+        await repo.add(uow.session, RulePublication(rule_id=rule.id, version=number,
+                                                    action="published",
+                                                    actor_id=actor.user_id, at=now))
 
 
 async def _unpublish(uow: UnitOfWork, rule: Rule, actor: Actor, now: datetime.datetime) -> None:
-    if rule.published_version is None:
-        rule.status = "draft"
-        return
-    withdrawn, rule.published_version, rule.status = rule.published_version, None, "draft"
-    await repo.add(uow.session, RulePublication(rule_id=rule.id, version=withdrawn,
-                                                action="unpublished", actor_id=actor.user_id,
-                                                at=now))
+    withdrawn = rule.published_version
+    await claim(uow, rule, published_version=None, status="draft")
+    if withdrawn is not None:
+        await repo.add(uow.session, RulePublication(rule_id=rule.id, version=withdrawn,
+                                                    action="unpublished",
+                                                    actor_id=actor.user_id, at=now))
 
 
 async def history(uow: UnitOfWork, workspace_id: str, rule_id: str) -> list[RulePublication]:
@@ -255,11 +295,12 @@ async def history(uow: UnitOfWork, workspace_id: str, rule_id: str) -> list[Rule
 
 
 async def archive(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str) -> Rule:
-    """Archive the rule (idempotent): its versions stay readable; it no longer executes."""
-    rule = await find(uow, actor.workspace_id, rule_id, lock=True)
+    """Archive the rule (idempotent, also when another request archives it at the same time):
+    its versions stay readable; it no longer executes."""
+    rule = await find(uow, actor.workspace_id, rule_id)
     if rule.status != "archived":
-        rule.status = "archived"
-        rule.updated_by, rule.updated_at = actor.user_id, deps.now()
+        await repo.archive_rule(uow.session, rule, updated_by=actor.user_id,
+                                updated_at=deps.now())
     return rule
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+import datetime
+
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.api_keys import ApiKey
+from insureops.platform.db import upsert
 from insureops.platform.tenant_databases import TenantDatabase
 
 
@@ -22,19 +25,40 @@ async def live_keys(session: AsyncSession, workspace_id: str) -> list[ApiKey]:
     return list((await session.execute(statement)).scalars())
 
 
-async def live_key(session: AsyncSession, workspace_id: str, key_id: str) -> ApiKey | None:
-    """One unrevoked key, only when it belongs to `workspace_id`."""
-    statement = select(ApiKey).where(ApiKey.id == key_id, ApiKey.workspace_id == workspace_id,
-                                     ApiKey.revoked_at.is_(None))
-    return (await session.execute(statement)).scalar_one_or_none()
+async def revoke_key(session: AsyncSession, workspace_id: str, key_id: str,
+                     now: datetime.datetime) -> bool:
+    """Revoke an unrevoked key of the workspace in one conditional UPDATE; False when there
+    is none (unknown, another workspace's, or revoked already, also by a request at the same
+    moment: of two revokes exactly one changes the row, on both engines)."""
+    result = await session.execute(
+        update(ApiKey)
+        .where(ApiKey.id == key_id, ApiKey.workspace_id == workspace_id,
+               ApiKey.revoked_at.is_(None))
+        .values(revoked_at=now).execution_options(synchronize_session=False))
+    return result.rowcount == 1
 
 
 async def database_of(session: AsyncSession, workspace_id: str) -> TenantDatabase | None:
     return await session.get(TenantDatabase, workspace_id)
 
 
+async def record_test(session: AsyncSession, workspace_id: str, url_encrypted: str,
+                      values: dict[str, object]) -> bool:
+    """Write a test's outcome (`values`) to the workspace's connection only while it is still
+    the one tested (its ciphertext, different for every save, as read before the test): one
+    saved or deleted during the test keeps none of it. False when nothing was written."""
+    result = await session.execute(
+        update(TenantDatabase)
+        .where(TenantDatabase.workspace_id == workspace_id,
+               TenantDatabase.url_encrypted == url_encrypted)
+        .values(**values).execution_options(synchronize_session=False))
+    return result.rowcount == 1
+
+
 async def put_database(session: AsyncSession, row: TenantDatabase) -> TenantDatabase:
-    """Insert or replace the workspace's connection."""
-    merged = await session.merge(row)
-    await session.flush()
-    return merged
+    """Insert or replace the workspace's connection, in one upsert (`db.upsert`: two first
+    saves at once both inserted, one a 500)."""
+    values = {column.key: getattr(row, column.key) for column in TenantDatabase.__table__.columns
+              if column.key != "workspace_id"}
+    await upsert(session, TenantDatabase, {"workspace_id": row.workspace_id}, values)
+    return await session.get(TenantDatabase, row.workspace_id, populate_existing=True)

@@ -86,11 +86,11 @@ async def list_api_keys(uow: UnitOfWork, workspace_id: str) -> list[ApiKey]:
 
 async def revoke_api_key(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
                          key_id: str) -> None:
-    """Revoke at once: the next request with the key is 401 invalid_api_key."""
-    row = await repo.live_key(uow.session, workspace_id, key_id)
-    if row is None:
+    """Revoke at once: the next request with the key is 401 invalid_api_key. A key revoked
+    already is 404, also when another request revoked it at the same moment (issue 28: both
+    answered 204, the later one moving the revocation time)."""
+    if not await repo.revoke_key(uow.session, workspace_id, key_id, deps.now()):
         raise ApiKeyNotFoundError("No such API key in this workspace.")
-    row.revoked_at = deps.now()
 
 
 async def _checked(deps: SettingsDeps, raw_url: str, workspace_id: str) -> CheckedUrl:
@@ -119,21 +119,22 @@ async def get_database(uow: UnitOfWork, workspace_id: str) -> TenantDatabase | N
 
 async def run_database_test(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
                         raw_url: str | None) -> ConnectionReport:
-    """Test `raw_url`, or the saved connection (whose row then keeps the result)."""
-    row = None
+    """Test `raw_url`, or the saved connection (whose row then keeps the result, unless
+    another connection was saved during the test: issue 28 audit)."""
+    tested = None
     if raw_url is None:
         row = await repo.database_of(uow.session, workspace_id)
         if row is None:
             raise DatabaseNotConfiguredError("Save a database connection first, or send a url.")
-        raw_url = decrypt_url(deps.fernet, row.url_encrypted)
+        tested, raw_url = row.url_encrypted, decrypt_url(deps.fernet, row.url_encrypted)
     checked = await _checked(deps, raw_url, workspace_id)
     await uow.commit()  # no transaction stays open during the outbound connection
     report = await try_connection(checked, deps.settings.tenant_database_timeout_seconds)
-    if row is not None:
-        row = await repo.database_of(uow.session, workspace_id)
-        if row is not None:
-            row.last_test_at, row.last_test_ok = deps.now(), report.ok
-            row.last_test_latency_ms, row.last_test_error = report.latency_ms, report.error
-            if report.ok:
-                row.schema_version = report.schema_version
+    if tested is not None:
+        values: dict[str, object] = {
+            "last_test_at": deps.now(), "last_test_ok": report.ok,
+            "last_test_latency_ms": report.latency_ms, "last_test_error": report.error}
+        if report.ok:
+            values["schema_version"] = report.schema_version
+        await repo.record_test(uow.session, workspace_id, tested, values)
     return report

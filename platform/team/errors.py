@@ -51,6 +51,13 @@ class InvitationStateError(TeamError):
     code = "invalid_transition"
 
 
+class InvitationChangedError(TeamError):
+    """Another request accepted, revoked or resent the invitation between this request's read
+    and its write: it lost the race (issue 28)."""
+
+    code = "conflict"
+
+
 class InvalidInvitationTokenError(TeamError):
     """Unknown invitation or wrong token (deliberately indistinguishable)."""
 

@@ -34,16 +34,6 @@ async def member(session: AsyncSession, workspace_id: str,
     return None if row is None else (row[0], row[1])
 
 
-async def lock_owners(session: AsyncSession, workspace_id: str) -> list[str]:
-    """The owners' user ids, rows locked (PostgreSQL; SQLite ignores FOR UPDATE) so that
-    owner changes of one workspace wait for each other. set_role and delete_non_owner hold the
-    invariant on both engines; this lock makes their check see the other's committed change."""
-    statement = (select(Membership.user_id)
-                 .where(Membership.workspace_id == workspace_id, Membership.role == "owner")
-                 .order_by(Membership.user_id).with_for_update())
-    return list((await session.execute(statement)).scalars())
-
-
 def _owner_count(workspace_id: str):
     owners = aliased(Membership)
     return (select(func.count()).select_from(owners)
@@ -56,9 +46,11 @@ async def set_role(session: AsyncSession, workspace_id: str, user_id: str, role:
     is gone, or is an owner and no other owner remains).
 
     The owner count is read by the UPDATE itself, so the check and the write are one statement:
-    on SQLite, which serialises writers but ignores FOR UPDATE, two owners demoting each other
-    cannot both pass; on PostgreSQL, lock_owners makes the second wait, and its UPDATE then
-    counts the first one's committed change (READ COMMITTED reads per statement).
+    on SQLite, which serialises writers, two owners demoting each other cannot both pass. On
+    PostgreSQL two such UPDATEs touch different rows and would not wait for each other (each
+    counting two owners): the caller holds the workspace first (`hold_workspace`), so the
+    second waits and its UPDATE counts the first one's committed change (READ COMMITTED reads
+    per statement).
     """
     statement = update(Membership).where(Membership.workspace_id == workspace_id,
                                          Membership.user_id == user_id)
@@ -78,6 +70,17 @@ async def delete_non_owner(session: AsyncSession, workspace_id: str, user_id: st
                                  Membership.user_id == user_id, Membership.role != "owner")
         .execution_options(synchronize_session=False))
     return result.rowcount == 1
+
+
+async def hold_workspace(session: AsyncSession, workspace_id: str) -> None:
+    """Hold the workspace's row to the commit: an UPDATE that changes nothing, so that the
+    checks and writes after it see every change committed before, on both engines (SQLite
+    ignores FOR UPDATE; there the UPDATE waits for the write lock, on PostgreSQL for the row
+    lock). Two invitations of one address at once: the second sees the first; two owners
+    demoting each other: the second counts one owner."""
+    await session.execute(update(Workspace).where(Workspace.tenant_id == workspace_id)
+                          .values(name=Workspace.name)
+                          .execution_options(synchronize_session=False))
 
 
 async def member_by_email(session: AsyncSession, workspace_id: str, email: str) -> User | None:
@@ -144,6 +147,35 @@ async def claim_invitation(session: AsyncSession, invitation_id: str, token_hash
                Invitation.status == "pending", Invitation.expires_at > now)
         .values(status="accepted", accepted_at=now)
         .execution_options(synchronize_session=False))
+    return result.rowcount == 1
+
+
+async def revoke_invitation(session: AsyncSession, invitation: Invitation,
+                            now: datetime.datetime) -> bool:
+    """pending -> revoked in one conditional UPDATE: True for the one caller that found it
+    pending (the object then holds the change). Of a revoke and an accept (or another revoke)
+    at the same moment, the second UPDATE matches nothing, on SQLite (which serialises writers
+    and ignores FOR UPDATE) and on PostgreSQL (it waits for the row lock, then re-reads)."""
+    result = await session.execute(
+        update(Invitation)
+        .where(Invitation.id == invitation.id, Invitation.status == "pending")
+        .values(status="revoked", revoked_at=now)
+        .execution_options(synchronize_session="evaluate"))
+    return result.rowcount == 1
+
+
+async def reissue_invitation(session: AsyncSession, invitation: Invitation, token_hash: str,
+                             now: datetime.datetime, expires_at: datetime.datetime) -> bool:
+    """A new token and expiry for a pending invitation whose token is still the one read (a
+    compare-and-set, as `revoke_invitation`): of two resends, or a resend and an accept or
+    revoke at the same moment, one wins; True for it."""
+    result = await session.execute(
+        update(Invitation)
+        .where(Invitation.id == invitation.id, Invitation.status == "pending",
+               Invitation.token_hash == invitation.token_hash)
+        .values(token_hash=token_hash, sent_at=now, expires_at=expires_at,
+                send_count=Invitation.send_count + 1)
+        .execution_options(synchronize_session="evaluate"))
     return result.rowcount == 1
 
 

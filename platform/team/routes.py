@@ -19,6 +19,7 @@ from insureops.platform.team import service
 from insureops.platform.team.errors import (
     AlreadyMemberError,
     InvalidInvitationTokenError,
+    InvitationChangedError,
     InvitationExpiredError,
     InvitationNotFoundError,
     InvitationPendingError,
@@ -64,6 +65,7 @@ routes.map_error(OwnerRemovalError, 409, "owner_cannot_be_removed")
 routes.map_error(AlreadyMemberError, 409, "already_member")
 routes.map_error(InvitationPendingError, 409, "invitation_pending")
 routes.map_error(InvitationStateError, 409, "invalid_transition")
+routes.map_error(InvitationChangedError, 409, "conflict")
 routes.map_error(InvalidInvitationTokenError, 401, "invalid_token")
 for closed in (InvitationUsedError, InvitationRevokedError, InvitationExpiredError):
     routes.map_error(closed, 410, closed.code)  # the link no longer works: Gone

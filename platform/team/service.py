@@ -28,6 +28,7 @@ from insureops.platform.team import repository as repo
 from insureops.platform.team.errors import (
     AlreadyMemberError,
     InvalidInvitationTokenError,
+    InvitationChangedError,
     InvitationClosedError,
     InvitationExpiredError,
     InvitationNotFoundError,
@@ -39,6 +40,7 @@ from insureops.platform.team.errors import (
     MemberNotFoundError,
     NewUserDetailsError,
     OwnerRemovalError,
+    TeamError,
 )
 from insureops.platform.team.invitations import (
     INVITATION_LIFETIME,
@@ -109,7 +111,7 @@ async def change_role(uow: UnitOfWork, workspace_id: str, user_id: str,
     """Set a member's role. Making someone owner adds an owner (ownership moves when the old
     owner then steps down); the last owner cannot be demoted, even by concurrent requests
     (issue 17: two owners demoting each other at once left a workspace without one)."""
-    await repo.lock_owners(uow.session, workspace_id)
+    await repo.hold_workspace(uow.session, workspace_id)
     user, membership = await _member(uow, workspace_id, user_id)
     if not await repo.set_role(uow.session, workspace_id, user_id, role):
         if await repo.member(uow.session, workspace_id, user_id) is None:
@@ -122,7 +124,7 @@ async def change_role(uow: UnitOfWork, workspace_id: str, user_id: str,
 async def remove_member(uow: UnitOfWork, workspace_id: str, user_id: str) -> None:
     """Remove a member (admins may); owners are not removed, an owner steps down first. The
     role is checked by the DELETE itself, so a member made owner meanwhile stays."""
-    await repo.lock_owners(uow.session, workspace_id)
+    await repo.hold_workspace(uow.session, workspace_id)
     await _member(uow, workspace_id, user_id)
     if not await repo.delete_non_owner(uow.session, workspace_id, user_id):
         if await repo.member(uow.session, workspace_id, user_id) is None:
@@ -145,8 +147,10 @@ class Sent:
 
 async def invite(uow: UnitOfWork, deps: TeamDeps, inviter: Inviter, email: str,
                  role: str) -> Sent:
-    """Create a pending invitation and e-mail its link (after the commit)."""
+    """Create a pending invitation and e-mail its link (after the commit). The workspace is
+    held first, so of two invitations of one address at once one is 409 (issue 28 audit)."""
     email, now = normalise_email(email), deps.now()
+    await repo.hold_workspace(uow.session, inviter.workspace_id)
     if await repo.member_by_email(uow.session, inviter.workspace_id, email) is not None:
         raise AlreadyMemberError("This address already belongs to a member of the workspace.")
     if await repo.pending_invitation_for(uow.session, inviter.workspace_id, email, now):
@@ -190,24 +194,35 @@ def _a(word: str) -> str:
 
 async def revoke(uow: UnitOfWork, deps: TeamDeps, workspace_id: str,
                  invitation_id: str) -> Invitation:
-    """pending (or expired) -> revoked: the token stops working at once."""
+    """pending (or expired) -> revoked: the token stops working at once. A compare-and-set, so
+    an accept at the same moment either wins (409 here) or is refused (issue 28)."""
     invitation = await _invitation(uow, workspace_id, invitation_id)
     if invitation.status != "pending":
         raise InvitationStateError(f"{_a(invitation.status)} invitation cannot be revoked.")
-    invitation.status, invitation.revoked_at = "revoked", deps.now()
+    if not await repo.revoke_invitation(uow.session, invitation, deps.now()):
+        raise await _changed(uow, invitation)
     return invitation
 
 
 async def resend(uow: UnitOfWork, deps: TeamDeps, inviter: Inviter, invitation_id: str) -> Sent:
-    """A new token and expiry (the old token stops working), e-mailed again."""
+    """A new token and expiry (the old token stops working), e-mailed again. A compare-and-set
+    on the token read: of two resends at once one e-mails, the other is 409."""
     invitation = await _invitation(uow, inviter.workspace_id, invitation_id)
     if invitation.status != "pending":
         raise InvitationStateError(f"{_a(invitation.status)} invitation cannot be resent.")
     now, token = deps.now(), new_token()
-    invitation.token_hash, invitation.sent_at = hash_token(token), now
-    invitation.expires_at = now + INVITATION_LIFETIME
-    invitation.send_count += 1
+    if not await repo.reissue_invitation(uow.session, invitation, hash_token(token), now,
+                                         now + INVITATION_LIFETIME):
+        raise await _changed(uow, invitation)
     return await _mail(uow, deps, inviter, invitation, token)
+
+
+async def _changed(uow: UnitOfWork, invitation: Invitation) -> InvitationChangedError:
+    """The error of a request whose compare-and-set found the invitation changed meanwhile."""
+    await uow.session.refresh(invitation)
+    happened = "resent" if invitation.status == "pending" else invitation.status
+    return InvitationChangedError(f"The invitation was {happened} by another request at the "
+                                  "same time; read it again.")
 
 
 @dataclass(frozen=True)
@@ -253,7 +268,7 @@ async def accept(uow: UnitOfWork, deps: TeamDeps, invitation_id: str,
     password_hash = await _new_password_hash(deps, invitation.email, acceptance) if new_user \
         else None
     if not await repo.claim_invitation(uow.session, invitation.id, invitation.token_hash, now):
-        raise InvitationUsedError("This invitation was already accepted.")
+        raise await _lost_claim(uow, invitation, acceptance.token, now)
     if new_user:
         user = await _new_user(uow, invitation.email, acceptance.name.strip(), password_hash,
                                user, now)
@@ -265,6 +280,16 @@ async def accept(uow: UnitOfWork, deps: TeamDeps, invitation_id: str,
                                                role=invitation.role, created_at=now))
     return Accepted(await repo.workspace(uow.session, invitation.workspace_id), user, role,
                     new_user)
+
+
+async def _lost_claim(uow: UnitOfWork, invitation: Invitation, token: str,
+                      now: datetime.datetime) -> TeamError:
+    """Why an accept's claim found nothing pending: the invitation was accepted, revoked or
+    resent (the token is dead) by another request meanwhile, as stored now."""
+    await uow.session.refresh(invitation)
+    if not token_matches(invitation.token_hash, token):
+        return InvalidInvitationTokenError("The invitation link is invalid.")
+    return _closed(invitation, now)
 
 
 async def _new_password_hash(deps: TeamDeps, email: str, acceptance: Acceptance) -> str:
