@@ -14,6 +14,9 @@ from insureops.carrier_matching.lines import LINE_CODES
 from insureops.carrier_matching.market import Carrier, Problem, Product
 
 MANIFEST_NAME = "carrier.toml"
+# Arrays and inline tables nested deeper than this are refused before tomllib reads them: its
+# recursive descent raised RecursionError at a few hundred levels (issue 28). A manifest needs 2.
+MAX_MANIFEST_DEPTH = 64
 RATINGS = frozenset({"A++", "A+", "A", "A-", "B++", "B+", "B", "B-", "C++", "C+", "C", "C-",
                      "D", "E", "F", "S", "NR"})
 MARKETS = ("admitted", "surplus_lines")
@@ -24,6 +27,15 @@ CARRIER_FIELDS = ("id", "name", "naic_code", "rating", "market", "states", "webs
 PRODUCT_FIELDS = ("id", "line", "name", "description", "states", "minimum_premium", "max_limit",
                   "max_aggregate", "admitted", "active", "appetite")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*=")
+# What may hold a bracket without nesting: the four kinds of string (a multi-line one may end
+# in up to two extra quotes) and comments; then the brackets themselves.
+_NESTING = re.compile(
+    r'"""(?:[^\\]|\\.)*?"{3,5}'
+    r"|'''.*?'{3,5}"
+    r'|"(?:[^"\\\n]|\\.)*"'
+    r"|'[^'\n]*'"
+    r"|#[^\n]*"
+    r"|[\[\]{}]", re.DOTALL)
 
 
 @dataclass
@@ -145,6 +157,11 @@ class _Reader:
 def parse_manifest(path: str, text: str) -> ManifestResult:
     """The carrier and products that the manifest at `path` (its text) describes."""
     result = ManifestResult()
+    deep = _too_deep(text)
+    if deep is not None:
+        result.problems.append(Problem(path, *deep, "manifest_too_deep", "arrays or inline "
+                                       f"tables nested deeper than {MAX_MANIFEST_DEPTH} levels"))
+        return result
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -246,6 +263,24 @@ def _parse_product(reader: _Reader, carrier: Carrier | None, folder: str) -> Pro
     appetite_path = f"{folder}/{appetite}" if folder else appetite
     return Product(f"{carrier.id}/{code}", carrier.id, line, name, description, states,
                    minimum_premium, max_limit, max_aggregate, admitted, appetite_path, active)
+
+
+def _too_deep(text: str) -> tuple[int, int] | None:
+    """Line and column of the outermost bracket of a value nested deeper than the bound, else
+    None. Brackets count outside strings and comments (a table header counts one or two
+    levels), so this never sees less nesting than tomllib would."""
+    depth = start = 0
+    for match in _NESTING.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            start = match.start() if depth <= 0 else start
+            depth = max(depth, 0) + 1
+            if depth > MAX_MANIFEST_DEPTH:
+                line_start = text.rfind("\n", 0, start) + 1
+                return text.count("\n", 0, start) + 1, start - line_start + 1
+        elif token in ("]", "}"):
+            depth -= 1
+    return None
 
 
 def _toml_position(message: str) -> tuple[int | None, int | None]:

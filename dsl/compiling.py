@@ -1,9 +1,9 @@
 """From checked IR to a compiled ruleset, without the parser: what a cached check compiles.
 
 `CheckedRuleset` is what the checker hands the engine: the ruleset's IR and the JSON schema of
-each declared input. It pickles, so a caller may keep it (the CLI keeps one per rules file, see
-platform/cli/ruleset_cache.py) and compile it later with `compile_checked`, which imports the
-engine but not lark.
+each declared input. A caller may keep it (the CLI keeps one per rules file as data, see
+engine/ir/data.py and platform/cli/ruleset_cache.py) and compile it later with
+`compile_checked`, which imports the engine but not lark.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from insureops.platform.accounts.session_auth import authenticate_session, refre
 from insureops.platform.api_key_cache import ApiKeyCache
 from insureops.platform.api_keys import authenticate_api_key
 from insureops.platform.auth import Authenticator, Authenticators, AuthKind
+from insureops.platform.bodies import request_target_middleware
 from insureops.platform.carrier_finder import routes as carrier_finder
 from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.compute.heavy_work import (
@@ -102,7 +103,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     `clock` (Unix seconds) drives the rate-limit windows and every expiry (codes, sessions).
     """
     app = web.Application(
-        middlewares=[request_id_middleware, error_middleware],
+        middlewares=[request_id_middleware, error_middleware, request_target_middleware],
         client_max_size=max(settings.max_body_bytes, settings.simulation_max_body_bytes),
     )
     app[SETTINGS] = settings

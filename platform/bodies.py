@@ -1,10 +1,12 @@
-"""Request input: JSON bodies read within a size cap, validation of bodies, query strings and
-path parameters into pydantic models, and the request headers handlers read (If-Match)."""
+"""Request input: the target's characters, JSON bodies read within a size cap, validation
+of bodies, query strings and path parameters into pydantic models, and the request headers
+handlers read (If-Match)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -17,8 +19,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from insureops.engine.inputs import jsonio
 from insureops.platform.columns import BIGINT_MAX, INTEGER_MAX, UNSTORABLE, column_integer
-from insureops.platform.errors import ApiError, ClientDisconnectedError
+from insureops.platform.errors import ApiError, ClientDisconnectedError, Handler
 from insureops.platform.keys import BODY_THREADS
+
+logger = logging.getLogger("insureops.platform.bodies")
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 # The API's one policy for fields it does not know, in bodies and query strings alike: 400
@@ -32,6 +36,24 @@ UNKNOWN_FIELDS_REFUSED = ConfigDict(extra="forbid")
 BODY_LIMITS = jsonio.ReadLimits()
 # Bodies larger than this are decoded and validated off the event loop.
 OFF_LOOP_BYTES = 64 * 1024
+
+
+# What no header may carry (RFC 9110 5.5; aiohttp refuses to write it): C0 controls but tab,
+# and DEL. Percent-encoded in a path or query they decode into text a handler may echo.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+@web.middleware
+async def request_target_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """400 `bad_request` for a target whose decoded path or query holds a control character,
+    before any route: echoed into a redirect's `Location` (the studio's) it made aiohttp drop
+    the connection with an ERROR traceback, and into a text log line it forged lines (issue
+    28). Logged at INFO, as the server's other refusals of malformed requests."""
+    if _CONTROL.search(request.path) or _CONTROL.search(request.query_string):
+        logger.info("refused a request target holding a control character")
+        raise ApiError(400, "bad_request", "The request's path or query holds a control "
+                       "character (a line break, NUL, ...; tab aside), which no route accepts.")
+    return await handler(request)
 
 
 def _is_json(content_type: str) -> bool:

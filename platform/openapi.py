@@ -28,7 +28,8 @@ _SCHEME_OF = {AuthKind.SESSION: "sessionCookie", AuthKind.API_KEY: "apiKey",
 
 # status -> (description, the codes it carries); docs/errors.md lists them all.
 _ERRORS = {
-    400: "Bad request: invalid_json or validation_error (with error.details).",
+    400: "Bad request: invalid_json or validation_error (with error.details); bad_request for a "
+         "control character in the path or query (any operation) or a malformed request.",
     401: "Missing or invalid credentials: not_authenticated, invalid_api_key.",
     403: "Not allowed: permission_denied, insufficient_scope, origin_not_allowed.",
     404: "not_found: no such resource.",
@@ -61,15 +62,32 @@ def _collect_models(routes: Iterable[Route]) -> list[tuple[type[BaseModel], str]
     return list(found)
 
 
+# Text of a path or query parameter: no control character but tab (a request holding one is
+# 400 bad_request before any route, platform/bodies.py `request_target_middleware`).
+CONTROL_FREE = "^[^\\u0000-\\u0008\\u000a-\\u001f\\u007f]*$"
+
+
+def _control_free(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` (a copy) with each free-form string in it limited to `CONTROL_FREE`; strings
+    with a format, pattern, enum or const already exclude control characters."""
+    if schema.get("type") == "string" and not {"format", "pattern", "enum", "const"} & set(schema):
+        return {**schema, "pattern": CONTROL_FREE}
+    found = dict(schema)
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            found[key] = [_control_free(part) for part in schema[key]]
+    if isinstance(schema.get("items"), dict):
+        found["items"] = _control_free(schema["items"])
+    return found
+
+
 def _security(auth: AuthRequirement) -> list[dict[str, list[str]]]:
     scheme = _SCHEME_OF.get(auth.kind)
     return [{scheme: []}] if scheme else []
 
 
 def _error_statuses(route: Route) -> list[int]:
-    statuses = {500, 503, *route.errors}
-    if route.body or route.query:
-        statuses.add(400)
+    statuses = {400, 500, 503, *route.errors}  # 400: a control character in path or query
     if route.body:
         statuses |= {413, 415}
     if route.path_parameters():
@@ -105,13 +123,14 @@ class _Builder:
         path_schema = self.component(route.path_model) if route.path_model else {}
         for name in route.path_parameters():
             schema = path_schema.get("properties", {}).get(name, {"type": "string"})
-            result.append({"name": name, "in": "path", "required": True, "schema": schema})
+            result.append({"name": name, "in": "path", "required": True,
+                           "schema": _control_free(schema)})
         if route.query is not None:
             query = self.component(route.query)
             required = set(query.get("required", []))
             for name, schema in query.get("properties", {}).items():
                 parameter = {"name": name, "in": "query", "required": name in required,
-                             "schema": schema}
+                             "schema": _control_free(schema)}
                 if "description" in schema:
                     parameter["description"] = schema["description"]
                 result.append(parameter)
@@ -204,7 +223,8 @@ def build_openapi(mounts: tuple[Mount, ...], *, title: str, version: str) -> dic
         "info": {"title": title, "version": version,
                  "description": "Errors: {\"error\": {\"code\", \"message\"}} (docs/errors.md). "
                  "No text field accepts NUL (U+0000) or an unpaired surrogate: 400 "
-                 "validation_error."},
+                 "validation_error. A path or query holding a control character (tab aside) "
+                 "is 400 bad_request on every operation."},
         "servers": [{"url": "/"}],
         "tags": list(tags.values()),
         "paths": dict(sorted(paths.items())),

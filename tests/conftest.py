@@ -148,3 +148,10 @@ def database_urls(test_databases: TestDatabases) -> DatabaseUrls:
 def platform_database_urls(test_databases: TestDatabases) -> DatabaseUrls:
     """A platform database of this test's own, migrated to head."""
     return test_databases.copy(Template.PLATFORM)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _user_cache_folder_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The CLI's rules cache (platformdirs' user cache folder, docs/rules-language.md) of the
+    tests, in-process or in the processes they start, is a folder of the run: never the user's."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("user-cache"))

@@ -3,12 +3,10 @@ business against it offline; `market load DIR` (carrier finder) stores it."""
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import replace
 from datetime import date, datetime
-from decimal import Decimal
 from pathlib import Path
 
 import click
@@ -26,6 +24,17 @@ def read_market_folder(folder: Path) -> dict[str, str]:
         if path.is_file() and path.suffix in MARKET_SUFFIXES:
             texts[path.relative_to(folder).as_posix()] = path.read_text(encoding="utf-8")
     return texts
+
+
+def _read_business(path: Path) -> object:
+    """The JSON of BUSINESS.json (numbers as Decimals), nested at most as deep as the engine
+    reads input; raises ValueError naming the file, or OSError."""
+    from insureops.engine.inputs import jsonio
+
+    try:
+        return jsonio.read(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # json.JSONDecodeError, jsonio.JsonLimitError, UnicodeDecodeError
+        raise ValueError(f"{path}: {exc}") from None
 
 
 @click.group(cls=LazyGroup, lazy_subcommands={
@@ -91,7 +100,7 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
     from insureops.engine.ir.errors import EvaluationError
 
     try:
-        business = json.loads(business_file.read_text(encoding="utf-8"), parse_float=Decimal)
+        business = _read_business(business_file)
         market = load_market(read_market_folder(folder))
     except MarketInvalidError as exc:
         for problem in exc.problems:

@@ -66,13 +66,20 @@ def _compile_or_exit(path: str) -> Any:
 
 @contextlib.contextmanager
 def _open_cases(path: str) -> Iterator[IO[bytes]]:
+    """The cases file, read in bytes; a line over the reader's bound ends the command (1)."""
+    from insureops.platform.cli.rules_cases import CaseLineTooLongError
+
     try:
         stream = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below
     except OSError as exc:
         _fail(f"cannot read {path}: {exc.strerror or exc}")
         sys.exit(1)
-    with stream:
-        yield stream
+    try:
+        with stream:
+            yield stream
+    except CaseLineTooLongError as exc:
+        _fail(f"{path}:{exc.line}: {exc}")
+        sys.exit(1)
 
 
 @contextlib.contextmanager

@@ -2,10 +2,12 @@
 
 A cases file is JSON Lines: `{"id": ..., "as_of": "YYYY-MM-DD" (optional), "inputs": {...},
 "expect": {...} (optional, see platform.rule_runs)}`, unknown keys ignored. Nothing is kept per
-case, so memory stays flat however long the file is; a case that cannot be read or evaluated
-becomes an error value and the run goes on. Lines are parsed with msgspec where that reads them
-as the json module does (numbers as Decimal, integers as int), else with the json module; result
-lines are written directly, with the same text as `engine.jsonio`.
+case and a line is read in one call bounded by MAX_LINE_BYTES, so memory stays flat however
+long the file or its lines are; a case that cannot be read or evaluated becomes an error value
+and the run goes on (a line over the bound ends it: CaseLineTooLongError). Lines are parsed
+with msgspec where that reads them as the json module does (numbers as Decimal, integers as
+int), else with the json module; result lines are written directly, with the same text as
+`engine.jsonio`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from functools import partial
 from typing import IO, Any, NamedTuple
 
 import msgspec
@@ -29,6 +32,10 @@ from insureops.engine.ir.result import Result
 from insureops.engine.ir.values import iso_date
 
 PROGRESS_EVERY = 2048  # lines between progress callbacks: cheap enough at 100k lines/s
+# The longest case line, newline excluded: the service's largest body for a simulation
+# (INSUREOPS_SIMULATION_MAX_BODY_BYTES' default, 10 MiB). A line is read in one bounded call, so
+# a file without newlines (/dev/zero) costs this much memory and then ends the run.
+MAX_LINE_BYTES = 10 * 1024 * 1024
 
 # msgspec reads a line several times faster than the json module but gives JSON integers as
 # ints. The engine converts an int as it does the Decimal of the same text, except `-0` (0)
@@ -61,6 +68,16 @@ class CaseError:
         return found
 
 
+class CaseLineTooLongError(ValueError):
+    """A line of the cases file is longer than the bound: the run cannot go on past it."""
+
+    def __init__(self, line: int, bound: int) -> None:
+        super().__init__(f"a case line is longer than {bound:,} bytes, the most `rules "
+                         "simulate` and `rules diff` read for one case")
+        self.line = line
+        self.bound = bound
+
+
 class Case(NamedTuple):
     """One line of a cases file: its inputs and as-of date, or why it could not be read.
     (A named tuple: one is built per line, several times cheaper than a frozen dataclass.)"""
@@ -77,8 +94,10 @@ class CaseReader:
     """Iterates the cases of a binary stream, reporting bytes read to `on_progress`."""
 
     def __init__(self, stream: IO[bytes], *, default_as_of: date | None,
-                 on_progress: Callable[[int], None] | None = None) -> None:
+                 on_progress: Callable[[int], None] | None = None,
+                 max_line_bytes: int = MAX_LINE_BYTES) -> None:
         self.stream = stream
+        self.max_line_bytes = max_line_bytes
         self.default_as_of = default_as_of
         self.on_progress = on_progress
         self._dates: dict[str, date] = {}
@@ -94,9 +113,13 @@ class CaseReader:
         self._max_depth = Limits().max_input_depth  # the engine's default, as CaseEvaluator
 
     def __iter__(self) -> Iterator[Case]:
+        """The cases in order; raises CaseLineTooLongError at a line over the bound."""
         read = 0
-        on_progress, parse = self.on_progress, self.parse
-        for number, raw in enumerate(self.stream, start=1):
+        on_progress, parse, bound = self.on_progress, self.parse, self.max_line_bytes
+        lines = iter(partial(self.stream.readline, bound + 1), b"")  # never a whole line unread
+        for number, raw in enumerate(lines, start=1):
+            if len(raw) > bound and raw[-1:] != b"\n":
+                raise CaseLineTooLongError(number, bound)
             read += len(raw)
             if on_progress is not None and number % PROGRESS_EVERY == 0:
                 on_progress(read)

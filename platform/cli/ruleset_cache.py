@@ -1,34 +1,39 @@
-"""The checked form of a rules file, kept beside it so that a later `rules` command skips the parser.
+"""The checked form of each rules file, kept as data in the user's cache so a later `rules` command
+skips the parser.
 
 Parsing and checking a ruleset (lark's tables, the checker) is most of what `rules simulate`
-costs before its first case. As Python keeps a module's bytecode, the CLI keeps the file's
-`CheckedRuleset` in `__pycache__/NAME.insureops.pickle` beside it, under a key made of the
-source, the path and the language's own code (the size and modification time of every file of
-the dsl, engine and schema packages, and the Python version), so an edit or an upgrade misses.
-A miss, an unreadable or foreign file, or any error reading it means a normal check; nothing is
-written when Python is told not to write bytecode (`-B`, PYTHONDONTWRITEBYTECODE) or the folder
-is not writable. The file is trusted as Python trusts bytecode in the same folder, and read only
-when the current user owns it. docs/rules-language.md, "The CLI's cache".
+costs before its first case. The CLI keeps the file's checked IR and input schemas as JSON
+(`engine/ir/data.py`: reading it builds IR nodes and nothing else, so no file can run code) in
+the user's cache folder, `insureops/rules/` of platformdirs' user cache (`$XDG_CACHE_HOME`, else
+`~/.cache`, on Linux), made private (0700, files 0600). An entry is named and checked by a
+SHA-256 of the source and the language's own code; it is read only when the current user owns
+it. A miss or any unreadable entry means a normal check; `-B` or PYTHONDONTWRITEBYTECODE write
+nothing. The pickle kept beside the file before issue 28 is deleted unread.
+docs/rules-language.md, "The CLI's cache".
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
-import pickle
 import sys
 from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 
+import msgspec
+
 from insureops.dsl.compiling import CheckedRuleset, compile_checked
+from insureops.engine.ir.data import ruleset_from_data, ruleset_to_data
 
 _PACKAGES = ("insureops.dsl", "insureops.engine", "insureops.schema")
-_SUFFIX = ".insureops.pickle"
+FORMAT = "insureops-checked-ruleset/1"  # in the key: a new layout misses the old entries
+_OLD_SUFFIX = ".insureops.pickle"  # the format before issue 28, beside the rules file
 
 
 @cache
-def _code_fingerprint() -> tuple:
+def _code_fingerprint() -> str:
     """What identifies the language's code: Python's version and every source file's name,
     size and modification time."""
     found: list = [sys.version]
@@ -41,56 +46,103 @@ def _code_fingerprint() -> tuple:
                     if name.endswith((".py", ".lark", ".lalr")):
                         stat = os.stat(os.path.join(root, name))
                         found.append((root, name, stat.st_size, stat.st_mtime_ns))
-    return tuple(found)
+    return repr(found)
 
 
-def cache_path(path: str) -> Path:
-    """Where the checked form of the rules file `path` is kept."""
+@cache
+def cache_folder() -> Path:
+    """The folder of the entries: `rules/` in the user's cache folder for insureops."""
+    from platformdirs import user_cache_path  # read $XDG_CACHE_HOME and the like for us
+
+    return user_cache_path("insureops", appauthor=False) / "rules"
+
+
+def _key(source: str) -> str:
+    """The entry's name and key: the source and the code that checks it. The path is not in
+    it: a check does not depend on where the file is (diagnostics do, but errors are not kept)."""
+    digest = hashlib.sha256(f"{FORMAT}\0{_code_fingerprint()}\0".encode())
+    digest.update(source.encode())
+    return digest.hexdigest()
+
+
+def cache_path(source: str) -> Path:
+    """Where the checked form of a rules file holding `source` is kept."""
+    return cache_folder() / f"{_key(source)}.json"
+
+
+def old_cache_path(path: str) -> Path:
+    """Where the CLI kept a pickle of the rules file `path` before issue 28."""
     rules = Path(path)
-    return rules.parent / "__pycache__" / (rules.name + _SUFFIX)
+    return rules.parent / "__pycache__" / (rules.name + _OLD_SUFFIX)
 
 
-def _key(path: str, source: str) -> tuple:
-    """The entry's key, compared whole (no digest: a hash collision could not run the wrong
-    ruleset)."""
-    return (_code_fingerprint(), path, source)
+class _Entry(msgspec.Struct, forbid_unknown_fields=True):
+    key: str
+    ruleset: list
+    schemas: dict
 
 
-def _load(where: Path, key: tuple) -> CheckedRuleset | None:
+def _load(where: Path, key: str) -> CheckedRuleset | None:
     try:
         with open(where, "rb") as handle:
             if hasattr(os, "getuid") and os.fstat(handle.fileno()).st_uid != os.getuid():
                 return None
-            found_key, checked = pickle.load(handle)  # a file of ours: see the docstring
-    except Exception:  # noqa: BLE001 - any unreadable cache is a miss
+            entry = msgspec.json.decode(handle.read(), type=_Entry)
+        if entry.key != key:
+            return None
+        return CheckedRuleset(ruleset_from_data(entry.ruleset), entry.schemas)
+    except (OSError, ValueError, RecursionError, msgspec.DecodeError):  # any unusable entry
         return None
-    if found_key != key or type(checked) is not CheckedRuleset:
-        return None
-    return checked
 
 
-def _store(where: Path, key: tuple, checked: CheckedRuleset) -> None:
+def _store(where: Path, key: str, checked: CheckedRuleset) -> None:
     if sys.dont_write_bytecode:
         return
     temporary = where.with_name(f"{where.name}.{os.getpid()}.tmp")
     try:
-        where.parent.mkdir(exist_ok=True)
-        with open(temporary, "wb") as handle:
-            pickle.dump((key, checked), handle, protocol=pickle.HIGHEST_PROTOCOL)
+        data = msgspec.json.encode(_Entry(key, ruleset_to_data(checked.ruleset), checked.schemas))
+        _private_folder(where.parent)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(descriptor, "wb") as handle:
+            handle.write(data)
         os.replace(temporary, where)  # readers see the old file or the whole new one
-    except (OSError, pickle.PicklingError, RecursionError):
+    except (OSError, ValueError, TypeError, RecursionError):
         with contextlib.suppress(OSError):  # nothing written, or a folder we cannot use
             temporary.unlink(missing_ok=True)
+
+
+def _private_folder(folder: Path) -> None:
+    """`folder` and its parent (insureops' cache folder), made 0700 when created here; the
+    user's cache folder above them with the usual permissions."""
+    folder.parent.parent.mkdir(parents=True, exist_ok=True)
+    for level in (folder.parent, folder):
+        with contextlib.suppress(FileExistsError):
+            level.mkdir(mode=0o700)
+
+
+def _forget_old_cache(path: str) -> None:
+    """Delete the pickle that an earlier version kept beside the file, without reading it, and
+    its `__pycache__` folder if nothing else is in it."""
+    old = old_cache_path(path)
+    with contextlib.suppress(OSError):
+        old.unlink()
+    with contextlib.suppress(OSError):
+        old.parent.rmdir()
 
 
 def compile_rules_file(path: str, source: str):
     """The compiled ruleset of the rules file `path` holding `source`, checked from the cache
     when its entry is current; raises RulesetInvalidError as `compile_ruleset` does."""
-    where, key = cache_path(path), _key(path, source)
+    _forget_old_cache(path)
+    key = _key(source)
+    where = cache_folder() / f"{key}.json"
     checked = _load(where, key)
-    if checked is None:
-        from insureops.dsl.api import check_for_compile  # the parser, only on a miss
+    if checked is not None:
+        with contextlib.suppress(Exception):  # an entry that does not compile: check again
+            return compile_checked(checked, source=source, filename=path)
+    from insureops.dsl.api import check_for_compile  # the parser, only on a miss
 
-        checked = check_for_compile(source, filename=path)
-        _store(where, key, checked)
-    return compile_checked(checked, source=source, filename=path)
+    checked = check_for_compile(source, filename=path)
+    compiled = compile_checked(checked, source=source, filename=path)
+    _store(where, key, checked)
+    return compiled

@@ -46,6 +46,15 @@ class TemplateContextError(Exception):
     """The context does not fill the template (a variable is missing or unusable)."""
 
 
+class TemplateNotSendableError(Exception):
+    """The template is mail of the service's own flows: only those flows send it."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name!r} is the service's own mail (sign-up, team invitations): only "
+                         "the service sends it, to the address its flow is for. Send a `body` "
+                         "of your own instead.")
+
+
 def check_recipients(addresses: list[str]) -> tuple[str, ...]:
     for index, address in enumerate(addresses):
         if len(address) > 254 or not _ADDRESS.fullmatch(address):
@@ -62,9 +71,14 @@ def check_subject(subject: str) -> str:
 
 @dataclass(frozen=True)
 class BuiltInTemplates:
-    """The renderers of the built-in template directories, by template name."""
+    """The renderers of the built-in template directories, by template name, and the names
+    POST /email/send/ may send. Every built-in template is mail of the service's own flows (the
+    sign-up code and notice, the team invitation): sent by a workspace admin to any address, with
+    any link, it was the service vouching for a phishing mail (issue 28). So none is sendable; a
+    template meant for workspaces would be listed in `sendable` (none exists yet)."""
 
     renderers: Mapping[str, TemplateRenderer]
+    sendable: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, directories=BUILT_IN_DIRECTORIES) -> BuiltInTemplates:
@@ -75,13 +89,18 @@ class BuiltInTemplates:
                 renderers.setdefault(name, renderer)
         return cls(renderers)
 
-    def catalogue(self) -> list[tuple[str, list[str]]]:
-        return [(name, self.renderers[name].variables(name)) for name in sorted(self.renderers)]
+    def catalogue(self) -> list[tuple[str, list[str], bool]]:
+        """(name, variables, sendable through POST /email/send/) of every template, by name."""
+        return [(name, self.renderers[name].variables(name), name in self.sendable)
+                for name in sorted(self.renderers)]
 
     def render(self, name: str, context: Mapping[str, Any]):
+        """Template `name` rendered with `context`, when this route may send it."""
         renderer = self.renderers.get(name)
         if renderer is None:
             raise TemplateNotFoundError(f"No built-in template is named {name!r}.")
+        if name not in self.sendable:
+            raise TemplateNotSendableError(name)
         try:
             return renderer.render(name, context)
         except TemplateError as exc:

@@ -20,8 +20,8 @@ class SendEmailRequest(BaseModel):
     subject: str | None = Field(None, max_length=998, description="Required with `body`; "
                                 "with a template, replaces the template's subject.")
     body: str | None = Field(None, max_length=100_000, description="Plain-text body.")
-    template: str | None = Field(None, max_length=100, description="A built-in template "
-                                 "(GET /email/templates/).")
+    template: str | None = Field(None, max_length=100, description="A template listed as "
+                                 "`sendable` by GET /email/templates/.")
     context: dict[str, Any] = Field(default_factory=dict, description="The template's variables.")
 
     @model_validator(mode="after")
@@ -44,6 +44,8 @@ class SentEmail(BaseModel):
 class TemplateInfo(BaseModel):
     name: str
     variables: list[str] = Field(description="Variables the template's parts use.")
+    sendable: bool = Field(description="Whether POST /email/send/ sends it: false for the "
+                           "service's own mail (sign-up, invitations), which only its flows send.")
 
 
 class TemplateList(BaseModel):

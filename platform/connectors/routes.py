@@ -50,6 +50,7 @@ routes.map_error(email.RecipientInvalidError, 400, "invalid_recipient")
 routes.map_error(email.SubjectInvalidError, 400, "invalid_subject")
 routes.map_error(email.TemplateNotFoundError, 404, "template_not_found")
 routes.map_error(email.TemplateContextError, 400, "template_context_invalid")
+routes.map_error(email.TemplateNotSendableError, 400, "template_not_sendable")
 routes.map_error(BaseUrlRefusedError, 400, "base_url_refused")
 routes.map_error(llm_keys.LlmKeyNotFoundError, 404, "llm_key_not_found",
                  message="No key is saved for this provider.")
@@ -74,8 +75,10 @@ async def _count_send(call: Call) -> None:
 
 @routes.post("/email/send/", body=SendEmailRequest, response=SentEmail, auth=ADMIN,
              errors=(400, 404, 429), summary="Send an e-mail",
-             description="Plain text (`subject` + `body`) or a built-in `template` with its "
-             "`context`, through the configured e-mail layer (SMTP, or the outbox). Recipients "
+             description="Plain text (`subject` + `body`) or a sendable `template` with its "
+             "`context` (none of the built-in ones is: they are the service's own mail, 400 "
+             "template_not_sendable), through the configured e-mail layer (SMTP, or the "
+             "outbox). Recipients "
              "are bare addresses; line breaks in the subject are refused. Counts against the "
              "workspace's hourly quota (INSUREOPS_EMAIL_SEND_PER_HOUR); a failed delivery "
              "answers 200 with status `failed` and is in the log.")
@@ -94,8 +97,8 @@ async def send_email(call: Call[SendEmailRequest, None]) -> SentEmail:
             summary="List e-mail templates",
             description="The built-in templates and the variables each uses.")
 async def email_templates(call: Call[None, None]) -> TemplateList:
-    return TemplateList(templates=[TemplateInfo(name=name, variables=variables)
-                                   for name, variables in TEMPLATES.catalogue()])
+    return TemplateList(templates=[TemplateInfo(name=name, variables=variables, sendable=sendable)
+                                   for name, variables, sendable in TEMPLATES.catalogue()])
 
 
 @routes.get("/email/logs/", query=EmailLogQuery, response=EmailLogPage, auth=MEMBER,

@@ -110,7 +110,7 @@ async def studio_index(call: Call[None, None]) -> web.Response:
     summary="The rule studio without its trailing slash: redirects to /studio/",
 )
 async def studio_redirect(call: Call[None, None]) -> web.Response:
-    query = call.request.query_string
+    query = call.request.rel_url.raw_query_string  # as sent: `%26` must not become `&`
     location = "/studio/" + (f"?{query}" if query else "")
     link = html.escape(location)
     return web.Response(

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
+from insureops.carrier_matching import MarketInvalidError, load_market
 from insureops.carrier_matching.jurisdictions import STATE_CODES
-from insureops.carrier_matching.manifest import parse_manifest
-from tests.carrier_matching.market_texts import MANIFEST
+from insureops.carrier_matching.manifest import MAX_MANIFEST_DEPTH, parse_manifest
+from tests.carrier_matching.market_texts import MANIFEST, market_texts
 
 PATH = "alpha/carrier.toml"
 
@@ -85,3 +88,42 @@ def test_duplicate_product_ids_are_reported_when_a_carrier_repeats_one():
     result = parse_manifest(PATH, MANIFEST.replace('id = "umbrella"', 'id = "gl"'))
     assert codes_and_places(result) == [("duplicate_id", 19, 1)]
     assert len(result.products) == 1
+
+
+# issue 28, part 6: a manifest nested 100,000 deep made tomllib raise RecursionError, a traceback
+# from `market check` and on the service's market load. The nesting is now bounded first.
+DEEP = 100_000
+
+
+@pytest.mark.parametrize("value", [
+    "[" * DEEP + "]" * DEEP,
+    "{ a = " * DEEP + "1" + " }" * DEEP,
+    "[" * (MAX_MANIFEST_DEPTH + 1) + "]" * (MAX_MANIFEST_DEPTH + 1),
+])
+def test_a_manifest_nested_too_deeply_is_one_located_problem_when_read(value):
+    result = parse_manifest(PATH, MANIFEST.replace('rating = "A"', f"rating = {value}"))
+    (problem,) = result.problems
+    assert (problem.code, problem.line) == ("manifest_too_deep", 5)
+    assert f"nested deeper than {MAX_MANIFEST_DEPTH} levels" in problem.message
+    assert result.carrier is None
+
+
+def test_brackets_in_strings_and_comments_do_not_count_when_nesting_is_bounded():
+    many = "[{" * DEEP
+    text = MANIFEST.replace(
+        'description = "General liability for electricians."',
+        f'description = "{many}"\n# {many}\n'
+        f"note_a = '{many}'\nnote_b = \"\"\"{many}\n\\\"\"\"\"\"\"\nnote_c = '''{many}''''\n"
+        f"deep = {'[' * MAX_MANIFEST_DEPTH}{']' * MAX_MANIFEST_DEPTH}")
+    result = parse_manifest(PATH, text)
+    assert sorted({problem.code for problem in result.problems}) == ["unknown_field"]
+    assert len(result.problems) == 4  # note_a, note_b, note_c, deep: read, then refused
+
+
+def test_the_market_load_refuses_a_deep_manifest_with_its_problem_when_loaded():
+    texts = market_texts()
+    texts["alpha/carrier.toml"] = MANIFEST.replace('rating = "A"',
+                                                   "rating = " + "[" * DEEP + "]" * DEEP)
+    with pytest.raises(MarketInvalidError) as refused:
+        load_market(texts)
+    assert [problem.code for problem in refused.value.problems] == ["manifest_too_deep"]

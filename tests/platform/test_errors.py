@@ -223,8 +223,10 @@ async def test_text_with_nul_is_400_validation_error_when_sent_in_body_or_query(
     assert error["code"] == "validation_error"
     assert [d["field"] for d in error["details"]] == ["name", "tags.1"]
     item = "00000000-0000-0000-0000-000000000001"
+    # in a query string it is a control character, refused before any route (issue 28;
+    # tests/platform/test_request_target.py)
     error = await error_of(await probe.get(f"{PROBE}/items/{item}/?kind=%00"), 400)
-    assert error["details"][0]["field"] == "kind"
+    assert error["code"] == "bad_request"
 
 
 async def test_lone_surrogate_is_400_validation_error_when_a_json_escape_sends_one(probe):

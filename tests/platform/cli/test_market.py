@@ -97,3 +97,28 @@ def test_readme_shows_the_offline_match_first_when_read():
     assert command in readme
     assert readme.index(command) < readme.index("## A carrier match in a minute")
     assert readme.index(command) < readme.index("## Configuration")
+
+
+def test_market_check_names_the_file_and_the_bound_when_a_manifest_nests_100000_deep(
+        tmp_path: Path):
+    # issue 28, part 6: this printed a RecursionError traceback
+    texts = market_texts()
+    deep = "[" * 100_000 + "]" * 100_000
+    texts["alpha/carrier.toml"] = texts["alpha/carrier.toml"].replace('rating = "A"',
+                                                                      f"rating = {deep}")
+    result = run_check(write_market(tmp_path, texts))
+    assert result.exit_code == 1
+    assert f"{tmp_path}/alpha/carrier.toml:5:10: error[manifest_too_deep]: " in result.stderr
+    assert "nested deeper than 64 levels" in result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_market_match_names_the_business_file_when_it_nests_100000_deep(tmp_path: Path):
+    # issue 28, part 6, same class as the manifest: json.loads raised RecursionError
+    business = tmp_path / "business.json"
+    business.write_text('{"a": ' * 100_000 + "1" + "}" * 100_000)
+    folder = write_market(tmp_path / "market", market_texts())
+    result = run_match(str(folder), str(business))
+    assert result.exit_code == 1
+    assert f"error: {business}: nested deeper than 64 levels" in result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)

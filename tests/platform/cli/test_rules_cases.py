@@ -20,6 +20,7 @@ from insureops.platform.cli.rules_cases import (
     Case,
     CaseError,
     CaseEvaluator,
+    CaseLineTooLongError,
     CaseReader,
     result_line,
 )
@@ -77,6 +78,22 @@ def test_reader_reports_an_error_when_the_line_is_not_a_case(line: str, code: st
     assert case.error is not None
     assert (case.error.code, case.error.line) == (code, 1)
     assert case.inputs is None
+
+
+def test_reader_reads_a_line_of_the_bound_and_stops_at_a_longer_one_when_bounded():
+    case = b'{"id": 1, "inputs": {}}'
+    bound = len(case)
+    stream = io.BytesIO(case + b"\n" + case + b"\n" + case + b" \n" + case)
+    reader = iter(CaseReader(stream, default_as_of=None, max_line_bytes=bound))
+    assert [next(reader).line, next(reader).line] == [1, 2]
+    with pytest.raises(CaseLineTooLongError) as refused:
+        next(reader)
+    assert refused.value.line == 3 and refused.value.bound == bound
+    assert stream.tell() <= 3 * (bound + 1)  # read no further than one bound into line 3
+    last = CaseReader(io.BytesIO(case + b"\n" + case + b"x"), default_as_of=None,
+                      max_line_bytes=bound)
+    with pytest.raises(CaseLineTooLongError):  # the last line, without its newline
+        list(last)
 
 
 def test_reader_reports_progress_in_bytes_read():

@@ -6,8 +6,13 @@ deep aborted the whole run)."""
 from __future__ import annotations
 
 import json
+import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from insureops.platform.cli import main
@@ -102,3 +107,49 @@ def test_simulate_reports_invalid_json_and_goes_on_when_a_line_nests_200000_deep
     assert [line["id"] for line in lines] == [1, None, 3]
     assert lines[1]["error"]["code"] == "invalid_json" and lines[1]["error"]["line"] == 2
     assert lines[0]["result"]["decision"] == lines[2]["result"]["decision"] == "accept"
+
+
+# issue 28, part 6: `rules simulate --cases /dev/zero` read one line without bound (6.6 GB in
+# 10 s). A line is now read in bounded pieces; a longer one ends the run with its number and
+# the bound. The processes run under an address-space limit, so a regression fails here with a
+# MemoryError instead of exhausting the machine.
+_ADDRESS_SPACE = 512 * 1024 * 1024
+
+
+def _simulate_bounded(rules: str, cases: str) -> tuple[int, str]:
+    """Exit status and stderr of `rules simulate` on `cases`, in a process that may map at
+    most 512 MiB."""
+    def bound() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (_ADDRESS_SPACE, _ADDRESS_SPACE))
+
+    insureops = str(Path(sys.executable).with_name("insureops"))
+    done = subprocess.run([insureops, "rules", "simulate", rules, "--cases", cases, "--out",
+                           os.devnull], capture_output=True, text=True, timeout=60,
+                          preexec_fn=bound, check=False)
+    return done.returncode, done.stderr
+
+
+def test_simulate_stops_with_the_line_and_its_bound_when_a_case_line_is_too_long(tmp_path):
+    from insureops.platform.cli.rules_cases import MAX_LINE_BYTES
+
+    rules = _write(tmp_path, "flat.rules", HEADER + 'rule r when true then accept "ok" end\n')
+    cases = tmp_path / "cases.jsonl"
+    with cases.open("wb") as handle:
+        handle.write(b'{"id": 1, "inputs": {"x": 1}}\n')
+        handle.write(b'{"id": 2, "inputs": {"x": "' + b"a" * MAX_LINE_BYTES + b'"}}\n')
+    status, stderr = _simulate_bounded(rules, str(cases))
+    assert status == 1
+    assert f"{cases}:2: a case line is longer than {MAX_LINE_BYTES:,} bytes" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_simulate_stops_within_its_memory_when_the_cases_are_dev_zero(tmp_path):
+    from insureops.platform.cli.rules_cases import MAX_LINE_BYTES
+
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero on this system")
+    rules = _write(tmp_path, "flat.rules", HEADER + 'rule r when true then accept "ok" end\n')
+    status, stderr = _simulate_bounded(rules, "/dev/zero")
+    assert status == 1
+    assert f"/dev/zero:1: a case line is longer than {MAX_LINE_BYTES:,} bytes" in stderr
+    assert "Traceback" not in stderr

@@ -1,4 +1,7 @@
-"""The CLI's cache of checked rulesets (`platform/cli/ruleset_cache.py`), in real processes."""
+"""The CLI's cache of checked rulesets (`platform/cli/ruleset_cache.py`), in real processes.
+
+Each process gets `XDG_CACHE_HOME` in the test's own folder, so its entries are in
+`<tmp>/cache/insureops/rules/`, never in the user's cache."""
 
 from __future__ import annotations
 
@@ -41,11 +44,21 @@ _PROBE = (
 )
 
 
-def _environment(write: bool = True) -> dict:
+def _environment(folder: Path, write: bool = True) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["XDG_CACHE_HOME"] = str(folder / "cache")
     if not write:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
+
+
+def _entries(folder: Path) -> list[Path]:
+    """The cache entries the processes run in `folder` wrote."""
+    return sorted((folder / "cache" / "insureops" / "rules").glob("*.json"))
+
+
+def _entry_of(folder: Path, source: str) -> Path:
+    return folder / "cache" / "insureops" / "rules" / f"{ruleset_cache._key(source)}.json"
 
 
 def _simulate(folder: Path, rules: Path, *, write: bool = True) -> tuple[list[dict], str]:
@@ -55,7 +68,7 @@ def _simulate(folder: Path, rules: Path, *, write: bool = True) -> tuple[list[di
     out = folder / "out.jsonl"
     done = subprocess.run([sys.executable, "-c", _PROBE, "rules", "simulate", str(rules),
                            "--cases", str(cases), "--out", str(out)],
-                          capture_output=True, text=True, env=_environment(write), check=False)
+                          capture_output=True, text=True, env=_environment(folder, write), check=False)
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     return lines, done.stderr.strip().splitlines()[-1]
@@ -65,7 +78,8 @@ def test_a_second_simulate_skips_the_parser_when_the_check_is_cached(tmp_path):
     rules = tmp_path / "sample.rules"
     rules.write_text(RULES)
     first, first_imports = _simulate(tmp_path, rules)
-    assert ruleset_cache.cache_path(str(rules)).is_file()
+    assert _entries(tmp_path) == [_entry_of(tmp_path, RULES)]
+    assert not (tmp_path / "__pycache__").exists()  # nothing beside the rules file
     assert "lark" in first_imports  # the first run parses
     second, second_imports = _simulate(tmp_path, rules)
     assert second == first
@@ -91,18 +105,28 @@ def test_an_invalid_edit_is_reported_not_served_from_the_cache(tmp_path):
     rules.write_text(RULES.replace("accept", "acept"))
     done = subprocess.run([str(INSUREOPS), "rules", "simulate", str(rules), "--cases",
                            str(tmp_path / "cases.jsonl")], capture_output=True, text=True,
-                          env=_environment(), check=False)
+                          env=_environment(tmp_path), check=False)
     assert done.returncode == 1
     assert "sample.rules:8:" in done.stderr
 
 
-@pytest.mark.parametrize("damage", [b"", b"not a pickle", pickle.dumps(("key", "value")),
-                                    pickle.dumps(None)])
-def test_a_damaged_cache_file_is_a_miss_when_simulated(tmp_path, damage):
+def _damaged(entry: bytes) -> list[bytes]:
+    """A valid entry's text emptied or cut, not JSON, or with another key, a class that is
+    not an IR node, or a node of the wrong arity."""
+    data = json.loads(entry)
+    foreign = dict(data, key="another")
+    not_ir = dict(data, ruleset=["subprocess.Popen", ["tuple", "id"]])
+    arity = dict(data, ruleset=["Ruleset", "cache.sample", ["tuple"]])
+    return [b"", b"not json", entry[: len(entry) // 2], pickle.dumps(None),
+            *(json.dumps(item).encode() for item in (foreign, not_ir, arity, [], {}))]
+
+
+def test_a_damaged_cache_file_is_a_miss_when_simulated(tmp_path):
     rules = tmp_path / "sample.rules"
     rules.write_text(RULES)
     _simulate(tmp_path, rules)
-    ruleset_cache.cache_path(str(rules)).write_bytes(damage)
+    [entry] = _entries(tmp_path)
+    entry.write_bytes(entry.read_bytes()[:100])
     lines, imports = _simulate(tmp_path, rules)
     assert [line["result"]["decision"] for line in lines] == ["accept", "refer"]
     assert "lark" in imports  # checked again, and the file rewritten
@@ -110,22 +134,43 @@ def test_a_damaged_cache_file_is_a_miss_when_simulated(tmp_path, damage):
     assert again == lines and imports == "[]"
 
 
+@pytest.mark.parametrize("damage", range(9))
+def test_an_entry_is_not_read_when_damaged_or_foreign(tmp_path, monkeypatch, damage):
+    from insureops.dsl.api import check_for_compile
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    where = tmp_path / "entry.json"
+    ruleset_cache._store(where, "k", check_for_compile(RULES))
+    assert ruleset_cache._load(where, "k") is not None
+    where.write_bytes(_damaged(where.read_bytes())[damage])
+    assert ruleset_cache._load(where, "k") is None
+
+
 def test_nothing_is_written_when_python_writes_no_bytecode(tmp_path):
     rules = tmp_path / "sample.rules"
     rules.write_text(RULES)
     lines, _ = _simulate(tmp_path, rules, write=False)
     assert [line["result"]["decision"] for line in lines] == ["accept", "refer"]
-    assert not ruleset_cache.cache_path(str(rules)).exists()
+    assert _entries(tmp_path) == []
 
 
-def test_a_read_only_folder_still_simulates_when_it_cannot_keep_the_cache(tmp_path):
-    folder = tmp_path / "shared"
-    folder.mkdir()
-    rules = folder / "sample.rules"
+def test_simulate_still_runs_when_the_cache_folder_cannot_be_made(tmp_path):
+    rules = tmp_path / "sample.rules"
     rules.write_text(RULES)
-    (folder / "__pycache__").write_text("a file where the cache folder would go")
-    lines, _ = _simulate(tmp_path, rules)
+    (tmp_path / "cache").write_text("a file where the user's cache folder would go")
+    lines, imports = _simulate(tmp_path, rules)
     assert [line["result"]["decision"] for line in lines] == ["accept", "refer"]
+    assert "lark" in imports
+
+
+def test_the_cache_folder_is_private_when_the_cli_makes_it(tmp_path):
+    rules = tmp_path / "sample.rules"
+    rules.write_text(RULES)
+    _simulate(tmp_path, rules)
+    [entry] = _entries(tmp_path)
+    assert entry.stat().st_mode & 0o777 == 0o600
+    assert entry.parent.stat().st_mode & 0o777 == 0o700
+    assert entry.parent.parent.stat().st_mode & 0o777 == 0o700
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0,
@@ -134,8 +179,39 @@ def test_a_cache_file_owned_by_another_user_is_not_read(tmp_path):
     rules = tmp_path / "sample.rules"
     rules.write_text(RULES)
     _simulate(tmp_path, rules)
-    where = ruleset_cache.cache_path(str(rules))
+    [where] = _entries(tmp_path)
     os.chown(where, 65534, 65534)  # nobody
-    assert ruleset_cache._load(where, ruleset_cache._key(str(rules), RULES)) is None
+    assert ruleset_cache._load(where, ruleset_cache._key(RULES)) is None
     _, imports = _simulate(tmp_path, rules)
     assert "lark" in imports
+
+
+class _Planted:
+    """A pickle whose loading makes the directory `marker`: proof that the CLI ran it."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+def test_a_planted_pickle_is_never_run_when_a_clone_ships_one_beside_the_rules(tmp_path):
+    # issue 28, part 4: `__pycache__/NAME.rules.insureops.pickle` was unpickled whenever the
+    # user owned it (a clone, an unpacked archive), before its key was compared.
+    rules = tmp_path / "sample.rules"
+    rules.write_text(RULES)
+    marker = tmp_path / "planted-code-ran"
+    planted = pickle.dumps(_Planted(marker))
+    old = tmp_path / "__pycache__" / "sample.rules.insureops.pickle"
+    old.parent.mkdir()
+    old.write_bytes(planted)
+    where = _entry_of(tmp_path, RULES)  # and where the entry of this source now lives
+    where.parent.mkdir(parents=True)
+    where.write_bytes(planted)
+    lines, imports = _simulate(tmp_path, rules)
+    assert [line["result"]["decision"] for line in lines] == ["accept", "refer"]
+    assert not marker.exists()
+    assert not old.exists() and not old.parent.exists()  # the old format is deleted, unread
+    assert "lark" in imports  # the planted entry was a miss, and was replaced by data
+    assert json.loads(where.read_bytes())["key"] == ruleset_cache._key(RULES)
