@@ -96,11 +96,14 @@ def _package_version() -> str:
 
 def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
                authenticators: Mapping[AuthKind, Authenticator] | None = None,
-               clock: Callable[[], float] = time.time) -> web.Application:
+               clock: Callable[[], float] = time.time,
+               monotonic: Callable[[], float] = time.monotonic) -> web.Application:
     """The service as an aiohttp application; nothing connects until it starts.
 
     `areas` and `authenticators` let tests and later issues compose the service differently;
-    `clock` (Unix seconds) drives the rate-limit windows and every expiry (codes, sessions).
+    `clock` (Unix seconds) drives the rate-limit windows and every expiry (codes, sessions);
+    `monotonic` (seconds that never go back, as the wall clock may) bounds how long API key
+    rows are remembered (api_key_cache_seconds).
     """
     app = web.Application(
         middlewares=[request_id_middleware, error_middleware, request_target_middleware],
@@ -116,7 +119,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
                                           AuthKind.JWT: authenticate_jwt,
                                           **(authenticators or {})})
     app[CLOCK] = clock
-    app[API_KEY_CACHE] = ApiKeyCache(settings.api_key_cache_seconds)
+    app[API_KEY_CACHE] = ApiKeyCache(settings.api_key_cache_seconds, clock=monotonic)
     app[RULE_CATALOG] = StudioRuleCatalog()  # the finder reads workspace appetite rules
     app[JWT_VERIFIER] = build_verifier(settings, clock)
     app[EMAIL_BACKEND] = build_email_backend(settings, database, clock)

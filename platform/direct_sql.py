@@ -6,8 +6,8 @@ own processors, the dialect's psycopg adapters) and names the errors (raised as 
 it would raise), so tables keep one definition and callers one error handling; its per-call
 execution context, result objects and greenlet-adapted pool are skipped (docs/mcp.md, "The
 direct path"). The pool connects lazily and keeps the engine's bounds: size, pool wait, connect
-and round-trip timeouts; a connection found dead before COMMIT is replaced and the work run once
-more.
+and round-trip timeouts; a connection found dead before COMMIT is replaced by a new one and the
+work run once more, one lost once COMMIT was sent is CommitOutcomeUnknownError.
 """
 
 from __future__ import annotations
@@ -112,6 +112,16 @@ def insert(table: sa.Table, keys: frozenset[str], *, returning: bool = False) ->
     return Statement(statement.returning(*table.c) if returning else statement.inline())
 
 
+class CommitOutcomeUnknownError(sa.exc.OperationalError):
+    """The connection was lost once COMMIT had been sent: the server may have committed the
+    transaction or not, and nobody can tell which (docs/mcp.md). Never retried, as running the
+    work again could do it twice; a 503 like any lost connection."""
+
+    @classmethod
+    def after(cls, lost: sa.exc.DBAPIError) -> CommitOutcomeUnknownError:
+        return cls("COMMIT", None, lost.orig, connection_invalidated=True)
+
+
 def _error(exc: psycopg.Error, statement: str, params: object,
            connection: psycopg.AsyncConnection) -> sa.exc.DBAPIError:
     return sa.exc.DBAPIError.instance(
@@ -197,24 +207,31 @@ class DirectPool:
     async def run(self, work: Callable[[DirectConnection], Awaitable[T]], *,
                   transaction: bool) -> T:
         """`work` on a pooled connection: in one transaction (BEGIN ... COMMIT) when
-        `transaction`, else each statement on its own (autocommit, for reads). A connection
-        found dead before COMMIT is replaced and `work` runs once more.
+        `transaction`, else each statement on its own (autocommit, for reads).
+
+        A connection found dead before COMMIT is sent is replaced by a new one (not another
+        pooled one, which a database restart killed too) and `work` runs once more: nothing of
+        it was committed. One lost from the moment COMMIT is sent raises
+        CommitOutcomeUnknownError and `work` never runs again: the COMMIT may have been applied.
 
         A transaction runs in psycopg's pipeline mode: BEGIN leaves with the first statement
         whose result `work` reads, and COMMIT with the statements after the last one (a create
         is two round trips, not four). A dead connection is therefore found before COMMIT when
         `work` reads a result first, as every use case on this path does."""
         for attempt in (1, 2):
-            connection = await self._acquire()
+            connection = await self._acquire(new=attempt == 2)
             direct = DirectConnection(connection, self)
             try:
                 if not transaction:
                     return await work(direct)
                 return await self._transaction(connection, direct, work)
             except sa.exc.DBAPIError as exc:
-                if attempt == 1 and exc.connection_invalidated and not direct.committing:
-                    continue
-                raise
+                if not exc.connection_invalidated:
+                    raise
+                if direct.committing:
+                    raise CommitOutcomeUnknownError.after(exc) from exc
+                if attempt == 2:
+                    raise
             finally:
                 await self._release(connection)
         raise AssertionError("unreachable")
@@ -232,7 +249,7 @@ class DirectPool:
             raise _error(exc, "COMMIT", None, connection) from exc
         return result
 
-    async def _acquire(self) -> BoundedConnection:
+    async def _acquire(self, *, new: bool = False) -> BoundedConnection:
         if self._closed:
             raise sa.exc.InvalidRequestError("the pool is closed")
         if self._slots.locked():
@@ -245,7 +262,7 @@ class DirectPool:
         else:
             await self._slots.acquire()
         try:
-            while self._idle:
+            while self._idle and not new:
                 connection = self._idle.pop()
                 if not connection.closed:
                     return connection

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from insureops.platform.bounded_connection import bounded_connector
 from insureops.platform.compute.executors import BoundedExecutor
-from insureops.platform.direct_sql import DirectPool
+from insureops.platform.direct_sql import CommitOutcomeUnknownError, DirectPool
 from insureops.platform.errors import is_database_unavailable
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
 from insureops.platform.tenant_engine import BEGIN_IMMEDIATE, configure_sqlite, normalise_url
@@ -144,22 +144,19 @@ class TenantStore:
         PostgreSQL store with a direct pool (the hot routes; `tenant_data.direct`).
 
         An unreachable database (refused, timed out, gone away) is
-        TenantDatabaseUnavailableError; data errors propagate unchanged.
+        TenantDatabaseUnavailableError, whose message says when the connection was lost while
+        committing (the change may or may not have been saved); data errors propagate unchanged.
         """
         try:
             async with asyncio.timeout(self.timeout):
-                if direct is not None and self.direct is not None:
-                    return await self.direct.run(lambda connection: direct(connection, *args),
-                                                 transaction=not read_only)
-                if isinstance(self.engine, sa.Engine):
-                    if not read_only and self.write_lock is not None:
-                        async with self.write_lock:
-                            return await self._in_thread(use_case, args, read_only)
-                    return await self._in_thread(use_case, args, read_only)
-                return await self._run_async(use_case, args, read_only)
+                return await self._dispatch(use_case, args, read_only, direct)
         except TimeoutError:
             raise TenantDatabaseUnavailableError(
                 "The tenant database did not answer in time; retry shortly.") from None
+        except CommitOutcomeUnknownError:
+            raise TenantDatabaseUnavailableError(
+                "The connection to the tenant database was lost while committing: the change "
+                "may or may not have been saved; check before repeating it.") from None
         except (sa.exc.SQLAlchemyError, OSError) as exc:
             if is_database_unavailable(exc) or isinstance(exc, OSError):
                 raise TenantDatabaseUnavailableError(
@@ -169,6 +166,18 @@ class TenantStore:
                     "The tenant database is not prepared: run `insureops schema apply URL` on "
                     "it once.") from None
             raise
+
+    async def _dispatch(self, use_case: Callable[..., ResultT], args: tuple, read_only: bool,
+                        direct: Callable[..., Awaitable[ResultT]] | None) -> ResultT:
+        if direct is not None and self.direct is not None:
+            return await self.direct.run(lambda connection: direct(connection, *args),
+                                         transaction=not read_only)
+        if isinstance(self.engine, sa.Engine):
+            if not read_only and self.write_lock is not None:
+                async with self.write_lock:
+                    return await self._in_thread(use_case, args, read_only)
+            return await self._in_thread(use_case, args, read_only)
+        return await self._run_async(use_case, args, read_only)
 
     async def _in_thread(self, use_case: Callable[..., ResultT], args: tuple,
                          read_only: bool) -> ResultT:
@@ -181,7 +190,8 @@ class TenantStore:
                          read_only: bool) -> ResultT:
         # No pre-ping round trip per checkout: a pooled connection the server closed (restart,
         # idle kill) fails before COMMIT is sent, so nothing was committed and the use case runs
-        # once more on a new connection (the pool drops the dead one).
+        # once more on a new connection (the pool drops the dead one). Lost during COMMIT, the
+        # outcome is unknown: never run again (as on the direct path).
         assert isinstance(self.engine, AsyncEngine)
         for attempt in (1, 2):
             async with self.engine.connect() as connection:
@@ -194,7 +204,12 @@ class TenantStore:
                     if attempt == 1 and exc.connection_invalidated:
                         continue
                     raise
-                await connection.commit()
+                try:
+                    await connection.commit()
+                except sa.exc.DBAPIError as exc:
+                    if exc.connection_invalidated:
+                        raise CommitOutcomeUnknownError.after(exc) from exc
+                    raise
                 return result
         raise AssertionError("unreachable")
 

@@ -1,6 +1,8 @@
 """The direct path (`platform/direct_sql.py`, `tenant_data/direct.py`) against SQLAlchemy's: the
 same rows, records, audit rows and refusals, and a pool that keeps the engine's bounds (size,
-waits, a dead connection replaced before COMMIT and never after, nothing left open)."""
+waits, a dead connection replaced before COMMIT and never after, nothing left open). Each
+connection dies at a point the test chooses: its server process ended between two statements,
+or the connection cut by a relay around the COMMIT."""
 
 from __future__ import annotations
 
@@ -11,15 +13,21 @@ import uuid
 import psycopg
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 
-from insureops.platform.direct_sql import DirectPool, prepared
+from insureops.platform.direct_sql import CommitOutcomeUnknownError, DirectPool, prepared
 from insureops.platform.errors import is_database_unavailable
 from insureops.platform.tenant_data import direct, service
-from insureops.platform.tenant_data.errors import PayloadInvalidError, StateConflictError
+from insureops.platform.tenant_data.errors import (
+    PayloadInvalidError,
+    StateConflictError,
+    TenantDatabaseUnavailableError,
+)
 from insureops.platform.tenant_data.payloads import ClientCreate, PolicyCreate
 from insureops.platform.tenant_data.store import TenantStore, create_async_tenant_engine
 from insureops.schema.sql.tables import sa_table
 from tests.databases import Template, plain_conninfo
+from tests.platform.faults.relay import TcpRelay
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 
@@ -170,7 +178,9 @@ async def test_an_unreachable_database_is_unavailable_at_once(backend):
 
 
 def _terminate(url: str, pid: int) -> None:
-    """End the server process `pid` and wait until it is gone (the signal is asynchronous)."""
+    """End the server process `pid` and wait until it is gone (the signal is asynchronous).
+    Its socket closes a moment later, so the client may see the death at its next send or its
+    next read: the tests below hold whichever it is."""
     with psycopg.connect(plain_conninfo(url), autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
         deadline = time.monotonic() + 5
@@ -180,40 +190,127 @@ def _terminate(url: str, pid: int) -> None:
             time.sleep(0.01)
 
 
-async def test_a_dead_connection_is_replaced_before_commit_and_never_after(tenant_url):
+_AUDIT = sa_table("audit_logs")
+_WRITE_STATEMENT = sa.insert(_AUDIT).values(
+    tenant_id=sa.bindparam("tenant_id"), action="create", entity_type="client",
+    entity_id=sa.bindparam("entity_id")).returning(_AUDIT.c.id)
+_WRITE = prepared(_WRITE_STATEMENT)
+_COUNT = sa.select(sa.func.count().label("rows")).select_from(_AUDIT)
+
+
+async def _pid(pool: DirectPool) -> int:
+    return (await pool.run(lambda connection: connection.one(prepared(_PID), {}),
+                           transaction=False))["pid"]
+
+
+async def _rows(url: str) -> int:
+    """The audit rows committed, read past any pool or relay."""
+    async with await psycopg.AsyncConnection.connect(plain_conninfo(url),
+                                                     autocommit=True) as admin:
+        return (await (await admin.execute(str(_COUNT))).fetchone())[0]
+
+
+@pytest.mark.parametrize("dies", ["while pooled", "between two statements"])
+async def test_the_work_runs_once_more_on_a_new_connection_when_its_connection_dies_before_commit(
+        tenant_url, dies):
     pool = DirectPool(tenant_url, max_size=1)
-    audit = sa_table("audit_logs")
-    insert = prepared(sa.insert(audit).values(
-        tenant_id=sa.bindparam("tenant_id"), action="create", entity_type="client",
-        entity_id=sa.bindparam("entity_id")).returning(audit.c.id))
-    runs = 0
+    pids: list[int] = []  # the server process of each run that got an answer
 
     async def write(connection):
-        nonlocal runs
-        runs += 1
-        # reads a result before COMMIT, as every use case on the direct path does (pipelined,
-        # a dead connection is found at the first read)
-        await connection.one(insert, {"tenant_id": TENANT, "entity_id": uuid.uuid4()})
-        if runs == 2:  # the server goes away after the last statement, before COMMIT
-            pid = (await connection.one(prepared(_PID), {}))["pid"]
-            await asyncio.to_thread(_terminate, tenant_url, pid)
+        # pipelined with BEGIN: a connection already dead fails here, at the latest
+        pids.append((await connection.one(prepared(_PID), {}))["pid"])
+        if dies == "between two statements" and len(pids) == 1:
+            await asyncio.to_thread(_terminate, tenant_url, pids[0])
+        await connection.one(_WRITE, {"tenant_id": TENANT, "entity_id": uuid.uuid4()})
 
     try:
-        first = (await pool.run(lambda connection: connection.one(prepared(_PID), {}),
-                                transaction=False))["pid"]
-        await asyncio.to_thread(_terminate, tenant_url, first)  # dead while pooled
-        await pool.run(write, transaction=True)  # found dead at BEGIN: a new connection
-        assert runs == 1
-        with pytest.raises(sa.exc.DBAPIError) as at_commit:
-            await pool.run(write, transaction=True)
-        assert at_commit.value.connection_invalidated and is_database_unavailable(
-            at_commit.value)
-        assert runs == 2  # the outcome of a failed COMMIT is unknown: never run again
-        count = prepared(sa.select(sa.func.count().label("rows")).select_from(audit))
-        assert (await pool.run(lambda connection: connection.one(count, {}),
-                               transaction=False))["rows"] == 1
+        pooled = await _pid(pool)
+        if dies == "while pooled":
+            await asyncio.to_thread(_terminate, tenant_url, pooled)
+        await pool.run(write, transaction=True)
+        if dies == "while pooled":
+            assert len(pids) == 1 and pids[0] != pooled
+        else:
+            assert len(pids) == 2 and pids[0] == pooled and pids[1] != pooled
+        assert await _rows(tenant_url) == 1  # the dead connection's work was never committed
     finally:
         await pool.close()
+
+
+async def test_the_work_runs_once_more_on_a_new_connection_when_every_pooled_one_is_dead(
+        tenant_url):
+    pool = DirectPool(tenant_url, max_size=2)
+    both = asyncio.Barrier(2)
+
+    async def hold(connection):
+        pid = (await connection.one(prepared(_PID), {}))["pid"]
+        await both.wait()  # two connections out at once: both pooled afterwards
+        return pid
+
+    try:
+        pooled = await asyncio.gather(pool.run(hold, transaction=False),
+                                      pool.run(hold, transaction=False))
+        for pid in pooled:  # a database restart: every pooled connection dead
+            await asyncio.to_thread(_terminate, tenant_url, pid)
+        assert await _pid(pool) not in pooled  # not a second dead one from the pool
+    finally:
+        await pool.close()
+
+
+@pytest.mark.parametrize("lost", ["before COMMIT arrives", "after COMMIT was applied"])
+async def test_a_commit_is_never_retried_and_its_outcome_unknown_when_its_answer_is_lost(
+        tenant_url, lost):
+    """The connection is cut (a relay in front of the server) after the work's last statement:
+    before the COMMIT sent next reaches the server, or once the server has applied it and only
+    its answer is missing. The pool cannot tell the two apart, so it runs the work again in
+    neither (which in the second would write twice) and says the outcome is unknown."""
+    server = make_url(tenant_url)
+    async with TcpRelay(server.host or "127.0.0.1", server.port or 5432) as relay:
+        pool = DirectPool(server.set(host="127.0.0.1", port=relay.port), max_size=1)
+        runs = 0
+
+        async def write(connection):
+            nonlocal runs
+            runs += 1
+            await connection.one(_WRITE, {"tenant_id": TENANT, "entity_id": uuid.uuid4()})
+            if lost == "before COMMIT arrives":
+                await relay.drop()
+            else:
+                relay.hold_replies()
+
+        try:
+            running = asyncio.create_task(pool.run(write, transaction=True))
+            if lost == "after COMMIT was applied":
+                deadline = time.monotonic() + 5
+                while await _rows(tenant_url) == 0:  # committed, the answer held
+                    assert time.monotonic() < deadline and not running.done()
+                    await asyncio.sleep(0.01)
+                await relay.drop()
+            with pytest.raises(CommitOutcomeUnknownError) as at_commit:
+                await running
+        finally:
+            await pool.close()
+    assert at_commit.value.connection_invalidated and is_database_unavailable(at_commit.value)
+    assert runs == 1
+    assert await _rows(tenant_url) == (1 if lost == "after COMMIT was applied" else 0)
+
+
+async def test_a_lost_commit_is_unavailable_saying_the_outcome_is_unknown_on_both_paths(
+        stores, tenant_url):
+    def plain(connection):  # SQLAlchemy's path: the use case runs in a greenlet, synchronously
+        connection.execute(_WRITE_STATEMENT, {"tenant_id": TENANT, "entity_id": uuid.uuid4()})
+        _terminate(tenant_url, connection.execute(_PID).scalar_one())
+
+    async def fast(connection):
+        await connection.one(_WRITE, {"tenant_id": TENANT, "entity_id": uuid.uuid4()})
+        pid = (await connection.one(prepared(_PID), {}))["pid"]
+        await asyncio.to_thread(_terminate, tenant_url, pid)
+
+    for store, direct_form in ((stores[0], None), (stores[1], fast)):
+        with pytest.raises(TenantDatabaseUnavailableError) as lost:
+            await store.run(plain, direct=direct_form)
+        assert "may or may not have been saved" in str(lost.value)
+    assert await _rows(tenant_url) == 0
 
 
 async def test_a_cancelled_run_closes_its_connection_and_frees_its_slot(tenant_url):

@@ -2,9 +2,11 @@
 
 `stop()` is the server going away (the port refuses, open connections are cut) and `start()`
 its restart on the same port; `stall()` is a server that accepts and never answers (new
-connections are held, open ones stop forwarding) until `resume()`; `drop()` cuts the open
-connections and keeps listening (a network blip, a proxy restart). It runs in the test's event
-loop; the service is another process.
+connections are held, open ones stop forwarding) until `resume()`; `hold_replies()` forwards
+what clients send and holds what the server answers (a request that arrived and an answer
+that never will); `drop()` cuts the open connections and keeps listening (a network blip, a
+proxy restart). It runs in the test's event loop; the service is another process or, for a
+pool under test, the test itself.
 """
 
 from __future__ import annotations
@@ -32,13 +34,15 @@ class TcpRelay:
         self._tasks: set[asyncio.Task[None]] = set()
         self._flowing = asyncio.Event()
         self._flowing.set()
+        self._replying = asyncio.Event()  # cleared: the server's answers are held
+        self._replying.set()
 
     async def __aenter__(self) -> Self:
         await self.start()
         return self
 
     async def __aexit__(self, *_exc: object) -> None:
-        self._flowing.set()
+        self.resume()
         await self.stop()
 
     async def start(self) -> None:
@@ -66,8 +70,13 @@ class TcpRelay:
         """Accept, never answer: nothing is forwarded in either direction until `resume`."""
         self._flowing.clear()
 
+    def hold_replies(self) -> None:
+        """Forward what clients send, hold what the server answers, until `resume` (or `drop`)."""
+        self._replying.clear()
+
     def resume(self) -> None:
         self._flowing.set()
+        self._replying.set()
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
@@ -86,7 +95,7 @@ class TcpRelay:
             if self._server is None:
                 return
             await asyncio.gather(self._pipe(reader, upstream_writer),
-                                 self._pipe(upstream_reader, writer))
+                                 self._pipe(upstream_reader, writer, self._replying))
         except (OSError, asyncio.CancelledError):
             pass
         finally:
@@ -96,9 +105,12 @@ class TcpRelay:
                     end.transport.abort()
             self._tasks.discard(task)
 
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                    *gates: asyncio.Event) -> None:
         while data := await reader.read(65536):
             await self._flowing.wait()
+            for gate in gates:
+                await gate.wait()
             writer.write(data)
             await writer.drain()
         writer.transport.abort()

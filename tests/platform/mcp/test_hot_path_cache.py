@@ -1,17 +1,20 @@
 """The tenant API's caches: a key's row remembered for at most api_key_cache_seconds (a connection
 saved or a key revoked through another instance is seen within that bound, through the same one at
 once, expiry always checked), at most one platform query per request without it, and dead pooled
-connections replaced without an error."""
+connections replaced without an error.
+
+The bound is measured on the instance's monotonic clock (`create_app(monotonic=...)`), which these
+tests move themselves: the bound is crossed when the test says, however slow the machine."""
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import time
 
 import psycopg
 import pytest
 import sqlalchemy as sa
+from aiohttp.test_utils import TestClient
 from sqlalchemy import update
 
 from insureops.platform.api_keys import ApiKey
@@ -33,15 +36,31 @@ async def _names(client, tenant) -> list[str]:
 
 # Another instance remembers a key's row for this long (api_key_cache_seconds).
 BOUND = 1.0
+JUST_BEFORE = BOUND - 0.125  # exact in binary: the clock lands on the bound itself after it
 
 
-async def _past_the_bound() -> None:
-    await asyncio.sleep(BOUND + 0.05)
+class Monotonic:
+    """An instance's monotonic clock, moved by the test alone."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def _other_instance(make_client, settings) -> tuple[TestClient, Monotonic]:
+    """Another instance on the same platform database, remembering keys for BOUND seconds of
+    its own clock."""
+    clock = Monotonic()
+    other = await make_client(settings.model_copy(update={"api_key_cache_seconds": BOUND}),
+                              monotonic=clock)
+    return other, clock
 
 
 async def test_a_connection_saved_on_one_instance_is_used_by_another_within_the_bound(
         client, make_client, settings, make_tenant, make_tenant_database):
-    other = await make_client(settings.model_copy(update={"api_key_cache_seconds": BOUND}))
+    other, clock = await _other_instance(make_client, settings)
     tenant_id = new_tenant_id(NOW.timestamp())
     tenant = await make_tenant(make_tenant_database(tenant_id), tenant_id=tenant_id)
     created = await other.post(f"{BASE}/", json={"name": "In the first"}, headers=tenant.headers)
@@ -50,8 +69,9 @@ async def test_a_connection_saved_on_one_instance_is_used_by_another_within_the_
 
     await save_database_url(client, tenant_id, make_tenant_database(tenant_id))
     assert await _names(client, tenant) == []  # the saving instance: at once
+    clock.now += JUST_BEFORE
     assert await _names(other, tenant) == ["In the first"]  # the other: from its memory...
-    await _past_the_bound()
+    clock.now += BOUND - JUST_BEFORE
     assert await _names(other, tenant) == []  # ...for at most the bound
     created = await other.post(f"{BASE}/", json={"name": "In the second"}, headers=tenant.headers)
     assert created.status == 201
@@ -60,20 +80,20 @@ async def test_a_connection_saved_on_one_instance_is_used_by_another_within_the_
 
 async def test_a_deleted_connection_falls_back_to_the_embedded_default_on_every_instance(
         client, make_client, settings, make_own_tenant):
-    other = await make_client(settings.model_copy(update={"api_key_cache_seconds": BOUND}))
+    other, clock = await _other_instance(make_client, settings)
     tenant = await make_own_tenant()
     assert (await other.post(f"{BASE}/", json={"name": "Saved"}, headers=tenant.headers)).status \
         == 201
     async with client.app[DATABASE].unit_of_work() as uow:
         await uow.session.execute(sa.delete(TenantDatabase).where(
             TenantDatabase.workspace_id == tenant.tenant_id))
-    await _past_the_bound()
+    clock.now += BOUND
     assert await _names(other, tenant) == []  # the workspace's embedded SQLite database
 
 
 async def test_a_key_revoked_on_one_instance_is_refused_by_another_within_the_bound(
         client, make_client, settings, make_own_tenant):
-    other = await make_client(settings.model_copy(update={"api_key_cache_seconds": BOUND}))
+    other, clock = await _other_instance(make_client, settings)
     tenant = await make_own_tenant()
     assert await _names(other, tenant) == []
     assert await _names(client, tenant) == []
@@ -83,11 +103,11 @@ async def test_a_key_revoked_on_one_instance_is_refused_by_another_within_the_bo
     client.app[API_KEY_CACHE].forget_all()  # as the settings area's revoke route does
     refused = await client.get(f"{BASE}/list/", headers=tenant.headers)
     assert refused.status == 401  # the revoking instance: at once
-    started = time.monotonic()
-    while (response := await other.get(f"{BASE}/list/", headers=tenant.headers)).status == 200:
-        assert time.monotonic() - started < BOUND + 0.5
-        await asyncio.sleep(0.05)
-    assert response.status == 401
+    clock.now += JUST_BEFORE
+    assert await _names(other, tenant) == []  # the other: from its memory...
+    clock.now += BOUND - JUST_BEFORE
+    response = await other.get(f"{BASE}/list/", headers=tenant.headers)
+    assert response.status == 401  # ...for at most the bound
     assert (await response.json())["error"]["code"] == "invalid_api_key"
 
 
@@ -133,10 +153,11 @@ async def _platform_statements(client, requests) -> list[str]:
 
 
 async def test_steady_requests_send_at_most_one_statement_to_the_platform_database(
-        client, make_client, settings, make_own_tenant):
+        make_client, settings, make_own_tenant):
+    cached = await make_client(settings, monotonic=Monotonic())  # remembers throughout
     uncached = await make_client(settings.model_copy(update={"api_key_cache_seconds": 0}))
     tenant = await make_own_tenant()
-    for instance in (client, uncached):
+    for instance in (cached, uncached):
         created = await instance.post(f"{BASE}/", json={"name": "Counted"},
                                       headers=tenant.headers)
         record = (await created.json())["uuid"]
@@ -149,7 +170,7 @@ async def test_steady_requests_send_at_most_one_statement_to_the_platform_databa
             assert created.status == 201
 
         statements = await _platform_statements(instance, requests)
-        if instance is client:  # the key's row remembered: nothing at all
+        if instance is cached:  # the key's row remembered: nothing at all
             assert statements == []
         else:  # the key with its workspace's saved connection, once per request
             # (last_used_at moved already: it moves at most once a minute)
@@ -179,6 +200,11 @@ async def test_pooled_connections_the_server_closed_are_replaced_without_an_erro
         pids.append(await connection.scalar(_BACKEND_PID))
     with psycopg.connect(plain_conninfo(tenant.database_url), autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", (pids,))
+        deadline = time.monotonic() + 5  # the signals are asynchronous: dead before any request
+        while admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = ANY(%s)",
+                            (pids,)).fetchone() is not None:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
     response = await client.get(f"{BASE}/{record}/", headers=tenant.headers)
     assert response.status == 200, await response.text()
     created = await client.post(f"{BASE}/", json={"name": "After"}, headers=tenant.headers)
