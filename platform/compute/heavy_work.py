@@ -25,7 +25,11 @@ BODY_THREAD_COUNT = 2  # large JSON bodies decoded and validated (CPU work likew
 
 class WorkBudgetExceededError(Exception):
     """A job went past its time or memory bound (422); the message names the bound and how to
-    change it."""
+    change it. `memory`: it was the memory bound."""
+
+    def __init__(self, message: str, memory: bool = False) -> None:
+        super().__init__(message)
+        self.memory = memory
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ class Budget:
     def too_big(self, megabytes: int) -> WorkBudgetExceededError:
         return WorkBudgetExceededError(
             f"{self.what} needed more memory than a rules worker may use ({megabytes} MB, "
-            f"INSUREOPS_RULES_WORKER_MEMORY_MB); {self.instead}.")
+            f"INSUREOPS_RULES_WORKER_MEMORY_MB); {self.instead}.", memory=True)
 
 
 class HeavyWork:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from insureops.platform.compute.heavy_work import Budget, HeavyWork, WorkBudgetExceededError
 from insureops.platform.rules_studio import jobs
 from insureops.platform.rules_studio.checking import Analysis
-from insureops.platform.rules_studio.errors import SimulationTooSlowError
+from insureops.platform.rules_studio.errors import SimulationTooLargeError, SimulationTooSlowError
 from insureops.platform.rules_studio.execution import Evaluation
 from insureops.platform.rules_studio.simulation import CLI_HINT, SimulationInput
 
@@ -64,4 +64,6 @@ class StudioWork:
             return await self.heavy.run(workspace_id, budget, jobs.simulate, job,
                                         self.simulation_seconds)
         except WorkBudgetExceededError as exc:
+            if exc.memory:
+                raise SimulationTooLargeError(str(exc)) from None
             raise SimulationTooSlowError(str(exc)) from None
