@@ -21,6 +21,7 @@ from insureops.dsl.api import parse_ruleset
 from insureops.engine import ir
 from insureops.engine.evaluation.compiler import GENERATE_AFTER
 from insureops.engine.inputs.jsonio import dumps
+from insureops.engine.ir.builtins import FUNCTIONS as BUILTINS
 from insureops.engine.ir.errors import EngineError, EvaluationError
 from insureops.engine.ir.operators import OPERATORS
 from insureops.engine.ir.values import Duration
@@ -35,9 +36,11 @@ BUSINESS = {
 }
 FIELDS = sorted(BUSINESS) + ["missing"]
 BINARY_OPS = list(OPERATORS)  # the registry: a new operator is tested on every path
-FUNCTIONS = {"len": 1, "lower": 1, "upper": 1, "trim": 1, "round": 2, "abs": 1, "floor": 1,
-             "ceil": 1, "min": 2, "max": 1, "sum": 1, "today": 0, "now": 0, "date": 1,
-             "days_between": 2, "years_between": 2, "coalesce": 3}
+# Every built-in of the registry, at every arity it takes (up to 3 for "or more"): a function
+# added to engine/ir/builtins.py is drawn here without editing this file (issue 29).
+ARITIES = {f.name: tuple(range(f.minimum, (f.maximum if f.maximum is not None
+                                            else f.minimum + 2) + 1))
+           for f in BUILTINS.values()}
 
 literals = st.one_of(
     st.integers(-1000, 1000).map(Decimal),
@@ -65,8 +68,9 @@ def _extend(children):
         st.builds(lambda items: ir.SetExpr(tuple(items)), st.lists(children, max_size=3)),
         st.builds(lambda parts: ir.Interpolated(tuple(parts)),
                   st.lists(st.one_of(st.just("text "), children), max_size=3)),
-        st.sampled_from(sorted(FUNCTIONS)).flatmap(
-            lambda f: st.lists(children, min_size=FUNCTIONS[f], max_size=FUNCTIONS[f]).map(
+        st.sampled_from(sorted(ARITIES)).flatmap(
+            lambda f: st.sampled_from(ARITIES[f]).flatmap(
+                lambda n: st.lists(children, min_size=n, max_size=n)).map(
                 lambda args: ir.Call(f, tuple(args)))),
         st.builds(_comprehension, st.sampled_from(["any", "all", "count", "sum", "min", "max"]),
                   children, st.one_of(st.none(), children), st.one_of(st.none(), children)),
