@@ -7,7 +7,6 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from insureops.engine import ir
-from insureops.engine.evaluation.expressions import children
 from insureops.engine.evaluation.program import RunState, in_window, located
 from insureops.engine.ir import numbers
 from insureops.engine.ir import operations as ops
@@ -15,6 +14,7 @@ from insureops.engine.ir.builtins import CLOCK, FUNCTIONS
 from insureops.engine.ir.errors import EngineError, Invalid, LimitExceededError
 from insureops.engine.ir.operators import IMPLEMENTATIONS, PYTHON
 from insureops.engine.ir.result import Result
+from insureops.engine.ir.tree import children
 from insureops.engine.ir.values import Duration, format_plain
 
 COMPARE = PYTHON

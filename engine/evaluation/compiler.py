@@ -14,7 +14,7 @@ from typing import NamedTuple
 from insureops.engine import ir
 from insureops.engine.evaluation.codegen import generate
 from insureops.engine.evaluation.direct import FALLBACK, generate_direct
-from insureops.engine.evaluation.expressions import EVAL, ExpressionCompiler, children, freeze
+from insureops.engine.evaluation.expressions import EVAL, ExpressionCompiler, freeze
 from insureops.engine.evaluation.program import (
     RuleProgram,
     RunState,
@@ -30,6 +30,7 @@ from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EngineError, EvaluationError, LimitExceededError
 from insureops.engine.ir.limits import Limits
 from insureops.engine.ir.result import Result, TestOutcome
+from insureops.engine.ir.tree import children
 
 _PENDING = object()
 RESULT_NAMES = frozenset({"decision", "score", "outputs", "reasons", "tags", "fired"})

@@ -10,7 +10,6 @@ constant take a fast path when the operand has the constant's type.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from insureops.engine import ir
 from insureops.engine.evaluation.comprehensions import compile_comprehension
@@ -22,6 +21,7 @@ from insureops.engine.ir.errors import EngineError, EvaluationError, Invalid, Li
 from insureops.engine.ir.limits import Limits
 from insureops.engine.ir.operators import IMPLEMENTATIONS
 from insureops.engine.ir.regex import search
+from insureops.engine.ir.tree import children
 from insureops.engine.ir.values import format_plain
 
 Fn = Callable[[dict], object]
@@ -69,39 +69,6 @@ def expression_depth(expr: object) -> int:
         deepest += 1
         level = [child for node in level for child in children(node)]
     return deepest
-
-
-_CHILDREN: dict[type, Callable[[Any], tuple]] = {
-    ir.Member: lambda node: (node.obj,),
-    ir.Index: lambda node: (node.obj, node.index),
-    ir.Call: lambda node: node.args,
-    ir.ListExpr: lambda node: node.items,
-    ir.SetExpr: lambda node: node.items,
-    ir.Unary: lambda node: (node.operand,),
-    ir.Binary: lambda node: (node.left, node.right),
-    ir.Between: lambda node: (node.value, node.low, node.high),
-    ir.IsNull: lambda node: (node.value,),
-    ir.Conditional: lambda node: (node.cond, node.then, node.else_),
-    ir.ObjectExpr: lambda node: tuple(value for _, value in node.entries),
-    ir.Comprehension: lambda node: tuple(
-        c for c in (node.source, node.where, node.projection) if c is not None),
-    ir.Interpolated: lambda node: tuple(part for part in node.parts if not isinstance(part, str)),
-}
-_LEAVES = (ir.Literal, ir.Name)
-
-
-def children(node: object) -> tuple:
-    """The direct sub-expressions of an expression node, in evaluation order (looked up by
-    type: this runs for every node of every expression at compile time)."""
-    found = _CHILDREN.get(type(node))
-    if found is not None:
-        return found(node)
-    if isinstance(node, _LEAVES):
-        return ()
-    for kind, found in _CHILDREN.items():  # a subclass of a node type
-        if isinstance(node, kind):
-            return found(node)
-    return ()
 
 
 class ExpressionCompiler:

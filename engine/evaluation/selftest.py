@@ -6,11 +6,12 @@ from datetime import date
 
 from insureops.engine import ir
 from insureops.engine.evaluation.explain import text_of
-from insureops.engine.evaluation.expressions import EVAL, children
+from insureops.engine.evaluation.expressions import EVAL
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import Limits
 from insureops.engine.ir.result import TestOutcome
+from insureops.engine.ir.tree import children
 from insureops.engine.ir.values import format_literal
 
 

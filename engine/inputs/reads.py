@@ -12,7 +12,7 @@ an object given to `len` is still converted whole).
 from __future__ import annotations
 
 from insureops.engine import ir
-from insureops.engine.evaluation.expressions import children
+from insureops.engine.ir.tree import children
 
 
 class Access:
