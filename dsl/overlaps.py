@@ -90,8 +90,7 @@ def _sweep(rows: list[int], domains: list[dm.Domain]) -> Iterator[tuple[int, int
                                      not item[1].low_closed))
     open_: list[tuple[int, dm.Interval]] = []
     for row, interval in order:
-        open_ = [(other, seen) for other, seen in open_ if seen.intersect(interval) is not None
-                 or not _ends_before(seen, interval)]
+        open_ = [(other, seen) for other, seen in open_ if not _ends_before(seen, interval)]
         for other, seen in open_:
             if seen.intersect(interval) is not None:
                 yield other, row
