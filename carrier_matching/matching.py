@@ -9,6 +9,11 @@ from decimal import Decimal
 from typing import Protocol
 
 from insureops.carrier_matching.market import Carrier, Market, Product
+from insureops.carrier_matching.regulation import (
+    DILIGENT_SEARCH_NOTE,
+    REGULATORY_TAG,
+    regulatory_decline,
+)
 from insureops.engine.ir.errors import EngineError
 
 DECISION_RANK = {"accept": 0, "refer": 1, "decline": 2}
@@ -44,6 +49,7 @@ class MatchResult:
     outputs: Mapping[str, object]
     trace: list | None = None
     evaluated: bool = True
+    notes: tuple[str, ...] = ()
 
     @property
     def sort_key(self) -> tuple:
@@ -86,8 +92,10 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
           index: CandidateIndex | None = None) -> MatchReport:
     """Match `business` (JSON-like data of the Business type) against `market`.
 
-    Every active product on the lines asked for is answered. A product not offered in the
-    business's state is declined by its manifest; with `index`, an appetite the index rules out
+    Every active product on the lines asked for is answered. A product the regulatory facts
+    forbid (carrier_matching.regulation: private comp in a monopolistic state, comp in the
+    surplus lines market) is declined first; a product not offered in the business's state is
+    declined by its manifest; with `index`, an appetite the index rules out
     is declined with the index's reason without running it; every other appetite is evaluated
     by the engine (once per appetite, shared by the products that point at it) as of `as_of`.
     Raises the engine's EvaluationError when the business does not fit the Business type.
@@ -100,6 +108,10 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
     pruned = 0
     for product in products:
         carrier = market.carrier(product.carrier_id)
+        forbidden = regulatory_decline(product.line, product.admitted, state)
+        if forbidden is not None:
+            results.append(_declined(carrier, product, forbidden, REGULATORY_TAG))
+            continue
         if state is not None and state not in product.states:
             results.append(_declined(carrier, product, f"{product.name} is not offered in "
                                      f"{state}", STATE_TAG))
@@ -120,8 +132,9 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
                 result.decision or "decline", result.score, tuple(result.reasons),
                 tuple(result.tags), dict(result.outputs), result.trace)
         decision, score, reasons, tags, outputs, trace = answer
+        notes = (DILIGENT_SEARCH_NOTE,) if not product.admitted and decision != "decline" else ()
         results.append(MatchResult(carrier, product, decision, score, reasons, tags, outputs,
-                                   trace))
+                                   trace, notes=notes))
     results.sort(key=lambda r: r.sort_key)
     if limit is not None:
         results = results[:max(0, limit)]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.carrier_matching.example_market import product_count
 from tests.platform.test_serve_command import free_port, insureops_command, wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -82,7 +83,7 @@ def test_readme_match_commands_show_a_ranked_match_when_run_against_a_fresh_serv
         reader.join(timeout=5)
         process.stdout.close()
     answer = last_json(run.stdout)
-    assert answer["considered"] == 155 and len(answer["results"]) == 3
+    assert answer["considered"] == product_count() and len(answer["results"]) == 3
     top = answer["results"][0]
     assert (top["carrier"]["id"], top["product"]["id"], top["decision"]) == (
         "granite-trades", "granite-trades/trades-gl", "accept")
