@@ -8,7 +8,9 @@ from datetime import date
 from decimal import Decimal
 from typing import Protocol
 
+from insureops.carrier_matching.description import activities
 from insureops.carrier_matching.market import Carrier, Market, Product
+from insureops.carrier_matching.reasons import arrange, reason_kinds
 from insureops.carrier_matching.regulation import (
     DILIGENT_SEARCH_NOTE,
     REGULATORY_TAG,
@@ -50,6 +52,7 @@ class MatchResult:
     trace: list | None = None
     evaluated: bool = True
     notes: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ()  # "Ask the client: ..." lines, apart from the reasons
 
     @property
     def sort_key(self) -> tuple:
@@ -100,6 +103,7 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
     by the engine (once per appetite, shared by the products that point at it) as of `as_of`.
     Raises the engine's EvaluationError when the business does not fit the Business type.
     """
+    business = with_activities(business)
     products = candidate_products(market, requested_lines(business, lines))
     state = business.get("state")
     allowed = index.candidates(business) if index is not None else None
@@ -128,17 +132,26 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
                 ({BUSINESS_INPUT: business},), as_of=as_of, explain=explain))
             if isinstance(result, EngineError):  # an error value: raised, as evaluate does
                 raise result
+            decision = result.decision or "decline"
+            kinds = reason_kinds(appetite.ruleset.ir, result.fired, len(result.reasons))
+            reasons, questions = arrange(decision, result.reasons, kinds)
             answer = answers[appetite.path] = (
-                result.decision or "decline", result.score, tuple(result.reasons),
-                tuple(result.tags), dict(result.outputs), result.trace)
-        decision, score, reasons, tags, outputs, trace = answer
+                decision, result.score, reasons, tuple(result.tags), dict(result.outputs),
+                result.trace, questions)
+        decision, score, reasons, tags, outputs, trace, questions = answer
         notes = (DILIGENT_SEARCH_NOTE,) if not product.admitted and decision != "decline" else ()
         results.append(MatchResult(carrier, product, decision, score, reasons, tags, outputs,
-                                   trace, notes=notes))
+                                   trace, notes=notes, questions=questions))
     results.sort(key=lambda r: r.sort_key)
     if limit is not None:
         results = results[:max(0, limit)]
     return MatchReport(tuple(results), len(products), pruned)
+
+
+def with_activities(business: Mapping) -> dict:
+    """The business as appetites read it: `activities` derived from its description (the words
+    it affirms; carrier_matching.description), whatever the caller put there."""
+    return {**business, "activities": activities(business.get("description"))}
 
 
 def _declined(carrier: Carrier, product: Product, reason: str, tag: str) -> MatchResult:

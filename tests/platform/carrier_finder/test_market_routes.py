@@ -57,11 +57,11 @@ async def test_products_filter_by_naics_prefix_and_carrier_when_asked(finder):
 async def test_appetites_carry_source_hash_and_version_when_listed(finder):
     items = await all_pages(finder, "/appetites/", carrier="granite-trades")
     names = [item["name"] for item in items]
-    assert "appetite.granite_trades.trades_liability" in names
-    liability = items[names.index("appetite.granite_trades.trades_liability")]
+    assert "appetite.granite_trades.trades_gl" in names
+    liability = items[names.index("appetite.granite_trades.trades_gl")]
     assert liability["source"].lstrip().startswith("#") and len(liability["content_hash"]) == 64
     assert liability["version"] == 1
-    assert liability["products"] == ["granite-trades/trades-gl", "granite-trades/trades-umbrella"]
+    assert liability["products"] == ["granite-trades/trades-gl"]  # each product its own appetite
 
 
 async def test_listing_answers_400_when_the_cursor_is_mangled(finder):

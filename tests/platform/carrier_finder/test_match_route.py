@@ -76,7 +76,7 @@ class OnlyGranite:
         self.names = {a.name for a in appetites}
 
     def candidates(self, business) -> frozenset[str]:
-        return frozenset({"appetite.granite_trades.trades_liability"}) & self.names
+        return frozenset({"appetite.granite_trades.trades_gl"}) & self.names
 
     def why_pruned(self, name: str, business) -> str:
         return f"{name} writes no NAICS {business.get('naics')}"
@@ -103,4 +103,4 @@ async def test_match_route_prunes_with_the_index_when_the_area_is_given_an_index
     assert pruned["decision"] == "decline" and pruned["reasons"][0].endswith("NAICS 238210")
     search = await (await finder.post("/search/", {"naics": "238210"})).json()
     assert search["index"] == "pruning"
-    assert {r["appetite"] for r in search["results"]} == {"appetite.granite_trades.trades_liability"}
+    assert {r["appetite"] for r in search["results"]} == {"appetite.granite_trades.trades_gl"}

@@ -73,7 +73,7 @@ def test_market_match_ranks_the_example_business_when_run_on_the_example_market(
     assert lines[0].startswith(f"{product_count()} product(s) considered, ") and "pruned" in lines[0]
     assert lines[1].split()[:3] == ["1.", "accept", "68"]
     assert "Trade Contractors General Liability (CGL)" in lines[1]
-    assert "- NAICS 238210 is a core class" in lines[2]
+    assert "- Target class: Electrical contractors" in lines[2]
 
 
 def test_market_match_reports_file_line_and_column_when_an_appetite_is_broken(tmp_path: Path):
