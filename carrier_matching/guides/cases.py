@@ -65,15 +65,25 @@ def sample(spec: ProductSpec) -> tuple[dict[str, Any], int]:
         business["prior_claims"] = []
         score += spec.losses.points[0]
     business["requested_limit"] = spec.authority or spec.max_limit
-    for topic in spec.topics:
+    for topic, settings in spec.topics.items():
         if topic == "comp":
-            business["payroll_by_class"] = [{"code": "8810", "payroll": 100000}]
+            payroll = business.get("payroll", 100_000)
+            business["payroll_by_class"] = [{"code": "8810", "payroll": payroll}]
             continue
-        business.setdefault(GROUP[topic], {}).update(GOOD_ANSWERS[topic])
+        business.setdefault(GROUP[topic], {}).update(good_answers(topic, settings))
         if topic == "property" and spec.topics[topic].get("sprinklers") == "credit":
             score += int(spec.topics[topic].get("points", 5))
     business["activities"] = activities(business["description"])
     return business, score
+
+
+def good_answers(topic: str, settings: dict) -> dict:
+    """Answers the topic's rules accept without referral."""
+    answers = dict(GOOD_ANSWERS[topic])
+    if topic == "fleet":
+        limits = [v for v in (settings.get("refer_radius"), settings.get("max_radius")) if v]
+        answers["radius_miles"] = int(min(limits) // 2) if limits else 150
+    return answers
 
 
 def _core_code(spec: ProductSpec) -> tuple[str, int]:
@@ -226,8 +236,10 @@ def _band_cases(spec: ProductSpec, base: dict) -> list[str]:
     for name, band in spec.bands.items():
         path = BAND_PATHS[name]
         field = ".".join(path)
+        missing = _without(base, *path)
+        missing.pop("payroll_by_class", None) if name == "payroll" else None
         out.append(_test(f"without {field} the risk is accepted and the client asked",
-                         _without(base, *path), f'decision == "accept" and "ask:{field}" in tags'))
+                         missing, f'decision == "accept" and "ask:{field}" in tags'))
         if band.min is not None:
             floor = band.below if band.below is not None else band.min
             value = floor / 2 if floor >= 2 else 0
@@ -307,8 +319,11 @@ def _question_cases(spec: ProductSpec, base: dict) -> list[str]:
         if topic == "comp":
             out += _comp_cases(settings, base)
             continue
+        classes = settings.get("classes")
+        if classes and not any(base["naics"].startswith(str(c)) for c in classes):
+            continue
         group = GROUP[topic]
-        for key, value in GOOD_ANSWERS[topic].items():
+        for key, value in good_answers(topic, settings).items():
             field = f"{group}.{key}"
             if f"ask:{field}" not in _asked(spec, topic, key):
                 continue

@@ -32,7 +32,6 @@ SCREENS: dict[str, Screen] = {
                  ("481211", "Nonscheduled chartered passenger air transportation"),
                  ("481219", "Other nonscheduled air transportation"),
                  ("487210", "Scenic and sightseeing transportation, water"),
-                 ("713940", "Fitness and recreational sports centers"),
                  ("722410", "Drinking places (bars, taverns, nightclubs)"),
                  ("238910", "Site preparation and demolition contractors")),
         groups=(("2111", "Oil and gas extraction"), ("2131", "Support activities for mining"),

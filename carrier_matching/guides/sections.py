@@ -352,7 +352,7 @@ def limits(spec: ProductSpec) -> list[str]:
                 "outputs.requested_limit > MAX_LIMIT",
                 [f"decline \"A {noun} limit of ${{outputs.requested_limit}} is above the "
                  f"{money(spec.max_limit)} this product writes\"", 'tag "limit"'])
-    if spec.authority:
+    if spec.authority and spec.authority < spec.max_limit:
         out += rule("limit_above_authority", "Requested limit above the line authority", 250,
                     "outputs.requested_limit > LINE_AUTHORITY and outputs.requested_limit <= MAX_LIMIT",
                     [f"refer \"A {noun} limit of ${{outputs.requested_limit}} is above the "

@@ -18,10 +18,10 @@ TOPIC_KEYS = {
                  "max_protection_class", "refer_protection_class", "sprinklers", "vacant",
                  "points"),
     "fleet": ("hazmat", "max_radius", "refer_radius", "dot"),
-    "liquor": ("max_percent", "refer_percent", "late_night", "entertainment"),
+    "liquor": ("max_percent", "refer_percent", "late_night", "entertainment", "classes"),
     "cyber": ("max_records", "refer_records", "mfa", "backups"),
     "contractor": ("max_subcontracted", "refer_subcontracted", "max_residential",
-                   "refer_residential", "max_stories", "refer_stories"),
+                   "refer_residential", "max_stories", "refer_stories", "classes"),
     "comp": ("excluded_codes", "referral_codes"),
 }
 
@@ -33,7 +33,16 @@ def topics(spec: ProductSpec) -> list[str]:
         if unknown:
             raise GuideError(f"{spec.carrier_id}/{spec.product_id}: {topic}: unknown key(s) {unknown}")
         out += [f"# --- {topic.capitalize()} questions ---", ""]
-        out += WRITERS[topic](settings)
+        written = WRITERS[topic](settings)
+        classes = settings.get("classes")
+        if classes:  # asked only of the classes the topic concerns (alcohol: bars, restaurants)
+            const = f"{topic.upper()}_CLASSES"
+            out += [f"# The classes these questions concern (NAICS prefixes)",
+                    f"const {const} = {string_set(str(c) for c in classes)}", ""]
+            scope = f"any(p in {const} where business.naics starts_with p)"
+            written = [f"when ({line[5:]}) and {scope}" if line.startswith("when ") else line
+                       for line in written]
+        out += written
     return out
 
 
