@@ -8,8 +8,9 @@ from datetime import date
 from decimal import Decimal
 from typing import Protocol
 
-from insureops.carrier_matching.description import activities
 from insureops.carrier_matching.market import Carrier, Market, Product
+from insureops.carrier_matching.normalise import normalise_business
+from insureops.carrier_matching.questions import asked_fields, question
 from insureops.carrier_matching.reasons import arrange, reason_kinds
 from insureops.carrier_matching.regulation import (
     DILIGENT_SEARCH_NOTE,
@@ -61,13 +62,26 @@ class MatchResult:
 
 
 @dataclass(frozen=True, slots=True)
+class AskedQuestion:
+    """A question for the client that would change a decision: the Business field that answers
+    it, the words to ask it in, and the products (ids) that asked, best first."""
+
+    field: str
+    text: str
+    products: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class MatchReport:
     """The ranked results (at most `limit` of them), how many products were considered (active,
-    on the lines asked for) and how many of those the candidate index pruned."""
+    on the lines asked for) and how many of those the candidate index pruned; the questions
+    the accepting and referring products ask, and what reading the business changed."""
 
     results: tuple[MatchResult, ...]
     considered: int
     pruned: int
+    questions: tuple[AskedQuestion, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 def candidate_products(market: Market, lines: Iterable[str] | None = None) -> list[Product]:
@@ -101,9 +115,13 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
     declined by its manifest; with `index`, an appetite the index rules out
     is declined with the index's reason without running it; every other appetite is evaluated
     by the engine (once per appetite, shared by the products that point at it) as of `as_of`.
-    Raises the engine's EvaluationError when the business does not fit the Business type.
+    The business is read first (carrier_matching.normalise: states by name, NAICS 2017 codes,
+    line aliases; each change a warning of the report). Raises BusinessInputError for a value
+    it cannot read (an unknown NAICS code), and the engine's EvaluationError when the business
+    does not fit the Business type; the first is a kind of the second.
     """
-    business = with_activities(business)
+    normalised = normalise_business(business, as_of=as_of)
+    business = normalised.business
     products = candidate_products(market, requested_lines(business, lines))
     state = business.get("state")
     allowed = index.candidates(business) if index is not None else None
@@ -143,15 +161,28 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
         results.append(MatchResult(carrier, product, decision, score, reasons, tags, outputs,
                                    trace, notes=notes, questions=questions))
     results.sort(key=lambda r: r.sort_key)
+    questions = asked_questions(results)
     if limit is not None:
         results = results[:max(0, limit)]
-    return MatchReport(tuple(results), len(products), pruned)
+    return MatchReport(tuple(results), len(products), pruned, questions, normalised.warnings)
+
+
+def asked_questions(results: Iterable[MatchResult]) -> tuple[AskedQuestion, ...]:
+    """What accepting and referring products ask of the client, one entry per field, in the
+    order of the best product that asks it."""
+    asked: dict[str, list[str]] = {}
+    for result in results:
+        if result.decision == "decline":
+            continue
+        for field in asked_fields(result.tags):
+            asked.setdefault(field, []).append(result.product.id)
+    return tuple(AskedQuestion(field, question(field).text, tuple(products))
+                 for field, products in asked.items())
 
 
 def with_activities(business: Mapping) -> dict:
-    """The business as appetites read it: `activities` derived from its description (the words
-    it affirms; carrier_matching.description), whatever the caller put there."""
-    return {**business, "activities": activities(business.get("description"))}
+    """The business as appetites read it (carrier_matching.normalise), without the warnings."""
+    return normalise_business(business).business
 
 
 def _declined(carrier: Carrier, product: Product, reason: str, tag: str) -> MatchResult:

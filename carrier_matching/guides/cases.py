@@ -271,19 +271,19 @@ def _set(base: dict, path: tuple[str, ...], value: Any) -> dict:
 def _loss_cases(spec: ProductSpec, base: dict) -> list[str]:
     if spec.losses is None:
         return []
-    l = spec.losses
-    many = [{"amount": 1000, "date": "2025-10-01", "type": "liability"}] * (l.max_claims + 1)
-    old = [{"amount": 1000, "date": "2019-06-01", "type": "liability"}] * (l.max_claims + 1)
-    out = [_test(f"{l.max_claims + 1} claims in {l.lookback} years are declined",
+    lo = spec.losses
+    many = [{"amount": 1000, "date": "2025-10-01", "type": "liability"}] * (lo.max_claims + 1)
+    old = [{"amount": 1000, "date": "2019-06-01", "type": "liability"}] * (lo.max_claims + 1)
+    out = [_test(f"{lo.max_claims + 1} claims in {lo.lookback} years are declined",
                  _with(base, prior_claims=many),
                  'decision == "decline" and "loss_history" in tags'),
-           _test(f"claims older than {l.lookback} years do not count", _with(base, prior_claims=old),
+           _test(f"claims older than {lo.lookback} years do not count", _with(base, prior_claims=old),
                  'decision == "accept"')]
-    if l.large and l.max_claims >= 1 and l.large <= l.max_incurred:
-        big = [{"amount": int(l.large), "date": "2025-10-01", "type": "liability"}]
+    if lo.large and lo.max_claims >= 1 and lo.large <= lo.max_incurred:
+        big = [{"amount": int(lo.large), "date": "2025-10-01", "type": "liability"}]
         out.append(_test("a single large loss is referred", _with(base, prior_claims=big),
                          'decision == "refer" and "large_loss" in tags'))
-    if l.require_runs:
+    if lo.require_runs:
         out.append(_test("loss runs are needed to quote", _without(base, "prior_claims"),
                          'decision == "refer" and "missing_information" in tags'))
     else:

@@ -69,7 +69,7 @@ def header(spec: ProductSpec) -> list[str]:
 
 
 def consts(spec: ProductSpec) -> list[str]:
-    lines = [f"# The line this product writes, for the limit asked for on it",
+    lines = ["# The line this product writes, for the limit asked for on it",
              f"const LINE = {quote(spec.line)}"]
     if not spec.all_states:
         lines += ["# Where the product is offered", f"const STATES = {string_set(spec.states)}"]
@@ -297,41 +297,41 @@ def core_reasons(spec: ProductSpec) -> list[str]:
 def losses(spec: ProductSpec) -> list[str]:
     if spec.losses is None:
         return []
-    l = spec.losses
-    out = [f"# --- Loss history over the last {l.lookback} years ---", ""]
-    out += rule("recent_losses", f"Claims and incurred losses in the last {l.lookback} years", 410,
+    lo = spec.losses
+    out = [f"# --- Loss history over the last {lo.lookback} years ---", ""]
+    out += rule("recent_losses", f"Claims and incurred losses in the last {lo.lookback} years", 410,
                 "business.prior_claims is not null",
                 ["set recent_claims = count(c in business.prior_claims where c.date > today() - LOSS_LOOKBACK)",
                  "set recent_incurred = sum(c.amount for c in business.prior_claims where c.date > today() - LOSS_LOOKBACK) ?? 0"])
     out += ['table loss_headroom "Loss headroom under the program\'s limits" hit first priority 400',
             "    | outputs.recent_claims | outputs.recent_incurred | => loss_points |",
-            f"    | 0 | - | {l.points[0]} |",
-            f"    | 1 | < {number(l.headroom[0])} | {l.points[1]} |",
-            f"    | <= MAX_CLAIMS | < {number(l.headroom[1])} | {l.points[2]} |",
+            f"    | 0 | - | {lo.points[0]} |",
+            f"    | 1 | < {number(lo.headroom[0])} | {lo.points[1]} |",
+            f"    | <= MAX_CLAIMS | < {number(lo.headroom[1])} | {lo.points[2]} |",
             "    | - | - | 0 |", "end", ""]
     out += rule("loss_score", "Score: headroom under the loss limits", 390,
                 "outputs.loss_points > 0", ["score += outputs.loss_points"])
-    if l.require_runs:
+    if lo.require_runs:
         out += rule("loss_runs_missing", "No loss history given", 300,
                     "business.prior_claims is null",
-                    [f"refer \"Loss runs for the last {l.lookback} years are needed to quote\"",
+                    [f"refer \"Loss runs for the last {lo.lookback} years are needed to quote\"",
                      'tag "missing_information"', f'tag "{ASK_TAG_PREFIX}prior_claims"'])
     else:
         out += rule("loss_runs_unknown", "No loss history given", 300,
                     "business.prior_claims is null", ask("prior_claims", ""))
     out += rule("too_many_claims", "More claims than the program allows", 300,
                 "outputs.recent_claims > MAX_CLAIMS",
-                [f"decline \"{{outputs.recent_claims}} claims in {l.lookback} years; the program "
-                 f"takes at most {l.max_claims}\"", 'tag "loss_history"'])
+                [f"decline \"{{outputs.recent_claims}} claims in {lo.lookback} years; the program "
+                 f"takes at most {lo.max_claims}\"", 'tag "loss_history"'])
     out += rule("losses_too_large", "Incurred losses above the program limit", 300,
                 "outputs.recent_incurred > MAX_INCURRED",
-                [f"decline \"Losses of ${{outputs.recent_incurred}} in {l.lookback} years exceed "
-                 f"the {money(l.max_incurred)} the program accepts\"", 'tag "loss_history"'])
-    if l.large:
-        out += rule("large_single_loss", f"A single large loss in {l.lookback} years", 290,
+                [f"decline \"Losses of ${{outputs.recent_incurred}} in {lo.lookback} years exceed "
+                 f"the {money(lo.max_incurred)} the program accepts\"", 'tag "loss_history"'])
+    if lo.large:
+        out += rule("large_single_loss", f"A single large loss in {lo.lookback} years", 290,
                     "any(c in business.prior_claims where c.date > today() - LOSS_LOOKBACK and "
                     "c.amount >= LARGE_LOSS)",
-                    [f"refer \"A single loss of {money(l.large)} or more needs underwriting "
+                    [f"refer \"A single loss of {money(lo.large)} or more needs underwriting "
                      "review\"", 'tag "large_loss"'])
     return out
 

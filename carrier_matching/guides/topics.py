@@ -5,7 +5,6 @@ codes for comp. An unanswered question is asked ("ask the client"), never guesse
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal
 from typing import Any
 
 from insureops.carrier_matching.guides.sections import ask, rule
@@ -37,7 +36,7 @@ def topics(spec: ProductSpec) -> list[str]:
         classes = settings.get("classes")
         if classes:  # asked only of the classes the topic concerns (alcohol: bars, restaurants)
             const = f"{topic.upper()}_CLASSES"
-            out += [f"# The classes these questions concern (NAICS prefixes)",
+            out += ["# The classes these questions concern (NAICS prefixes)",
                     f"const {const} = {string_set(str(c) for c in classes)}", ""]
             scope = f"any(p in {const} where business.naics starts_with p)"
             written = [f"when ({line[5:]}) and {scope}" if line.startswith("when ") else line
