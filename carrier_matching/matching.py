@@ -109,7 +109,8 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
           index: CandidateIndex | None = None) -> MatchReport:
     """Match `business` (JSON-like data of the Business type) against `market`.
 
-    Every active product on the lines asked for is answered. A product the regulatory facts
+    Every active product on the lines asked for is answered; with `limit`, only the best
+    `limit` accepts and refers are returned (fewer when fewer products would write it). A product the regulatory facts
     forbid (carrier_matching.regulation: private comp in a monopolistic state, comp in the
     surplus lines market) is declined first; a product not offered in the business's state is
     declined by its manifest; with `index`, an appetite the index rules out
@@ -162,8 +163,8 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
                                    trace, notes=notes, questions=questions))
     results.sort(key=lambda r: r.sort_key)
     questions = asked_questions(results)
-    if limit is not None:
-        results = results[:max(0, limit)]
+    if limit is not None:  # the best N: accepts and refers, never padded with declines
+        results = [r for r in results if r.decision != "decline"][:max(0, limit)]
     return MatchReport(tuple(results), len(products), pruned, questions, normalised.warnings)
 
 

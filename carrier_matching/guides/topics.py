@@ -46,14 +46,18 @@ def topics(spec: ProductSpec) -> list[str]:
 
 
 def _threshold(name: str, field: str, expr: str, reads: str, settings: dict[str, Any],
-               maximum: str, refer: str, what: str, tag: str) -> list[str]:
+               maximum: str, refer: str, what: str, tag: str, unit: str = "") -> list[str]:
     """Decline above `settings[maximum]`, refer above `settings[refer]`, ask when unknown."""
     top, edge = settings.get(maximum), settings.get(refer)
     if top is None and edge is None:
         return []
-    limit = top if top is not None else edge
+    if top is not None and edge is not None:
+        why = f"(above {plain(edge)}{unit} the program refers, above {plain(top)}{unit} it declines)"
+    else:
+        why = f"(above {plain(top if top is not None else edge)}{unit} the program " \
+              f"{'declines' if top is not None else 'refers'})"
     out = rule(f"ask_{name}", f"Not answered: {what}", PRIORITY, f"{expr} is null",
-               ask(field, f"(above {plain(limit)} the program {'declines' if top is not None else 'refers'})"))
+               ask(field, why))
     if top is not None:
         out += rule(f"{name}_above_maximum", f"{what.capitalize()} beyond the program", PRIORITY,
                     f"{expr} > {number(top)}",
@@ -117,7 +121,7 @@ def _property(s: dict[str, Any]) -> list[str]:
                      "confirmed\"", 'tag "property"'])
     out += _threshold("roof_age", "property.roof_age", "business.property.roof_age",
                       "A roof {business.property.roof_age} years old", s, "max_roof_age",
-                      "refer_roof_age", "roof age", "property")
+                      "refer_roof_age", "roof age", "property", " years")
     out += _threshold("protection_class", "property.protection_class",
                       "business.property.protection_class",
                       "Protection class {business.property.protection_class}", s,
@@ -149,7 +153,7 @@ def _fleet(s: dict[str, Any]) -> list[str]:
                 else "operations_review")
     out += _threshold("radius", "fleet.radius_miles", "business.fleet.radius_miles",
                       "A radius of {business.fleet.radius_miles} miles", s, "max_radius",
-                      "refer_radius", "radius of operation", "radius")
+                      "refer_radius", "radius of operation", "radius", " miles")
     if s.get("dot"):
         out += rule("ask_dot_number", "Not answered: USDOT number", PRIORITY,
                     "business.fleet.dot_number is null",
@@ -161,7 +165,7 @@ def _liquor(s: dict[str, Any]) -> list[str]:
     out = _threshold("liquor_share", "operations.liquor_sales_percent",
                      "business.operations.liquor_sales_percent",
                      "Alcohol at {business.operations.liquor_sales_percent}% of sales", s,
-                     "max_percent", "refer_percent", "alcohol share of sales", "liquor")
+                     "max_percent", "refer_percent", "alcohol share of sales", "liquor", "%")
     out += _flag("late_hours", "operations.open_past_midnight",
                  "business.operations.open_past_midnight", True, s.get("late_night"),
                  "Open past midnight: late hours are " + ("outside the program" if
@@ -193,15 +197,16 @@ def _contractor(s: dict[str, Any]) -> list[str]:
                      "business.operations.subcontracted_percent",
                      "{business.operations.subcontracted_percent}% subcontracted", s,
                      "max_subcontracted", "refer_subcontracted", "subcontracted work",
-                     "operations_review")
+                     "operations_review", "%")
     out += _threshold("residential", "operations.residential_percent",
                       "business.operations.residential_percent",
                       "{business.operations.residential_percent}% residential work", s,
                       "max_residential", "refer_residential", "residential share",
-                      "operations_review")
+                      "operations_review", "%")
     out += _threshold("height", "operations.max_stories", "business.operations.max_stories",
                       "Work on buildings of {business.operations.max_stories} stories", s,
-                      "max_stories", "refer_stories", "working height", "operations_review")
+                      "max_stories", "refer_stories", "working height", "operations_review",
+                      " stories")
     return out
 
 
