@@ -355,8 +355,8 @@ async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
     if outcome.result is None:
         raise EvaluationFailedError(
             f"Version {version.number} could not be evaluated on these inputs "
-            f"({outcome.error_code}); logged as execution {row.id}.", outcome.error_code,
-            row.id)
+            f"({outcome.error_code}: {outcome.error_message}); logged as execution {row.id}.",
+            outcome.error_code, row.id)
     payload = {"execution": views.execution_info(row).model_dump(mode="json"),
                "result": outcome.result.to_dict()}
     return web.Response(text=jsonio.dumps(payload), content_type="application/json")

@@ -30,7 +30,7 @@ def market() -> Market:
 
 def decide(appetite: str, business: dict) -> tuple[str | None, list[str]]:
     result = market().appetite(appetite).ruleset.evaluate({"business": business}, as_of=AS_OF)
-    return result.decision, result.tags
+    return result.decision, list(result.tags)
 
 
 def test_example_market_is_large_enough_when_loaded():
