@@ -98,11 +98,12 @@ class Column:
 
 class Scope(NamedTuple):
     """A name an expression can read: its variable, the slot of a raw input value (None for
-    a runtime value), and the variable of its field getter (inputs only)."""
+    a runtime value), and the variable saying whether it is an object (inputs only: read
+    once, so a field read is one `dict.get`)."""
 
     var: str
     slot: Slot | None = None
-    getter: str | None = None
+    is_object: str | None = None
 
 
 class Emitter:
@@ -166,7 +167,7 @@ class Emitter:
         slot, a = code.slot, self.src.fresh("_k")
         k = self.src.const(slot)
         if slot.fmt == "date":
-            return Code(f"DATE_OF({code.text}, {k}, ev)")
+            return Code(self.date_of(code))
         if slot.fmt is not None:
             return Code(self.converted(code))
         whole = f" and {a}.is_integer()" if slot.integer else ""
@@ -229,10 +230,17 @@ class Emitter:
                               for key, value in node.entries)
             return Code("{" + entries + "}")
         if isinstance(node, ir.Interpolated):
-            pieces = "".join(
-                f"{self.src.const(part)}, " if isinstance(part, str)
-                else f"{self.value(part, scope)}, " for part in node.parts)
-            return Code(f"INTERPOLATED(({pieces}), {span}, ev)")
+            pieces = []
+            for part in node.parts:
+                if isinstance(part, str):
+                    pieces.append(self.src.const(part))
+                    continue
+                code, p = self.expr(part, scope), self.src.fresh("_p")
+                pieces.append(f"({p} if type({p} := {code.text}) is STR else "
+                              f"PLAIN({self.converted(Code(p, code.slot))}))"
+                              if code.slot is None or code.slot.fmt is None else
+                              f"PLAIN({self.converted(code)})")
+            return Code(f"TEXT_MADE(''.join(({''.join(p + ', ' for p in pieces)})), {span}, ev)")
         raise EngineError(f"not an expression node: {type(node).__name__}", code="invalid_ir",
                           span=getattr(node, "span", None))
 
@@ -249,9 +257,11 @@ class Emitter:
         field = self.src.const(node.field)
         if not self.traced and isinstance(node.obj, ir.Name):
             found = scope.get(node.obj.name)
-            if found is not None and found.getter is not None:
-                self.used.add(found.getter)
-                return Code(f"{found.getter}({field})", found.slot.field(node.field))
+            if found is not None and found.is_object is not None:
+                self.used.update((found.var, found.is_object))
+                return Code(f"({found.var}.get({field}) if {found.is_object} else RAW_MEMBER("
+                            f"{found.var}, {field}, {self.src.const(found.slot)}, "
+                            f"{self.src.const(node.span)}, ev))", found.slot.field(node.field))
         obj = self.expr(node.obj, scope)
         o, span = self.src.fresh("_o"), self.src.const(node.span)
         if obj.slot is not None:
@@ -334,8 +344,15 @@ class Emitter:
     def _typed_value(self, code: Code) -> str:
         """A value for a typed comparison: a date field's string parsed inline."""
         if code.slot is not None and code.slot.fmt == "date":
-            return f"DATE_OF({code.text}, {self.src.const(code.slot)}, ev)"
+            return self.date_of(code)
         return self.converted(code)
+
+    def date_of(self, code: Code) -> str:
+        """A `format: date` field's date: a string seen before from the cache of read dates
+        (`runtime.DATES`), else parsed and checked (`runtime.date_of`)."""
+        r, d = self.src.fresh("_r"), self.src.fresh("_d")
+        return (f"({d} if type({r} := {code.text}) is STR and ({d} := DATES_GET({r})) is not "
+                f"None else DATE_OF({r}, {self.src.const(code.slot)}, ev))")
 
     def _logic(self, op: str, operands: list, span, scope) -> Code:
         """Kleene `and`/`or`, left to right, stopping at the first false (true) operand; each
@@ -409,8 +426,8 @@ class Emitter:
                     f"{_IN_RANGE.format(a)} else ({real}) if {t} is FLOAT and NINF < {a} < INF"
                     f"{whole} else {general})")
         if kind is date and slot.fmt == "date" and op in PYTHON:
-            return (f"(({a} {PYTHON[op]} {k}) if type({a} := DATE_OF({left.text}, "
-                    f"{self.src.const(slot)}, ev)) is DATE else {slow}({a}, {k}, {span}{ev}))")
+            return (f"(({a} {PYTHON[op]} {k}) if type({a} := {self.date_of(left)}) is DATE "
+                    f"else {slow}({a}, {k}, {span}{ev}))")
         if slot.fmt is not None:
             return None
         test = self._string_test(op, constant, a, k)
@@ -495,7 +512,7 @@ class Emitter:
         variables when None)."""
         found = ["ev"]
         for entry in scope.values():
-            for var in (entry.var, entry.getter):
+            for var in (entry.var, entry.is_object):
                 if var is not None and (used is None or var in used):
                     found.append(var)
         if self.traced:

@@ -66,7 +66,7 @@ class RulesetCode:
     # --- the function's frame --------------------------------------------------------------
 
     def _scope(self) -> dict[str, Scope]:
-        scope = {name: Scope(f"i{n}", slot, f"g{n}")
+        scope = {name: Scope(f"i{n}", slot, f"d{n}")
                  for n, (name, slot) in enumerate(self.slots.items())}
         scope["outputs"] = Scope("o")
         return scope
@@ -75,7 +75,10 @@ class RulesetCode:
         declared = src.const(tuple(self.slots))
         active = sum(1 for item in self.items if getattr(item, "enabled", True))
         if entry == "run":
-            lines = ["def run(inputs, ev):", "    sized = True"]
+            bounded = not traced and self._bounded()
+            lines = ["def run(inputs, ev):",
+                     f"    sized = ev.limits is not {src.const(DEFAULT_LIMITS)}" if bounded
+                     else "    sized = True"]
         else:
             limits = DEFAULT_LIMITS
             lines = ["def evaluate(inputs, *, as_of=None, explain=False, limits=None):",
@@ -92,8 +95,7 @@ class RulesetCode:
             lines += ["    try:", f"        i{n} = inputs[{k}]",
                       f"    except KeyError: MISSING({k})",
                       f"    except (TypeError, AttributeError): UNKNOWN(inputs, {declared})",
-                      f"    g{n} = i{n}.get if type(i{n}) is DICT else "
-                      f"RAW_GETTER(i{n}, {src.const(slot)}, None, ev)"]
+                      f"    d{n} = type(i{n}) is DICT"]
         lines += [f"    if len(inputs) != {len(self.slots)}: UNKNOWN(inputs, {declared})"]
         if entry == "run" and not traced and active:
             lines += [f"    ev.remaining -= {active}",

@@ -35,23 +35,38 @@ def raw_member(obj: object, field: str, slot, span, ev) -> object:
     return ops.member(value_of(obj, slot, ev), field, span)
 
 
-def raw_getter(obj: object, slot, span, ev):
-    """`field -> obj.field` for an input that is not an object (each read checks it)."""
-    return lambda field: raw_member(obj, field, slot, span, ev)
-
-
 def date_of(raw: object, slot, ev) -> object:
     """A `format: date` field read for a comparison: the date of its `YYYY-MM-DD` string
-    (`values.iso_date`'s reading, inline), else its value (or its error)."""
+    (`values.iso_date`'s reading, inline; remembered in DATES), else its value (or its
+    error)."""
     if type(raw) is str and len(raw) == 10 and raw[4] == "-" and raw[7] == "-":
         try:
-            return _from_iso(raw)
+            day = _from_iso(raw)
         except ValueError:
             pass
+        else:
+            if len(DATES) < MAX_DATES:
+                DATES[raw] = day
+            return day
     return value_of(raw, slot, ev)
 
 
 _from_iso = date.fromisoformat
+# Valid `YYYY-MM-DD` strings read as dates (immutable values, shared by every ruleset and
+# thread): records repeat dates, and a dict look-up costs less than a parse.
+DATES: dict[str, date] = {}
+MAX_DATES = 8192
+
+
+def text_made(made: str, span, ev) -> str:
+    """An interpolated string, bounded (Limits.max_string_length) and charged."""
+    if len(made) > ev.limits.max_string_length:
+        raise LimitExceededError(f"an interpolated string grew beyond the limit of "
+                                 f"{ev.limits.max_string_length:,} characters",
+                                 code="limit_string_length", span=span)
+    if len(made) >= costs.CHARS_PER_STEP:
+        costs.built(ev, made, span)
+    return made
 
 
 def raw_length(raw: object, slot, span, ev) -> object:
@@ -367,7 +382,8 @@ HELPERS = {
     "DECIMAL": Decimal, "DATE": date, "STR": str, "INT": int, "FLOAT": float, "BOOL": bool,
     "DICT": dict, "LIST": list, "SMALL": SMALL, "BIG": BIG, "NBIG": -BIG,
     "INF": float("inf"), "NINF": float("-inf"), "ZERO": ops.ZERO,
-    "VAL": value_of, "RAW_MEMBER": raw_member, "RAW_GETTER": raw_getter, "DATE_OF": date_of,
+    "VAL": value_of, "RAW_MEMBER": raw_member, "DATE_OF": date_of,
+    "DATES_GET": DATES.get, "TEXT_MADE": text_made,
     "RAW_LEN": raw_length, "RAW_ITEMS": raw_items, "ITEMS": items,
     "MEMBER": ops.member, "INDEX": ops.index, "TRUTH": ops.truth, "NOT": ops.logical_not,
     "NEG": ops.negate, "BETWEEN": ops.between, "ADD": ops.add, "ADD_ITEM": add_item,
@@ -375,7 +391,7 @@ HELPERS = {
     "NULLISH": nullish, "BOTH": both, "EITHER": either, "OP": OPERATIONS,
     "EXACT_ADD": numbers.EXACT.add, "ARITHMETIC": numbers.ARITHMETIC_ERRORS,
     "ARITH": numbers.arithmetic_error, "SCORE": score_by, "TEXT": text,
-    "INTERPOLATED": interpolated, "PLAIN": format_plain, "MAKE_SET": make_set, "THAW": thaw,
+    "PLAIN": format_plain, "MAKE_SET": make_set, "THAW": thaw,
     "RESULT": result, "UNSIZED": unsized, "MADE": Result, "NO_OUTPUTS": NO_OUTPUTS, "NO_ITEMS": NO_ITEMS,
     "LOCATED": located, "TOO_DEEP": too_deep, "EVALUATION": Evaluation, "ENGINE_ERROR": EngineError,
     "MISSING": missing_input, "UNKNOWN": unknown_input, "PER_AS_OF": per_as_of,
