@@ -19,13 +19,11 @@ from typing import Any
 
 from aiohttp import web
 from sqlalchemy import CheckConstraint, ForeignKey, String, bindparam, select, update
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.auth import AuthKind, Principal, Scope
 from insureops.platform.columns import UtcDateTime
-from insureops.platform.db import Base, Database
-from insureops.platform.direct_sql import Statement
+from insureops.platform.db import Base, Database, UnitOfWork
 from insureops.platform.errors import ApiError
 from insureops.platform.keys import API_KEY_CACHE, CLOCK, DATABASE, SAVED_CONNECTION
 from insureops.platform.tenant_databases import SavedConnection, TenantDatabase
@@ -93,7 +91,6 @@ _LOOKUP = select(ApiKey.id, ApiKey.workspace_id, ApiKey.scopes, ApiKey.last_used
                  ApiKey.expires_at, ApiKey.revoked_at, TenantDatabase.url_encrypted).outerjoin(
     TenantDatabase, TenantDatabase.workspace_id == ApiKey.workspace_id).where(
     ApiKey.key_hash == bindparam("key_hash"))
-_DIRECT_LOOKUP = Statement(_LOOKUP)
 
 
 def _invalid() -> ApiError:
@@ -109,22 +106,12 @@ def bearer_token(request: web.Request) -> str | None:
 
 
 async def _lookup(database: Database, key_hash: str) -> Mapping[str, Any] | None:
-    """The key's row (with its workspace's saved token), or None. On PostgreSQL through the
-    direct pool (one round trip, no SQLAlchemy execution); on SQLite Core on a plain connection.
-    Either way a pooled connection found dead is replaced once (the read changes nothing)."""
-    if database.direct is not None:
-        return await database.direct.run(
-            lambda connection: connection.first(_DIRECT_LOOKUP, {"key_hash": key_hash}),
-            transaction=False)
-    for attempt in (1, 2):
-        try:
-            async with database.reads.connect() as connection:
-                row = (await connection.execute(_LOOKUP, {"key_hash": key_hash})).first()
-                return None if row is None else row._mapping
-        except DBAPIError as exc:
-            if attempt == 2 or not exc.connection_invalidated:
-                raise
-    return None
+    """The key's row (with its workspace's saved token), or None: one statement on the reads
+    engine (`Database.read`: autocommit, a dead pooled connection replaced once)."""
+    async def read(uow: UnitOfWork) -> Mapping[str, Any] | None:
+        row = (await uow.session.execute(_LOOKUP, {"key_hash": key_hash})).first()
+        return None if row is None else row._mapping
+    return await database.read(read)
 
 
 async def authenticate_api_key(request: web.Request) -> Principal:
@@ -137,20 +124,16 @@ async def authenticate_api_key(request: web.Request) -> Principal:
     config = request.config_dict
     now = datetime.datetime.fromtimestamp(config[CLOCK](), tz=datetime.UTC)
     database, cache, key_hash = config[DATABASE], config[API_KEY_CACHE], hash_api_key(key)
-    row = cache.get(key_hash)
-    if row is None:
-        row = await _lookup(database, key_hash)
-        if row is not None:
-            cache.put(key_hash, row)
+    row = await cache.read_through(key_hash, lambda: _lookup(database, key_hash))
     if row is None or row["revoked_at"] is not None or (
             row["expires_at"] is not None and now >= row["expires_at"]):
         raise _invalid()
     last_used = row["last_used_at"]
     if last_used is None or now - last_used >= LAST_USED_STEP:
+        cache.update(key_hash, last_used_at=now)  # the key's concurrent requests write nothing
         async with database.engine.begin() as connection:
             await connection.execute(update(ApiKey).where(ApiKey.id == row["id"])
                                      .values(last_used_at=now))
-        cache.update(key_hash, last_used_at=now)
     scopes = frozenset(Scope(part) for part in row["scopes"].split())
     request[SAVED_CONNECTION] = SavedConnection(row["workspace_id"], row["url_encrypted"])
     return Principal(AuthKind.API_KEY, active_workspace_id=row["workspace_id"], scopes=scopes,

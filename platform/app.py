@@ -49,6 +49,7 @@ from insureops.platform.keys import (
     RULE_CATALOG,
     SECRET_KEYS,
     SETTINGS,
+    TENANT_POOLS,
 )
 from insureops.platform.log import add_request_id_header, request_id_middleware
 from insureops.platform.mcp import routes as mcp
@@ -62,6 +63,7 @@ from insureops.platform.secret_keys import load_secret_keys
 from insureops.platform.settings import routes as settings_area
 from insureops.platform.studio_web import routes as studio_web
 from insureops.platform.team import routes as team
+from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[HEAVY_WORK] = build_heavy_work(settings)
     app[MATCHING_WORK] = build_matching_work(settings)
     app[BODY_THREADS] = BoundedExecutor("bodies", BODY_THREAD_COUNT)
+    app[TENANT_POOLS] = TenantPools()  # one store per tenant database, for every area
     errors = ErrorTable()
     mounts = [Mount("", meta.routes)]
     startup_hooks: list = []
@@ -143,6 +146,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
                                           version=_package_version())
     app.cleanup_ctx.append(database_context)
     app.cleanup_ctx.append(heavy_work_context)
+    app.cleanup_ctx.append(tenant_pools_context)
     app.on_startup.extend(startup_hooks)  # after cleanup_ctx's start: the database is migrated
     app.on_response_prepare.append(add_request_id_header)
     app.on_response_prepare.append(add_rate_limit_headers)

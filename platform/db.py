@@ -16,7 +16,6 @@ from typing import Self, TypeVar
 from aiohttp import web
 from sqlalchemy import MetaData, event, text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -26,7 +25,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import DeclarativeBase
 
 from insureops.platform.bounded_connection import bounded_connector
-from insureops.platform.direct_sql import DirectPool
+from insureops.platform.data.retry import once_more_on_a_new_connection
 from insureops.platform.keys import DATABASE, SETTINGS
 
 T = TypeVar("T")
@@ -79,9 +78,9 @@ def create_engine(url: str, timeout: float | None = None) -> AsyncEngine:
 
 def create_reads_engine(url: str, timeout: float | None = None) -> AsyncEngine:
     """PostgreSQL: a small autocommit engine without pre-ping for `Database.read`, the reads on
-    the request path that change nothing: one round trip per statement; the caller retries once
-    when its pooled connection turns out dead (`connection_invalidated`). Bounded like the
-    main one."""
+    the request path that change nothing (an API key, a session, a workspace's market): one
+    round trip per statement; a read whose pooled connection turns out dead runs once more
+    (`insureops.platform.data.retry`). Bounded like the main one."""
     connect_args: dict[str, object] = {}
     if timeout is not None:
         connect_args = {"connect_timeout": max(1, round(timeout)),
@@ -92,27 +91,21 @@ def create_reads_engine(url: str, timeout: float | None = None) -> AsyncEngine:
 
 @dataclass(frozen=True)
 class Database:
-    """One platform database: its engine and session factory; `reads` for reads on the request
-    path that change nothing (the same engine on SQLite); on PostgreSQL `direct`, the pool of
-    the hottest statements (`insureops.platform.direct_sql`: the API key read)."""
+    """One platform database: its engine and session factory for units of work, and `reads`
+    for reads on the request path that change nothing (the same engine on SQLite): two pools
+    on PostgreSQL, one on SQLite."""
 
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
     reads: AsyncEngine
     read_sessions: async_sessionmaker[AsyncSession] = field(repr=False)
-    direct: DirectPool | None = field(default=None, repr=False)
 
     @classmethod
     def connect(cls, url: str, timeout: float | None = None) -> Database:
         engine = create_engine(url, timeout)
-        if url.startswith("sqlite"):
-            reads, direct = engine, None
-        else:
-            reads = create_reads_engine(url, timeout)
-            direct = DirectPool(url, max_size=8, pool_timeout=timeout or 30.0,
-                                connect_timeout=timeout or 30.0, round_trip_timeout=timeout)
+        reads = engine if url.startswith("sqlite") else create_reads_engine(url, timeout)
         return cls(engine, async_sessionmaker(engine, expire_on_commit=False), reads,
-                   async_sessionmaker(reads, expire_on_commit=False), direct)
+                   async_sessionmaker(reads, expire_on_commit=False))
 
     def unit_of_work(self) -> UnitOfWork:
         return UnitOfWork(self.sessions)
@@ -123,22 +116,17 @@ class Database:
         BEGIN, COMMIT or pre-ping; each statement sees what was committed before it, as in a
         READ COMMITTED transaction); a pooled connection found dead is replaced once, `work`
         running again, so it must change nothing outside the database either."""
-        for attempt in (1, 2):
-            try:
-                async with UnitOfWork(self.read_sessions) as uow:
-                    return await work(uow)
-            except DBAPIError as exc:
-                if attempt == 2 or not exc.connection_invalidated:
-                    raise
-        raise AssertionError("unreachable")
+        async def attempt(_new: bool) -> T:
+            # SQLAlchemy's pool dropped the dead connection (and those older than it)
+            async with UnitOfWork(self.read_sessions) as uow:
+                return await work(uow)
+        return await once_more_on_a_new_connection(attempt)
 
     async def dispose(self) -> None:
-        """Close the pooled connections of the engines and the direct pool."""
+        """Close the pooled connections of both engines."""
         await self.engine.dispose()
         if self.reads is not self.engine:
             await self.reads.dispose()
-        if self.direct is not None:
-            await self.direct.close()
 
     async def ping(self) -> None:
         """Raise the driver's error when the database cannot be reached."""

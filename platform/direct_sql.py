@@ -1,5 +1,6 @@
-"""PostgreSQL statements sent through psycopg directly, on a small pool of their own: the request
-path's hot reads and writes (an API key, a tenant record by uuid, a create and its audit row).
+"""PostgreSQL statements sent through psycopg directly, on a pool per database: how the service
+reaches a PostgreSQL tenant database (every use case on clients and policies, the hot routes'
+get by uuid and create among them).
 
 SQLAlchemy still compiles the SQL (a Core statement, once), converts the values (the columns'
 own processors, the dialect's psycopg adapters) and names the errors (raised as the DBAPIError
@@ -7,13 +8,15 @@ it would raise), so tables keep one definition and callers one error handling; i
 execution context, result objects and greenlet-adapted pool are skipped (docs/mcp.md, "The
 direct path"). The pool connects lazily and keeps the engine's bounds: size, pool wait, connect
 and round-trip timeouts; a connection found dead before COMMIT is replaced by a new one and the
-work run once more, one lost once COMMIT was sent is CommitOutcomeUnknownError.
+work run once more, one lost once COMMIT was sent is CommitOutcomeUnknownError (the one retry
+policy, `insureops.platform.data.retry`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -23,6 +26,8 @@ from psycopg.pq import TransactionStatus
 from sqlalchemy.engine import URL, make_url
 
 from insureops.platform.bounded_connection import BoundedConnection
+from insureops.platform.data.retry import CommitOutcomeUnknownError, once_more_on_a_new_connection
+from insureops.schema.sql.violations import translated_violations
 
 T = TypeVar("T")
 
@@ -48,6 +53,7 @@ class Statement:
 
     def __init__(self, statement: sa.Executable) -> None:
         compiled = statement.compile(dialect=DIALECT)
+        self.statement = statement  # the Core statement (another backend executes it as is)
         self._compiled = compiled
         self.sql: str = compiled.string
         escaped = compiled.escaped_bind_names
@@ -81,19 +87,31 @@ class Statement:
                 for key, reader, value in zip(self._keys, readers, values, strict=True)}
 
 
+@lru_cache(maxsize=64)
+def _python_defaults(table: sa.Table) -> tuple[tuple[str, Any, bool], ...]:
+    """(key, scalar or callable, whether callable) of each column with a Python-side default."""
+    found = []
+    for column in table.columns:
+        default = column.default
+        if isinstance(default, sa.ColumnDefault) and (default.is_scalar or default.is_callable):
+            found.append((column.key, default.arg, default.is_callable))
+    return tuple(found)
+
+
 def with_python_defaults(table: sa.Table, values: Mapping[str, Any]) -> dict[str, Any]:
     """`values` plus the Python-side defaults of the columns it leaves out (SQLAlchemy's
     execution fills them in; a direct INSERT must too). Server defaults stay the server's."""
     result = dict(values)
-    for column in table.columns:
-        default = column.default
-        if default is None or column.key in result:
-            continue
-        if isinstance(default, sa.ColumnDefault) and default.is_scalar:
-            result[column.key] = default.arg
-        elif isinstance(default, sa.ColumnDefault) and default.is_callable:
-            result[column.key] = default.arg(None)  # type: ignore[operator]
+    for key, default, is_callable in _python_defaults(table):
+        if key not in result:
+            result[key] = default(None) if is_callable else default
     return result
+
+
+def compiled(statement: Statement | sa.Executable) -> Statement:
+    """A Statement as it is; a Core statement compiled now, for this call only (one built per
+    call, e.g. a listing's filters, would only churn the cache of `prepared`)."""
+    return statement if isinstance(statement, Statement) else Statement(statement)
 
 
 @lru_cache(maxsize=256)
@@ -112,16 +130,6 @@ def insert(table: sa.Table, keys: frozenset[str], *, returning: bool = False) ->
     return Statement(statement.returning(*table.c) if returning else statement.inline())
 
 
-class CommitOutcomeUnknownError(sa.exc.OperationalError):
-    """The connection was lost once COMMIT had been sent: the server may have committed the
-    transaction or not, and nobody can tell which (docs/mcp.md). Never retried, as running the
-    work again could do it twice; a 503 like any lost connection."""
-
-    @classmethod
-    def after(cls, lost: sa.exc.DBAPIError) -> CommitOutcomeUnknownError:
-        return cls("COMMIT", None, lost.orig, connection_invalidated=True)
-
-
 def _error(exc: psycopg.Error, statement: str, params: object,
            connection: psycopg.AsyncConnection) -> sa.exc.DBAPIError:
     return sa.exc.DBAPIError.instance(
@@ -137,6 +145,11 @@ class DirectConnection:
         self._pool = pool
         self.committing = False  # COMMIT sent: a failure from here on is never retried
 
+    @property
+    def info(self) -> psycopg.ConnectionInfo:
+        """What the connection is connected to (host, address, server process)."""
+        return self._connection.info
+
     async def _execute(self, sql: str, params: object) -> psycopg.AsyncCursor:
         for observe in OBSERVERS:
             observe(self._pool, sql)
@@ -145,8 +158,9 @@ class DirectConnection:
         except psycopg.Error as exc:
             raise _error(exc, sql, params, self._connection) from exc
 
-    async def _rows(self, statement: Statement, values: Mapping[str, Any],
+    async def _rows(self, statement: Statement | sa.Executable, values: Mapping[str, Any],
                     limit: int | None) -> list[dict[str, Any]]:
+        statement = compiled(statement)
         params = statement.parameters(values)
         cursor = await self._execute(statement.sql, params)
         try:
@@ -155,26 +169,34 @@ class DirectConnection:
             raise _error(exc, statement.sql, params, self._connection) from exc
         return [statement.row(cursor.description, row) for row in rows]
 
-    async def first(self, statement: Statement,
+    async def first(self, statement: Statement | sa.Executable,
                     values: Mapping[str, Any]) -> dict[str, Any] | None:
         """The statement's first row (converted), or None."""
         rows = await self._rows(statement, values, 1)
         return rows[0] if rows else None
 
-    async def all(self, statement: Statement,
+    async def all(self, statement: Statement | sa.Executable,
                   values: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Every row of the statement (converted)."""
         return await self._rows(statement, values, None)
 
-    async def one(self, statement: Statement, values: Mapping[str, Any]) -> dict[str, Any]:
+    async def one(self, statement: Statement | sa.Executable,
+                  values: Mapping[str, Any]) -> dict[str, Any]:
         row = await self.first(statement, values)
         if row is None:
             raise sa.exc.NoResultFound("the statement returned no row")
         return row
 
-    async def execute(self, statement: Statement, values: Mapping[str, Any]) -> None:
+    async def execute(self, statement: Statement | sa.Executable,
+                      values: Mapping[str, Any]) -> None:
         """Run a statement that returns no rows."""
+        statement = compiled(statement)
         await self._execute(statement.sql, statement.parameters(values))
+
+    def violations(self) -> AbstractContextManager[None]:
+        """Refusals of the block's writes as ConstraintViolationError (PostgreSQL names the
+        constraint, so no look-up on the connection is needed)."""
+        return translated_violations()
 
     async def command(self, sql: str) -> None:
         """Transaction control (BEGIN, COMMIT, ROLLBACK)."""
@@ -218,23 +240,23 @@ class DirectPool:
         whose result `work` reads, and COMMIT with the statements after the last one (a create
         is two round trips, not four). A dead connection is therefore found before COMMIT when
         `work` reads a result first, as every use case on this path does."""
-        for attempt in (1, 2):
-            connection = await self._acquire(new=attempt == 2)
-            direct = DirectConnection(connection, self)
-            try:
-                if not transaction:
-                    return await work(direct)
-                return await self._transaction(connection, direct, work)
-            except sa.exc.DBAPIError as exc:
-                if not exc.connection_invalidated:
-                    raise
-                if direct.committing:
-                    raise CommitOutcomeUnknownError.after(exc) from exc
-                if attempt == 2:
-                    raise
-            finally:
-                await self._release(connection)
-        raise AssertionError("unreachable")
+        return await once_more_on_a_new_connection(
+            lambda new: self._attempt(work, transaction=transaction, new=new))
+
+    async def _attempt(self, work: Callable[[DirectConnection], Awaitable[T]], *,
+                       transaction: bool, new: bool) -> T:
+        connection = await self._acquire(new=new)
+        direct = DirectConnection(connection, self)
+        try:
+            if not transaction:
+                return await work(direct)
+            return await self._transaction(connection, direct, work)
+        except sa.exc.DBAPIError as exc:
+            if direct.committing and exc.connection_invalidated:
+                raise CommitOutcomeUnknownError.after(exc) from exc
+            raise
+        finally:
+            await self._release(connection)
 
     @staticmethod
     async def _transaction(connection: BoundedConnection, direct: DirectConnection,

@@ -40,7 +40,7 @@ CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("clock")  # Unix time; tests
 API_KEY_CACHE: web.AppKey[ApiKeyCache] = web.AppKey("api_key_cache")
 EMAIL_BACKEND: web.AppKey[EmailBackend] = web.AppKey("email_backend")
 JWT_VERIFIER: web.AppKey[JwtVerifier | None] = web.AppKey("jwt_verifier")  # None: unconfigured
-TENANT_POOLS: web.AppKey[TenantPools] = web.AppKey("tenant_pools")  # on the mcp sub-app
+TENANT_POOLS: web.AppKey[TenantPools] = web.AppKey("tenant_pools")  # on the root app
 # on the carrier_finder sub-app: its MarketStore (typed there; platform modules name no area)
 MARKET_STORE: web.AppKey[object] = web.AppKey("carrier_finder_market_store")
 # on the carrier_finder sub-app: compiled published appetite rules of the workspaces

@@ -1,10 +1,11 @@
-"""Tenant database pools: one bounded async engine per workspace, made on first use.
+"""Tenant database pools: one bounded store (one pool) per workspace and instance, made on first use.
 
-Engines are kept per tenant (at most `max_tenants`, least recently used disposed first), rebuilt
-when the saved URL changes and disposed on app cleanup; a database that is down answers
-TenantDatabaseUnavailableError within the connect timeout. Before an engine is made the URL is
+Stores are kept per tenant (at most `max_tenants`, least recently used closed first), rebuilt
+when the saved URL changes and closed on app cleanup; a database that is down answers
+TenantDatabaseUnavailableError within the connect timeout. Before a store is made the URL is
 checked again as when it was saved (a SQLite file in the workspace's own directory; a PostgreSQL
-host resolved, checked and pinned with `hostaddr`, so DNS rebinding cannot redirect it).
+host resolved, checked and pinned with `hostaddr`, so DNS rebinding cannot redirect it). One
+TenantPools serves the whole instance (the tenant API and the rule studio's records alike).
 """
 
 from __future__ import annotations
@@ -13,24 +14,17 @@ import asyncio
 import hashlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import sqlalchemy as sa
 from aiohttp import web
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.config import Settings
-from insureops.platform.direct_sql import DirectPool
 from insureops.platform.keys import TENANT_POOLS
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
-from insureops.platform.tenant_data.store import (
-    TenantStore,
-    create_async_tenant_engine,
-    create_sqlite_tenant_engine,
-)
+from insureops.platform.tenant_data.store import TenantStore, open_tenant_store
 from insureops.platform.tenant_engine import create_tenant_engine
 from insureops.platform.tenant_schema import apply_data_model
 from insureops.platform.tenant_urls import UrlRefusal, check_addresses, parse_url
@@ -40,14 +34,11 @@ from insureops.platform.tenant_urls import UrlRefusal, check_addresses, parse_ur
 class PoolLimits:
     """Bounds of every tenant's pool and of the whole manager."""
 
-    # The pool serving the hot routes (PostgreSQL: the direct pool; SQLite: the file's engine)
-    # keeps five connections open and has no overflow: overflow connections are opened and
-    # closed per use (a server process each, under steady concurrency). On PostgreSQL the
-    # engine of the other routes keeps two, plus three while busy: at most ten connections
-    # per tenant database and instance.
-    hot_pool_size: int = 5
-    other_pool_size: int = 2
-    other_max_overflow: int = 3
+    # One pool per tenant database and instance (PostgreSQL: the direct pool; SQLite: the
+    # file's engine), every route's use cases on it: five connections kept open, no overflow
+    # (overflow connections are opened and closed per use: a server process each, under
+    # steady concurrency).
+    pool_size: int = 5
     pool_timeout: float = 5.0  # waiting for a free connection of the pool
     connect_timeout: float = 3.0  # opening a new connection
     operation_timeout: float = 15.0  # one use case, end to end
@@ -60,12 +51,10 @@ class PoolLimits:
                    operation_timeout=settings.tenant_database_operation_timeout_seconds)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Entry:
     fingerprint: str
-    engine: AsyncEngine | sa.Engine  # a sync engine for a SQLite file (TenantStore's threads)
-    direct: DirectPool | None = None  # PostgreSQL: the hot routes' pool
-    write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    store: TenantStore
 
 
 @dataclass(frozen=True)
@@ -91,7 +80,7 @@ def _apply(url: str) -> None:
 
 async def _vetted(url: str, tenant_id: str, settings: Settings,
                   timeout: float) -> tuple[str, str | None]:
-    """What an engine on `url` connects to: the checked URL (a SQLite file resolved inside the
+    """What a store on `url` connects to: the checked URL (a SQLite file resolved inside the
     workspace's own directory) and, for PostgreSQL, the checked address it is pinned to.
     TenantDatabaseUnavailableError when the URL, its location or its host is refused."""
     parsed = parse_url(url, settings, tenant_id=tenant_id)
@@ -123,12 +112,12 @@ def _fingerprint(url: str) -> str:
 
 
 # Threads for the SQLite tenant databases' work, all workspaces together (each file's engine
-# holds at most PoolLimits.hot_pool_size connections of them).
+# holds at most PoolLimits.pool_size connections of them).
 SQLITE_THREADS = 8
 
 
 class TenantPools:
-    """The engines of the tenant databases one service instance talks to."""
+    """The stores of the tenant databases one service instance talks to."""
 
     def __init__(self, limits: PoolLimits | None = None) -> None:
         self.limits = limits  # None: PoolLimits.from_settings of each call's settings
@@ -163,11 +152,11 @@ class TenantPools:
                 self._prepared.add(url)
 
     async def store_for(self, tenant_id: str, url: str, settings: Settings) -> TenantStore:
-        """The tenant's store on `url`; a changed URL replaces (and disposes) the old engine.
+        """The tenant's store on `url`; a changed URL replaces (and closes) the old store.
 
-        A new engine is made only after the URL passed `parse_url` for this workspace (a SQLite
+        A new store is made only after the URL passed `parse_url` for this workspace (a SQLite
         file must be its own) and, for PostgreSQL, its host passed `check_addresses` under
-        `settings` (the engine is pinned to the checked address);
+        `settings` (its connections are pinned to the checked address);
         TenantDatabaseUnavailableError otherwise.
         """
         fingerprint = _fingerprint(url)
@@ -187,26 +176,14 @@ class TenantPools:
                 while len(self._entries) > limits.max_tenants:
                     self._retire(self._entries.popitem(last=False)[1])
         self._entries.move_to_end(tenant_id)
-        return TenantStore(entry.engine, timeout=limits.operation_timeout,
-                           write_lock=entry.write_lock, direct=entry.direct,
-                           threads=self._threads)
+        return entry.store
 
-    @staticmethod
-    def _entry(fingerprint: str, target: str, hostaddr: str | None,
+    def _entry(self, fingerprint: str, target: str, hostaddr: str | None,
                limits: PoolLimits) -> _Entry:
-        if make_url(target).get_backend_name() == "sqlite":
-            return _Entry(fingerprint, create_sqlite_tenant_engine(
-                target, pool_size=limits.hot_pool_size, max_overflow=0,
-                pool_timeout=limits.pool_timeout, busy_timeout=limits.sqlite_busy_timeout))
-        engine = create_async_tenant_engine(
-            target, pool_size=limits.other_pool_size, max_overflow=limits.other_max_overflow,
-            pool_timeout=limits.pool_timeout, connect_timeout=limits.connect_timeout,
-            hostaddr=hostaddr, round_trip_timeout=limits.operation_timeout)
-        direct = DirectPool(target, max_size=limits.hot_pool_size,
-                            pool_timeout=limits.pool_timeout,
-                            connect_timeout=limits.connect_timeout, hostaddr=hostaddr,
-                            round_trip_timeout=limits.operation_timeout)
-        return _Entry(fingerprint, engine, direct)
+        return _Entry(fingerprint, open_tenant_store(
+            target, pool_size=limits.pool_size, pool_timeout=limits.pool_timeout,
+            connect_timeout=limits.connect_timeout, operation_timeout=limits.operation_timeout,
+            hostaddr=hostaddr, busy_timeout=limits.sqlite_busy_timeout, threads=self._threads))
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -226,15 +203,10 @@ class TenantPools:
 
 
 async def _dispose(entry: _Entry) -> None:
-    if entry.direct is not None:
-        await entry.direct.close()
-    if isinstance(entry.engine, sa.Engine):
-        await asyncio.to_thread(entry.engine.dispose)
-    else:
-        await entry.engine.dispose()
+    await entry.store.close()
 
 
 async def tenant_pools_context(app: web.Application) -> AsyncIterator[None]:
-    """cleanup_ctx of an app holding TENANT_POOLS: dispose every tenant engine on shutdown."""
+    """cleanup_ctx of an app holding TENANT_POOLS: close every tenant store on shutdown."""
     yield
     await app[TENANT_POOLS].dispose()

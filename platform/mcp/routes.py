@@ -27,7 +27,7 @@ from insureops.platform.mcp.payloads import (
     WorkspaceInfo,
 )
 from insureops.platform.routing import Call, Handler, RouteTable
-from insureops.platform.tenant_data import direct, service
+from insureops.platform.tenant_data import service
 from insureops.platform.tenant_data.errors import (
     PayloadInvalidError,
     RecordMissingError,
@@ -50,7 +50,6 @@ from insureops.platform.tenant_data.payloads import (
 )
 from insureops.platform.tenant_data.store import TenantStore
 from insureops.platform.tenant_databases import uri_form
-from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
 from insureops.platform.tenant_stores import map_tenant_database_errors, request_tenant_store
 
 routes = RouteTable("mcp", "The tenant API (MCP v2): clients and policies, with an API key.")
@@ -118,7 +117,7 @@ def _declare(resource: Resource) -> None:
     async def create(call: Call[Any, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.create, kind, call.principal.active_workspace_id,
-                              _actor(call), call.body, direct=direct.create)
+                              _actor(call), call.body)
         return record.model_construct(**row)
 
     async def list_page(call: Call[None, Any]) -> BaseModel:
@@ -131,7 +130,7 @@ def _declare(resource: Resource) -> None:
     async def get(call: Call[None, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.get, kind, call.principal.active_workspace_id,
-                              call.path.uuid, read_only=True, direct=direct.get)
+                              call.path.uuid, read_only=True)
         return record.model_construct(**row)
 
     async def update(call: Call[Any, None]) -> BaseModel:
@@ -203,7 +202,4 @@ async def report_usage(call: Call[UsageReport, None]) -> UsageAccepted:
 
 def create_app() -> web.Application:
     """The area's sub-application, mounted by insureops.platform.app.create_app."""
-    app = routes.build_app()
-    app[TENANT_POOLS] = TenantPools()
-    app.cleanup_ctx.append(tenant_pools_context)
-    return app
+    return routes.build_app()

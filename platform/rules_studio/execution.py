@@ -11,8 +11,6 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
-
 from insureops.dsl import CompiledRuleset, EngineError, Result
 from insureops.platform.columns import column_integer
 from insureops.platform.db import UnitOfWork
@@ -34,6 +32,7 @@ from insureops.platform.rules_studio.service import (
     find,
 )
 from insureops.platform.tenant_data import service as tenant_records
+from insureops.platform.tenant_data.repository import TenantRecords
 
 _KINDS = {"client": tenant_records.CLIENT, "policy": tenant_records.POLICY}
 
@@ -77,11 +76,11 @@ async def published(uow: UnitOfWork, workspace_id: str, rule_id: str) -> tuple[R
     return rule, version
 
 
-def read_records(connection: sa.Connection, tenant_id: str,
-                 refs: list[RecordRef]) -> list[dict]:
+async def read_records(records: TenantRecords, tenant_id: str,
+                       refs: list[RecordRef]) -> list[dict]:
     """The tenant's clients and policies, in the order of `refs` (one transaction); the
     first missing one is RecordMissingError."""
-    return [tenant_records.get(connection, _KINDS[ref.type], tenant_id, ref.uuid)
+    return [await tenant_records.get(records, _KINDS[ref.type], tenant_id, ref.uuid)
             for ref in refs]
 
 

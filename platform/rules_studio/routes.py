@@ -85,7 +85,6 @@ from insureops.platform.rules_studio.payloads import (
 )
 from insureops.platform.rules_studio.repository import RuleFilters
 from insureops.platform.tenant_data.errors import RecordMissingError
-from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
 from insureops.platform.tenant_stores import map_tenant_database_errors, tenant_store
 
 ULID = "[0-9A-HJKMNP-TV-Z]+"  # a rule or approval id (26 long): lower-case words (check/) are not
@@ -397,6 +396,4 @@ def create_app(simulation_budget: float = simulation.DEFAULT_TIME_BUDGET) -> web
     `simulation_budget`: seconds one simulate request may compute (tests lower it)."""
     app = routes.build_app()
     app[SIMULATION_BUDGET] = simulation_budget
-    app[TENANT_POOLS] = TenantPools()  # the studio's own pools (records read by execute)
-    app.cleanup_ctx.append(tenant_pools_context)
     return app

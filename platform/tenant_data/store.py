@@ -1,77 +1,41 @@
-"""Async access to one tenant database: the engine factories and transactions running the use cases.
+"""One tenant database as a store: runs a use case on the records port in one transaction.
 
-The use cases are synchronous Core code on a Connection (so they share schema.sql's status and
-constraint helpers); `TenantStore.run` runs one inside a transaction: on PostgreSQL through the
-async driver (psycopg, no thread), on SQLite with the sync driver in one worker thread per use
-case (aiosqlite would hop to its thread for every cursor call), writes serialised per file by an
-asyncio lock and opened with BEGIN IMMEDIATE, the file in WAL mode with a busy timeout.
+There is one implementation of every use case (`service`, on `repository.TenantRecords`) and one
+of the port (`repository.SqlTenantRecords`); the store only says which connection it runs on:
+- PostgreSQL: a connection of the database's direct pool (psycopg, no thread, pipeline mode;
+  `insureops.platform.direct_sql`), the one pool per database and instance;
+- SQLite: the file's sync connection in one worker thread per use case (aiosqlite would hop to
+  its thread for every cursor call), writes serialised per file by an asyncio lock and opened
+  with BEGIN IMMEDIATE, the file in WAL mode with a busy timeout. The use case's awaits on this
+  connection never suspend, so the thread drives the coroutine to its end in one step.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from contextlib import AbstractContextManager
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from insureops.platform.bounded_connection import bounded_connector
 from insureops.platform.compute.executors import BoundedExecutor
-from insureops.platform.direct_sql import CommitOutcomeUnknownError, DirectPool
+from insureops.platform.data.retry import CommitOutcomeUnknownError
+from insureops.platform.direct_sql import DirectPool, Statement
 from insureops.platform.errors import is_database_unavailable
 from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
-from insureops.platform.tenant_engine import BEGIN_IMMEDIATE, configure_sqlite, normalise_url
+from insureops.platform.tenant_data.repository import SqlTenantRecords, TenantRecords
+from insureops.platform.tenant_engine import BEGIN_IMMEDIATE, configure_sqlite
+from insureops.schema.sql.violations import translated_violations
 
 ResultT = TypeVar("ResultT")
-
-_ASYNC_DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg",
-                  "postgresql+psycopg": "postgresql+psycopg", "sqlite": "sqlite+aiosqlite",
-                  "sqlite+pysqlite": "sqlite+aiosqlite", "sqlite+aiosqlite": "sqlite+aiosqlite"}
-
-
-def async_tenant_url(url: str | URL) -> URL:
-    """The async-driver form of a tenant database URL; ValueError for other schemes."""
-    parsed = make_url(url)
-    driver = _ASYNC_DRIVERS.get(parsed.drivername)
-    if driver is None:
-        raise ValueError(f"unsupported database URL scheme {parsed.drivername!r}: use "
-                         "postgresql:// or sqlite:///PATH")
-    return parsed.set(drivername=driver)
-
-
-def create_async_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overflow: int = 2,
-                               pool_timeout: float = 5.0, connect_timeout: float = 3.0,
-                               hostaddr: str | None = None,
-                               round_trip_timeout: float = 15.0) -> AsyncEngine:
-    """A bounded async engine on a tenant database (PostgreSQL or SQLite).
-
-    On PostgreSQL each round trip to the server takes at most `round_trip_timeout` seconds, and
-    a round trip cancelled by the caller's deadline closes its connection at once (see
-    `insureops.platform.bounded_connection.BoundedConnection`).
-
-    `hostaddr` (PostgreSQL only) pins every connection to that checked address: the host name
-    is not resolved again (DNS rebinding) and still serves TLS verification.
-    """
-    parsed = async_tenant_url(url)
-    if parsed.get_backend_name() == "sqlite":
-        if hostaddr is not None:
-            raise ValueError("hostaddr applies to PostgreSQL tenant databases only")
-        engine = create_async_engine(parsed, connect_args={"timeout": connect_timeout},
-                                     pool_size=pool_size, max_overflow=max_overflow,
-                                     pool_timeout=pool_timeout)
-        configure_sqlite(engine.sync_engine)
-        return engine
-    connect_args: dict[str, object] = {"connect_timeout": max(1, round(connect_timeout)),
-                                       "async_creator_fn": bounded_connector(round_trip_timeout)}
-    if hostaddr is not None:
-        connect_args["hostaddr"] = hostaddr
-    # No pool_pre_ping (a round trip per checkout): TenantStore retries a use case once when
-    # its pooled connection turns out dead before COMMIT.
-    return create_async_engine(
-        parsed, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=pool_timeout,
-        connect_args=connect_args)
+# The driver each accepted scheme is served with (the async suffixes of URLs saved earlier too).
+_DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg",
+            "postgresql+psycopg": "postgresql+psycopg", "sqlite": "sqlite",
+            "sqlite+pysqlite": "sqlite", "sqlite+aiosqlite": "sqlite"}
+P = ParamSpec("P")
+UseCase = Callable[Concatenate[TenantRecords, P], Awaitable[ResultT]]
 
 
 def _sqlite_wal(dbapi_connection, connection_record) -> None:
@@ -82,13 +46,23 @@ def _sqlite_wal(dbapi_connection, connection_record) -> None:
     cursor.close()
 
 
+def tenant_url(url: str | URL) -> URL:
+    """The URL with the driver the store uses; ValueError for another scheme."""
+    parsed = make_url(url)
+    driver = _DRIVERS.get(parsed.drivername)
+    if driver is None:
+        raise ValueError(f"unsupported database URL scheme {parsed.drivername!r}: use "
+                         "postgresql:// or sqlite:///PATH")
+    return parsed.set(drivername=driver)
+
+
 def create_sqlite_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overflow: int = 2,
                                 pool_timeout: float = 5.0,
                                 busy_timeout: float = 10.0) -> sa.Engine:
     """A bounded sync engine on a SQLite tenant database file, for `TenantStore`'s worker
     threads: foreign keys on, real BEGIN (tenant_engine), WAL, `busy_timeout` seconds of
     waiting for another process's write lock."""
-    parsed = normalise_url(url)
+    parsed = tenant_url(url)
     if parsed.get_backend_name() != "sqlite":
         raise ValueError("create_sqlite_tenant_engine takes a sqlite:/// URL")
     engine = sa.create_engine(parsed, pool_size=pool_size, max_overflow=max_overflow,
@@ -99,13 +73,59 @@ def create_sqlite_tenant_engine(url: str | URL, *, pool_size: int = 3, max_overf
     return engine
 
 
-def _run_in_thread(engine: sa.Engine, use_case: Callable[..., ResultT], args: tuple,
-                   read_only: bool) -> ResultT:
+class SqliteConnection:
+    """A SQLite file's sync connection as `repository.RecordsConnection`: each await runs its
+    statement at once, in the calling (worker) thread, and never suspends."""
+
+    def __init__(self, connection: sa.Connection) -> None:
+        self._connection = connection
+
+    def _run(self, statement: Statement | sa.Executable,
+             values: Mapping[str, Any]) -> sa.CursorResult:
+        core = statement.statement if isinstance(statement, Statement) else statement
+        return self._connection.execute(core, dict(values))
+
+    async def first(self, statement: Statement | sa.Executable,
+                    values: Mapping[str, Any]) -> dict[str, Any] | None:
+        row = self._run(statement, values).first()
+        return None if row is None else dict(row._mapping)
+
+    async def all(self, statement: Statement | sa.Executable,
+                  values: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return [dict(row._mapping) for row in self._run(statement, values)]
+
+    async def one(self, statement: Statement | sa.Executable,
+                  values: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(self._run(statement, values).one()._mapping)
+
+    async def execute(self, statement: Statement | sa.Executable,
+                      values: Mapping[str, Any]) -> None:
+        self._run(statement, values)
+
+    def violations(self) -> AbstractContextManager[None]:
+        """Refusals as ConstraintViolationError; SQLite does not name a refused foreign key, so
+        the connection is asked which reference is missing."""
+        return translated_violations(self._connection)
+
+
+def run_to_completion(coroutine: Coroutine[Any, Any, ResultT]) -> ResultT:
+    """The result of a coroutine whose awaits never suspend (a use case on SqliteConnection),
+    run in the calling thread; RuntimeError when it awaits anything that does."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("a use case on a SQLite tenant store awaited something besides its store")
+
+
+def _run_on_sqlite(engine: sa.Engine, use_case: UseCase, args: tuple, read_only: bool) -> Any:
     with engine.connect() as connection:
         if not read_only:
             connection.execution_options(**{BEGIN_IMMEDIATE: True})
         with connection.begin():
-            return use_case(connection, *args)
+            records = SqlTenantRecords(SqliteConnection(connection))
+            return run_to_completion(use_case(records, *args))
 
 
 def _is_unprepared(exc: BaseException) -> bool:
@@ -120,28 +140,26 @@ def _is_unprepared(exc: BaseException) -> bool:
 class TenantStore:
     """One tenant database: runs use cases in transactions, never longer than `timeout`.
 
-    `engine` is an AsyncEngine, or a sync SQLite engine (`create_sqlite_tenant_engine`) whose
-    use cases run in a worker thread; `write_lock` (the file's, one per engine) serialises the
-    writes of that SQLite file within this process.
+    `backend` is the database's DirectPool (PostgreSQL) or a sync SQLite engine
+    (`create_sqlite_tenant_engine`) whose use cases run on `threads` (None: asyncio's default
+    threads); `write_lock` (the file's, one per engine) serialises the writes of that SQLite
+    file within this process.
     """
 
-    def __init__(self, engine: AsyncEngine | sa.Engine, *, timeout: float = 15.0,
-                 write_lock: asyncio.Lock | None = None, direct: DirectPool | None = None,
+    def __init__(self, backend: DirectPool | sa.Engine, *, timeout: float = 15.0,
+                 write_lock: asyncio.Lock | None = None,
                  threads: BoundedExecutor | None = None) -> None:
-        self.engine = engine
-        self.threads = threads  # where a sync SQLite engine's use cases run (None: to_thread)
+        self.backend = backend
+        self.threads = threads
         self.timeout = timeout
         self.write_lock = write_lock
-        self.direct = direct
 
-    async def run(self, use_case: Callable[..., ResultT], *args: Any, read_only: bool = False,
-                  direct: Callable[..., Awaitable[ResultT]] | None = None) -> ResultT:
-        """`use_case(connection, *args)` in one transaction (committed when it returns); writes
+    async def run(self, use_case: UseCase[P, ResultT], *args: Any,
+                  read_only: bool = False) -> ResultT:
+        """`use_case(records, *args)` in one transaction (committed when it returns); writes
         are serialised per SQLite file. `read_only=True` (the use case never writes): SQLite
         readers run beside the writer, and on PostgreSQL the statements run without
         BEGIN/COMMIT round trips (each sees the latest commits, as READ COMMITTED does).
-        `direct`: the same use case awaited on a `DirectConnection`, run instead on a
-        PostgreSQL store with a direct pool (the hot routes; `tenant_data.direct`).
 
         An unreachable database (refused, timed out, gone away) is
         TenantDatabaseUnavailableError, whose message says when the connection was lost while
@@ -149,7 +167,7 @@ class TenantStore:
         """
         try:
             async with asyncio.timeout(self.timeout):
-                return await self._dispatch(use_case, args, read_only, direct)
+                return await self._dispatch(use_case, args, read_only)
         except TimeoutError:
             raise TenantDatabaseUnavailableError(
                 "The tenant database did not answer in time; retry shortly.") from None
@@ -167,52 +185,50 @@ class TenantStore:
                     "it once.") from None
             raise
 
-    async def _dispatch(self, use_case: Callable[..., ResultT], args: tuple, read_only: bool,
-                        direct: Callable[..., Awaitable[ResultT]] | None) -> ResultT:
-        if direct is not None and self.direct is not None:
-            return await self.direct.run(lambda connection: direct(connection, *args),
-                                         transaction=not read_only)
-        if isinstance(self.engine, sa.Engine):
-            if not read_only and self.write_lock is not None:
-                async with self.write_lock:
-                    return await self._in_thread(use_case, args, read_only)
-            return await self._in_thread(use_case, args, read_only)
-        return await self._run_async(use_case, args, read_only)
+    async def _dispatch(self, use_case: UseCase, args: tuple, read_only: bool) -> Any:
+        if isinstance(self.backend, DirectPool):
+            return await self.backend.run(
+                lambda connection: use_case(SqlTenantRecords(connection), *args),
+                transaction=not read_only)
+        if not read_only and self.write_lock is not None:
+            async with self.write_lock:
+                return await self._in_thread(use_case, args, read_only)
+        return await self._in_thread(use_case, args, read_only)
 
-    async def _in_thread(self, use_case: Callable[..., ResultT], args: tuple,
-                         read_only: bool) -> ResultT:
+    async def _in_thread(self, use_case: UseCase, args: tuple, read_only: bool) -> Any:
         if self.threads is None:
-            return await asyncio.to_thread(_run_in_thread, self.engine, use_case, args,
+            return await asyncio.to_thread(_run_on_sqlite, self.backend, use_case, args,
                                            read_only)
-        return await self.threads.run(_run_in_thread, self.engine, use_case, args, read_only)
+        return await self.threads.run(_run_on_sqlite, self.backend, use_case, args, read_only)
 
-    async def _run_async(self, use_case: Callable[..., ResultT], args: tuple,
-                         read_only: bool) -> ResultT:
-        # No pre-ping round trip per checkout: a pooled connection the server closed (restart,
-        # idle kill) fails before COMMIT is sent, so nothing was committed and the use case runs
-        # once more on a new connection (the pool drops the dead one). Lost during COMMIT, the
-        # outcome is unknown: never run again (as on the direct path).
-        assert isinstance(self.engine, AsyncEngine)
-        for attempt in (1, 2):
-            async with self.engine.connect() as connection:
-                if read_only and connection.dialect.name == "postgresql":
-                    await connection.execution_options(isolation_level="AUTOCOMMIT")
-                try:
-                    await connection.begin()
-                    result = await connection.run_sync(use_case, *args)
-                except sa.exc.DBAPIError as exc:
-                    if attempt == 1 and exc.connection_invalidated:
-                        continue
-                    raise
-                try:
-                    await connection.commit()
-                except sa.exc.DBAPIError as exc:
-                    if exc.connection_invalidated:
-                        raise CommitOutcomeUnknownError.after(exc) from exc
-                    raise
-                return result
-        raise AssertionError("unreachable")
+    async def close(self) -> None:
+        """Close the pooled connections."""
+        if isinstance(self.backend, DirectPool):
+            await self.backend.close()
+        else:
+            await asyncio.to_thread(self.backend.dispose)
 
-    async def ping(self) -> None:
-        """Raise TenantDatabaseUnavailableError unless the database answers `SELECT 1`."""
-        await self.run(lambda connection: connection.execute(sa.text("SELECT 1")).scalar())
+
+def open_tenant_store(url: str | URL, *, pool_size: int = 5, pool_timeout: float = 5.0,
+                      connect_timeout: float = 3.0, operation_timeout: float = 15.0,
+                      hostaddr: str | None = None, busy_timeout: float = 10.0,
+                      threads: BoundedExecutor | None = None) -> TenantStore:
+    """A store on a tenant database URL (postgresql:// or sqlite:///PATH, any driver suffix):
+    at most `pool_size` connections, each round trip on PostgreSQL bounded by
+    `operation_timeout` and a cancelled one closing its connection at once
+    (`bounded_connection`). `hostaddr` (PostgreSQL only) pins every connection to that checked
+    address: the host name is not resolved again (DNS rebinding) and still serves TLS
+    verification. ValueError for another scheme."""
+    parsed = tenant_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if hostaddr is not None:
+            raise ValueError("hostaddr applies to PostgreSQL tenant databases only")
+        engine = create_sqlite_tenant_engine(parsed, pool_size=pool_size, max_overflow=0,
+                                             pool_timeout=pool_timeout,
+                                             busy_timeout=busy_timeout)
+        return TenantStore(engine, timeout=operation_timeout, write_lock=asyncio.Lock(),
+                           threads=threads)
+    pool = DirectPool(parsed, max_size=pool_size, pool_timeout=pool_timeout,
+                      connect_timeout=connect_timeout, hostaddr=hostaddr,
+                      round_trip_timeout=operation_timeout)
+    return TenantStore(pool, timeout=operation_timeout, threads=threads)
