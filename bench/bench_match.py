@@ -32,7 +32,7 @@ from insureops.platform.carrier_finder import service
 from insureops.platform.carrier_finder.loading import store_market
 from insureops.platform.carrier_finder.market_store import MarketStore
 from insureops.platform.cli.market import read_market_folder
-from insureops.platform.db import Database
+from insureops.platform.data.database import Database
 from insureops.platform.migrations import upgrade
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,23 +8,23 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 if TYPE_CHECKING:
-    from insureops.platform.api_key_cache import ApiKeyCache
-    from insureops.platform.auth import Authenticators
+    from insureops.platform.auth.api_key_cache import ApiKeyCache
+    from insureops.platform.auth.jwt_tokens import JwtVerifier
+    from insureops.platform.auth.requirements import Authenticators
+    from insureops.platform.auth.secret_keys import SecretKeys
     from insureops.platform.compute.executors import BoundedExecutor
     from insureops.platform.compute.heavy_work import HeavyWork, ThreadWork
     from insureops.platform.config import Settings
-    from insureops.platform.db import Database
+    from insureops.platform.data.database import Database
     from insureops.platform.email import EmailBackend, TemplateRenderer
-    from insureops.platform.errors import ErrorTable
+    from insureops.platform.http.errors import ErrorTable
+    from insureops.platform.http.openapi import OpenApiOnDemand
+    from insureops.platform.http.ratelimit import RateLimiter, RateLimitState
+    from insureops.platform.http.routing import Mount, RouteTable
     from insureops.platform.identity import Passwords
-    from insureops.platform.jwt_auth import JwtVerifier
-    from insureops.platform.openapi import OpenApiOnDemand
-    from insureops.platform.ratelimit import RateLimiter, RateLimitState
-    from insureops.platform.routing import Mount, RouteTable
-    from insureops.platform.rule_catalog import RuleCatalog
-    from insureops.platform.secret_keys import SecretKeys
-    from insureops.platform.tenant_databases import SavedConnection
-    from insureops.platform.tenant_pools import TenantPools
+    from insureops.platform.records.rule_catalog import RuleCatalog
+    from insureops.platform.tenancy.databases import SavedConnection
+    from insureops.platform.tenancy.pools import TenantPools
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
 SECRET_KEYS: web.AppKey[SecretKeys] = web.AppKey("secret_keys")

@@ -26,7 +26,7 @@ def load(folder: Path, database_url: str | None, workspace_id: str | None) -> No
     from insureops.carrier_matching import MarketInvalidError
     from insureops.platform.carrier_finder.startup import load_folder
     from insureops.platform.cli.serve import _settings
-    from insureops.platform.db import Database
+    from insureops.platform.data.database import Database
 
     # env_models: every model, so that the market tables' foreign keys (workspaces) resolve; on a
     # database already at head the migrations import none (issue 17: load failed after migrate).

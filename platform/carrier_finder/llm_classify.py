@@ -1,6 +1,6 @@
 """Classification for /classify/ and /scan/: offline, or asked of the workspace's LLM provider.
 
-With a workspace key (platform/llm_keys.py) the provider chooses among the offline candidates
+With a workspace key (platform/records/llm_keys.py) the provider chooses among the offline candidates
 (carrier_matching/llm_classification.py checks its answer); any failure keeps the offline result
 and names why in `fallback_reason`, so a provider outage never fails a classification.
 """
@@ -19,12 +19,12 @@ from insureops.carrier_matching.llm_classification import (
     build_prompt,
     read_answer,
 )
-from insureops.platform.auth import Auth
+from insureops.platform.auth.requirements import Auth
 from insureops.platform.config import Settings
-from insureops.platform.errors import ApiError
+from insureops.platform.http.errors import ApiError
 from insureops.platform.keys import AUTHENTICATORS, DATABASE, SECRET_KEYS
-from insureops.platform.llm_keys import LlmKeySecretError, workspace_key
-from insureops.platform.llm_providers import CompletionError, ProviderKey, complete
+from insureops.platform.outbound.llm_providers import CompletionError, ProviderKey, complete
+from insureops.platform.records.llm_keys import LlmKeySecretError, workspace_key
 
 logger = logging.getLogger("insureops.platform.carrier_finder")
 

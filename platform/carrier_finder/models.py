@@ -8,8 +8,8 @@ from decimal import Decimal
 from sqlalchemy import JSON, Boolean, ForeignKey, Integer, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from insureops.platform.columns import UtcDateTime
-from insureops.platform.db import Base
+from insureops.platform.data.columns import UtcDateTime
+from insureops.platform.data.database import Base
 
 # `workspace_id` null: the shared market every workspace sees; set: a workspace's own entries.
 

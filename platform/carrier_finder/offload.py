@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 
 from insureops.platform.carrier_finder.service import Offload
+from insureops.platform.http.routing import Call
 from insureops.platform.keys import MATCHING_WORK
-from insureops.platform.routing import Call
 
 
 def matching(call: Call) -> Offload:

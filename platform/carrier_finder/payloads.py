@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
 from insureops.carrier_matching.lines import LINES
-from insureops.platform.timestamps import IsoDate
+from insureops.platform.http.timestamps import IsoDate
 
 LineCode = StrEnum("LineCode", {line.code: line.code for line in LINES})
 NAICS_PATTERN = r"^[0-9]{2,6}$"

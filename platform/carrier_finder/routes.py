@@ -11,7 +11,7 @@ from insureops.carrier_matching import search as market_search
 from insureops.carrier_matching.market import Carrier, Market, Product
 from insureops.carrier_matching.pruning import index_market_appetites
 from insureops.engine.ir.errors import EvaluationError
-from insureops.platform.auth import Auth
+from insureops.platform.auth.requirements import Auth
 from insureops.platform.carrier_finder import service, workspace_listing
 from insureops.platform.carrier_finder.jurisdictions import jurisdictions as all_jurisdictions
 from insureops.platform.carrier_finder.llm_classify import (
@@ -53,9 +53,9 @@ from insureops.platform.carrier_finder.startup import STARTUP_HOOKS
 from insureops.platform.carrier_finder.workspace_market import CompiledCache, View
 from insureops.platform.carrier_finder.workspace_routes import add_workspace_routes, view_for
 from insureops.platform.compute.heavy_work import map_heavy_work_errors
+from insureops.platform.http.ratelimit import RateKey, RateLimit
+from insureops.platform.http.routing import Call, Owner, RouteTable
 from insureops.platform.keys import AREA_STARTUP, CLOCK, MARKET_STORE, OWN_APPETITES
-from insureops.platform.ratelimit import RateKey, RateLimit
-from insureops.platform.routing import Call, Owner, RouteTable
 
 CLASSIFY_LIMIT = RateLimit("classify", 30, 60, key=RateKey.CLIENT_IP)
 

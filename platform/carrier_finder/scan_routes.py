@@ -11,7 +11,7 @@ from functools import partial
 
 from insureops.carrier_matching import naics_reference
 from insureops.carrier_matching.similarity import SimilarityQueryError
-from insureops.platform.auth import Auth
+from insureops.platform.auth.requirements import Auth
 from insureops.platform.carrier_finder import scan_service
 from insureops.platform.carrier_finder.llm_classify import classify_text, workspace_llm_key
 from insureops.platform.carrier_finder.offload import matching
@@ -29,9 +29,9 @@ from insureops.platform.carrier_finder.scan_payloads import (
 )
 from insureops.platform.carrier_finder.website import SCAN_ERRORS, ScanSession
 from insureops.platform.carrier_finder.workspace_routes import view_for
+from insureops.platform.http.ratelimit import RateKey, RateLimit
+from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.keys import CLOCK
-from insureops.platform.ratelimit import RateKey, RateLimit
-from insureops.platform.routing import Call, RouteTable
 
 # A scan makes the service fetch from the internet: bounded per workspace.
 SCAN_RATE_LIMIT = RateLimit("carrier_finder_scan", 30, 60, key=RateKey.WORKSPACE)

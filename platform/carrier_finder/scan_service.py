@@ -27,8 +27,8 @@ from insureops.platform.carrier_finder import service
 from insureops.platform.carrier_finder.llm_classify import Classified
 from insureops.platform.carrier_finder.website import ScanSession, fetch_page, parse_scan_url
 from insureops.platform.config import Settings
-from insureops.platform.db import UnitOfWork
-from insureops.platform.prospect_records import Prospect, workspace_prospects
+from insureops.platform.data.database import UnitOfWork
+from insureops.platform.records.prospects import Prospect, workspace_prospects
 
 ROOT = Path(__file__).resolve().parents[2]
 RECOMMENDATIONS_PATH = "examples/coverage_recommendations.rules"
@@ -118,7 +118,7 @@ def prospect_business(prospect: Prospect) -> ReferenceBusiness:
 
 
 async def workspace_businesses(uow: UnitOfWork, workspace_id: str | None) -> list[ReferenceBusiness]:
-    """The prospects the session's workspace sees (platform/prospect_records.py), as businesses."""
+    """The prospects the session's workspace sees (platform/records/prospects.py), as businesses."""
     if workspace_id is None:
         return []
     rows = await workspace_prospects(uow.session, workspace_id, MAX_PROSPECTS)

@@ -13,8 +13,8 @@ from insureops.carrier_matching import search as market_search
 from insureops.carrier_matching.lines import LINES, line_by_code
 from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
 from insureops.carrier_matching.matching import CandidateIndex, MatchReport, match
-from insureops.platform import cursors
-from insureops.platform.errors import ApiError
+from insureops.platform.http import cursors
+from insureops.platform.http.errors import ApiError
 
 # Runs a function off the event loop for the caller's workspace (the matching threads).
 Offload = Callable[[Callable[[], Any]], Awaitable[Any]]

@@ -15,7 +15,7 @@ from insureops.carrier_matching import MarketInvalidError, load_market
 from insureops.platform.carrier_finder.loading import LoadSummary, store_market
 from insureops.platform.carrier_finder.market_store import market_is_empty
 from insureops.platform.cli.market import read_market_folder
-from insureops.platform.db import Database
+from insureops.platform.data.database import Database
 from insureops.platform.keys import CLOCK, DATABASE, SETTINGS
 
 log = logging.getLogger("insureops.carrier_finder")

@@ -1,7 +1,7 @@
 """Fetching a business's website safely: checked addresses on every hop, bounded size and time.
 
 A scan URL is user input the service fetches from its own network, so: http and https only, no
-credentials in the URL; every address a host resolves to must be public (platform/addresses.py)
+credentials in the URL; every address a host resolves to must be public (platform/outbound/addresses.py)
 or inside `Settings.scan_allowed_networks`, and never a cloud metadata address; the connection
 goes to the addresses that were checked (the resolver that checks them is the one the connector
 uses, so a name cannot re-resolve elsewhere between check and connect); redirects are followed
@@ -21,12 +21,12 @@ from typing import ClassVar, Self
 import aiohttp
 from yarl import URL
 
-from insureops.platform.addresses import (
+from insureops.platform.config import Settings
+from insureops.platform.outbound.addresses import (
     outbound_address_allowed,
     parse_address,
 )
-from insureops.platform.checked_resolver import CheckingResolver
-from insureops.platform.config import Settings
+from insureops.platform.outbound.checked_resolver import CheckingResolver
 
 MAX_URL_LENGTH = 2048
 MAX_REDIRECTS = 5

@@ -1,7 +1,7 @@
 """A workspace's own carriers and products, and the market it sees: the shared one with them.
 
 An own product's appetite is a rule of the rule studio (kind appetite, same workspace), read
-through the rule catalog port (platform/rule_catalog.py): its published version is compiled
+through the rule catalog port (platform/records/rule_catalog.py): its published version is compiled
 once per content hash and laid over the market (carrier_matching.sources.LayeredSource), so
 publishing, rolling back or archiving changes what is matched on the next request. A product
 whose rule has no usable published version is not matched; `View.unmatched` says why.
@@ -30,7 +30,7 @@ from insureops.dsl import CompiledRuleset, RulesetInvalidError, compile_ruleset
 from insureops.platform.carrier_finder.market_store import MarketStore
 from insureops.platform.carrier_finder.workspace_models import WorkspaceCarrier, WorkspaceProduct
 from insureops.platform.compute.executors import BoundedExecutor
-from insureops.platform.rule_catalog import CatalogRule, RuleCatalog
+from insureops.platform.records.rule_catalog import CatalogRule, RuleCatalog
 
 APPETITE_KIND = "appetite"
 UNRATED = "NR"

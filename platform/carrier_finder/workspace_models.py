@@ -10,8 +10,8 @@ from decimal import Decimal
 from sqlalchemy import JSON, Boolean, ForeignKey, Integer, Numeric, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from insureops.platform.columns import UtcDateTime
-from insureops.platform.db import Base
+from insureops.platform.data.columns import UtcDateTime
+from insureops.platform.data.database import Base
 
 
 class WorkspaceCarrier(Base):

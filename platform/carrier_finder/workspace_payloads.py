@@ -9,8 +9,8 @@ from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, field
 
 from insureops.carrier_matching.jurisdictions import STATE_CODES
 from insureops.carrier_matching.manifest import RATINGS
-from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
 from insureops.platform.carrier_finder.payloads import LineCode
+from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 RULE_ID = {"min_length": 26, "max_length": 26, "pattern": r"^[0-9A-HJKMNP-TV-Z]{26}$",

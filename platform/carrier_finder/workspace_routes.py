@@ -7,7 +7,7 @@ import datetime
 from decimal import Decimal
 from typing import cast
 
-from insureops.platform.auth import Auth, Role
+from insureops.platform.auth.requirements import Auth, Role
 from insureops.platform.carrier_finder import workspace_market as own
 from insureops.platform.carrier_finder.market_store import MarketStore
 from insureops.platform.carrier_finder.workspace_models import WorkspaceCarrier, WorkspaceProduct
@@ -22,9 +22,9 @@ from insureops.platform.carrier_finder.workspace_payloads import (
     ProductCreate,
     ProductUpdate,
 )
-from insureops.platform.errors import ApiError
+from insureops.platform.http.errors import ApiError
+from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.keys import CLOCK, MARKET_STORE, OWN_APPETITES, RULE_CATALOG
-from insureops.platform.routing import Call, RouteTable
 
 ADMIN = Auth.session(Role.ADMIN)
 CARRIER = "/carriers/{carrier_id}/"

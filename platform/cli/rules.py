@@ -194,7 +194,7 @@ def simulate(file: str, cases: str, out: str | None, explain: bool,
     from insureops.engine.evaluation.simulation import SummaryAccumulator
     from insureops.platform.cli.rules_cases import CaseError, CaseEvaluator, CaseReader, result_line
     from insureops.platform.cli.rules_output import progress_bar, render_summary
-    from insureops.platform.rule_runs import ExpectationTally, describe_mismatch
+    from insureops.platform.rules_studio.runs import ExpectationTally, describe_mismatch
 
     compiled = _compile_or_exit(file)
     evaluator = CaseEvaluator(compiled, filename=file, explain=explain)

@@ -30,8 +30,8 @@ from insureops.platform.mcp_server.troubleshooting import (
     url_problem,
 )
 from insureops.platform.mcp_server.usage import UsageBatcher
-from insureops.platform.tenant_data.store import open_tenant_store
-from insureops.platform.tenant_probe import async_tenant_url, probe
+from insureops.platform.tenancy.book.store import open_tenant_store
+from insureops.platform.tenancy.probe import async_tenant_url, probe
 from insureops.schema.model import DATA_MODEL_VERSION
 
 VALIDATE_EVERY_SECONDS = 300.0

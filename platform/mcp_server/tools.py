@@ -19,13 +19,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 from sqlalchemy.engine import make_url
 
-from insureops.platform.auth import Scope
+from insureops.platform.auth.requirements import Scope
 from insureops.platform.mcp_server.service_client import KeyInfo
 from insureops.platform.mcp_server.troubleshooting import DATABASE_TIPS, INVALID_KEY_TIPS
 from insureops.platform.mcp_server.usage import UsageBatcher
-from insureops.platform.tenant_data import service
-from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError, TenantDataError
-from insureops.platform.tenant_data.payloads import (
+from insureops.platform.tenancy.book import service
+from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError, TenantDataError
+from insureops.platform.tenancy.book.payloads import (
     ClientCreate,
     ClientListQuery,
     ClientUpdate,
@@ -33,7 +33,7 @@ from insureops.platform.tenant_data.payloads import (
     PolicyListQuery,
     PolicyUpdate,
 )
-from insureops.platform.tenant_data.store import TenantStore
+from insureops.platform.tenancy.book.store import TenantStore
 
 INSTRUCTIONS = (
     "Create, read, list and update the workspace's clients and policies (insureops data model "

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from insureops.dsl import CompiledRuleset, EngineError, Result
-from insureops.platform.columns import column_integer
-from insureops.platform.db import UnitOfWork
+from insureops.platform.data.columns import column_integer
+from insureops.platform.data.database import UnitOfWork
 from insureops.platform.rules_studio import repository as repo
 from insureops.platform.rules_studio.errors import (
     ExecutionNotFoundError,
@@ -31,8 +31,8 @@ from insureops.platform.rules_studio.service import (
     encode_cursor,
     find,
 )
-from insureops.platform.tenant_data import service as tenant_records
-from insureops.platform.tenant_data.repository import TenantRecords
+from insureops.platform.tenancy.book import service as tenant_records
+from insureops.platform.tenancy.book.repository import TenantRecords
 
 _KINDS = {"client": tenant_records.CLIENT, "policy": tenant_records.POLICY}
 

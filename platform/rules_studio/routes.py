@@ -12,9 +12,10 @@ from aiohttp import web
 
 from insureops.dsl import RulesetInvalidError
 from insureops.engine.inputs import jsonio
-from insureops.platform.auth import Auth, Role
-from insureops.platform.bodies import if_match_version
+from insureops.platform.auth.requirements import Auth, Role
 from insureops.platform.compute.heavy_work import map_heavy_work_errors
+from insureops.platform.http.bodies import if_match_version
+from insureops.platform.http.routing import BodyLimit, Call, RouteTable
 from insureops.platform.keys import (
     CLOCK,
     HEAVY_WORK,
@@ -22,7 +23,6 @@ from insureops.platform.keys import (
     SIMULATION_BUDGET,
     TENANT_POOLS,
 )
-from insureops.platform.routing import BodyLimit, Call, RouteTable
 from insureops.platform.rules_studio import (
     approvals,
     checking,
@@ -84,8 +84,8 @@ from insureops.platform.rules_studio.payloads import (
     VersionQuery,
 )
 from insureops.platform.rules_studio.repository import RuleFilters
-from insureops.platform.tenant_data.errors import RecordMissingError
-from insureops.platform.tenant_stores import map_tenant_database_errors, tenant_store
+from insureops.platform.tenancy.book.errors import RecordMissingError
+from insureops.platform.tenancy.workspaces import map_tenant_database_errors, tenant_store
 
 ULID = "[0-9A-HJKMNP-TV-Z]+"  # a rule or approval id (26 long): lower-case words (check/) are not
 RULE = f"/rules/{{rule_id:{ULID}}}"

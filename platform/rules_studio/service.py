@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import exc as sa_exc
 from ulid import ULID
 
-from insureops.platform import cursors
-from insureops.platform.db import UnitOfWork
+from insureops.platform.data.database import UnitOfWork
+from insureops.platform.http import cursors
 from insureops.platform.rules_studio import repository as repo
 from insureops.platform.rules_studio.checking import Analysis, content_hash
 from insureops.platform.rules_studio.errors import (

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import URL
 
-from insureops.platform.tenant_probe import probe
-from insureops.platform.tenant_urls import CheckedUrl
+from insureops.platform.tenancy.probe import probe
+from insureops.platform.tenancy.urls import CheckedUrl
 
 logger = logging.getLogger("insureops.platform.settings")
 

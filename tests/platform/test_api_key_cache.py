@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from insureops.platform.api_key_cache import ApiKeyCache
+from insureops.platform.auth.api_key_cache import ApiKeyCache
 
 
 class Clock:

@@ -1,4 +1,4 @@
-"""The direct pool (`platform/direct_sql.py`), how the service reaches a PostgreSQL tenant
+"""The direct pool (`platform/data/direct.py`), how the service reaches a PostgreSQL tenant
 database: it keeps an engine's bounds (size, waits, a dead connection replaced before COMMIT and
 never after, nothing left open). Each connection dies at a point the test chooses: its server
 process ended between two statements, or the connection cut by a relay around the COMMIT."""
@@ -14,11 +14,11 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from insureops.platform.data.direct import DirectPool, prepared
 from insureops.platform.data.retry import CommitOutcomeUnknownError
-from insureops.platform.direct_sql import DirectPool, prepared
-from insureops.platform.errors import is_database_unavailable
-from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
-from insureops.platform.tenant_data.store import TenantStore
+from insureops.platform.http.errors import is_database_unavailable
+from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError
+from insureops.platform.tenancy.book.store import TenantStore
 from insureops.schema.sql.tables import sa_table
 from tests.databases import Template, plain_conninfo
 from tests.platform.faults.relay import TcpRelay

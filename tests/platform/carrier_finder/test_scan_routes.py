@@ -10,8 +10,8 @@ from insureops.platform.app import Area
 from insureops.platform.carrier_finder.market_store import MarketStore
 from insureops.platform.carrier_finder.scan_routes import add_scan_routes
 from insureops.platform.carrier_finder.workspace_market import CompiledCache
+from insureops.platform.http.routing import RouteTable
 from insureops.platform.keys import MARKET_STORE, OWN_APPETITES
-from insureops.platform.routing import RouteTable
 from tests.platform.carrier_finder.conftest import start_finder
 from tests.platform.carrier_finder.site import build_site
 

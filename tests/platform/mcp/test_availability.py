@@ -12,7 +12,7 @@ from sqlalchemy.engine import make_url
 
 from insureops.platform.identity import Workspace
 from insureops.platform.keys import DATABASE, TENANT_POOLS
-from insureops.platform.tenant_pools import PoolLimits, TenantPools
+from insureops.platform.tenancy.pools import PoolLimits, TenantPools
 from tests.platform.mcp.conftest import add_key
 
 

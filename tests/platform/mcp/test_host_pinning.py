@@ -7,9 +7,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError
-from insureops.platform.tenant_pools import TenantPools
-from insureops.platform.tenant_urls import check_addresses, parse_url
+from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError
+from insureops.platform.tenancy.pools import TenantPools
+from insureops.platform.tenancy.urls import check_addresses, parse_url
 
 
 def _without_networks(settings):

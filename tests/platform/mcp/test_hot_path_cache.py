@@ -17,11 +17,11 @@ import sqlalchemy as sa
 from aiohttp.test_utils import TestClient
 from sqlalchemy import update
 
-from insureops.platform.api_keys import ApiKey
-from insureops.platform.direct_sql import DirectPool, prepared
+from insureops.platform.data.direct import DirectPool, prepared
 from insureops.platform.identity import new_tenant_id
 from insureops.platform.keys import API_KEY_CACHE, DATABASE, SETTINGS, TENANT_POOLS
-from insureops.platform.tenant_databases import TenantDatabase
+from insureops.platform.records.api_keys import ApiKey
+from insureops.platform.tenancy.databases import TenantDatabase
 from tests.databases import plain_conninfo
 from tests.platform.mcp.conftest import NOW, save_database_url
 

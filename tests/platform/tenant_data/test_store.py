@@ -10,23 +10,23 @@ import psycopg
 import pytest
 import sqlalchemy as sa
 
-from insureops.platform.direct_sql import DirectPool
-from insureops.platform.tenant_data import service
-from insureops.platform.tenant_data.errors import (
+from insureops.platform.data.direct import DirectPool
+from insureops.platform.tenancy.book import service
+from insureops.platform.tenancy.book.errors import (
     PayloadInvalidError,
     RecordMissingError,
     StateConflictError,
     TransitionRefusedError,
 )
-from insureops.platform.tenant_data.payloads import (
+from insureops.platform.tenancy.book.payloads import (
     ClientCreate,
     ClientListQuery,
     PolicyCreate,
     PolicyListQuery,
     PolicyUpdate,
 )
-from insureops.platform.tenant_data.store import open_tenant_store
-from insureops.platform.tenant_engine import create_tenant_engine
+from insureops.platform.tenancy.book.store import open_tenant_store
+from insureops.platform.tenancy.engine import create_tenant_engine
 from insureops.schema.sql.tables import sa_table
 from tests.databases import Template
 
