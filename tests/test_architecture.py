@@ -216,3 +216,29 @@ def test_reexport_of_an_area_is_found_when_a_platform_module_does_it():
               "from insureops.platform import team\n"
               "import insureops.platform.mcp.service\n")
     assert [area for _, _, area in areas_imported(source)] == ["accounts", "team", "mcp"]
+
+
+# An area with sub-areas gives each a folder of the canonical layout; its routes.py serves their
+# tables as one (RouteTable.include), in the order listed.
+SUB_AREAS = {"carrier_finder": ("market", "scan", "own")}
+SUB_AREA_MODULES = ("routes.py", "service.py", "repository.py", "models.py", "payloads.py")
+
+
+def test_every_sub_area_has_a_folder_with_the_canonical_modules():
+    missing = [f"{area}/{sub}/{module}" for area, subs in SUB_AREAS.items() for sub in subs
+               for module in SUB_AREA_MODULES if module != "models.py"
+               and not (PLATFORM / area / sub / module).exists()]
+    assert not missing, missing
+    for area, subs in SUB_AREAS.items():
+        loose = sorted(path.name for path in (PLATFORM / area).glob("*.py")
+                       if any(path.name.startswith(f"{sub}_") for sub in (*subs, "workspace")))
+        assert not loose, f"{area}: modules told apart by a prefix belong in a sub-area: {loose}"
+
+
+def test_an_area_serves_its_sub_areas_routes_when_its_table_is_built():
+    from insureops.platform.carrier_finder import routes as area
+    from insureops.platform.carrier_finder.market import routes as market
+    from insureops.platform.carrier_finder.own import routes as own
+    from insureops.platform.carrier_finder.scan import routes as scan
+
+    assert area.routes.routes == [*market.routes.routes, *scan.routes.routes, *own.routes.routes]

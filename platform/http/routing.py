@@ -186,6 +186,12 @@ class RouteTable:
         """Answer the domain error `error` with `status` and `code` (see ErrorTable.register)."""
         self.errors.register(error, status, code, **kwargs)
 
+    def include(self, other: RouteTable) -> None:
+        """Serve `other`'s routes (after this table's) and its error mappings as this table's:
+        a sub-area declares its routes on a table of its own, its area's table includes it."""
+        self.routes.extend(other.routes)
+        self.errors.merge(other.errors)
+
     def add_to(self, app: web.Application) -> None:
         """Add every route to `app` (HEAD is not added implicitly)."""
         app[ROUTE_TABLE] = self

@@ -2,10 +2,8 @@
 environment (autogenerate) and the schema test see the platform database's whole schema."""
 
 from insureops.platform.accounts import models as accounts_models  # noqa: F401
-from insureops.platform.carrier_finder import models as carrier_finder_models  # noqa: F401
-from insureops.platform.carrier_finder import (  # noqa: F401
-    workspace_models as carrier_finder_workspace_models,
-)
+from insureops.platform.carrier_finder.market import models as carrier_finder_models  # noqa: F401
+from insureops.platform.carrier_finder.own import models as carrier_finder_own_models  # noqa: F401
 from insureops.platform.email import log as email_log  # noqa: F401
 from insureops.platform.http import ratelimit  # noqa: F401
 from insureops.platform.identity import models as identity_models  # noqa: F401

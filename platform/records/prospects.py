@@ -1,5 +1,5 @@
-"""The prospects table, and which prospects a workspace may see (platform-level: the prospects
-area writes them, the carrier finder's similar businesses reads a workspace's).
+"""The prospects table (platform-level: the prospects area writes them, the carrier finder's
+similar businesses reads a workspace's, carrier_finder/scan/repository.py).
 
 Prospects belong to an identity-provider owner (issuer, subject), not to a workspace. The link:
 each save records the owner's e-mail when the token vouches for it (`email_verified`), and a
@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import datetime
 
-from sqlalchemy import CheckConstraint, Index, String, Text, and_, select, update
+from sqlalchemy import CheckConstraint, Index, String, Text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.data.columns import UtcDateTime
 from insureops.platform.data.database import Base
-from insureops.platform.identity.models import Membership, User
 
 STATUSES = ("new", "contacted", "qualified", "converted", "lost")
 
@@ -73,27 +72,3 @@ async def record_owner_email(
         .values(owner_email=email)
         .execution_options(synchronize_session="fetch")
     )
-
-
-async def workspace_prospects(
-    session: AsyncSession, workspace_id: str, limit: int
-) -> list[Prospect]:
-    """The workspace's prospects (an owner e-mail that a member verified), those with a NAICS
-    code or notes to compare, most recently updated first, at most `limit`."""
-    member_emails = (
-        select(User.email)
-        .join(Membership, Membership.user_id == User.id)
-        .where(Membership.workspace_id == workspace_id, User.email_verified_at.is_not(None))
-    )
-    rows = await session.execute(
-        select(Prospect)
-        .where(
-            and_(
-                Prospect.owner_email.in_(member_emails),
-                (Prospect.naics.is_not(None)) | (Prospect.notes.is_not(None)),
-            )
-        )
-        .order_by(Prospect.updated_at.desc(), Prospect.id)
-        .limit(limit)
-    )
-    return list(rows.scalars())

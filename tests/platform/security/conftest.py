@@ -30,7 +30,7 @@ from insureops.platform.accounts.credentials import hash_session_id
 from insureops.platform.accounts.models import Session
 from insureops.platform.app import create_app
 from insureops.platform.auth.requirements import Scope
-from insureops.platform.carrier_finder.loading import store_market
+from insureops.platform.carrier_finder.market.loading import store_market
 from insureops.platform.config import Settings
 from insureops.platform.records.api_keys import ApiKey
 from insureops.platform.team.invitations import hash_token

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from insureops.platform.auth.requirements import Scope
-from insureops.platform.carrier_finder.startup import example_market_folder, load_folder
+from insureops.platform.carrier_finder.market.startup import example_market_folder, load_folder
 from insureops.platform.identity import new_tenant_id
 from insureops.platform.keys import DATABASE
 from insureops.platform.records.api_keys import ApiKey, hash_api_key, new_api_key, normalise_scopes

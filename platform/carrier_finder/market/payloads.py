@@ -206,7 +206,7 @@ class SearchResponse(BaseModel):
 class Jurisdiction(BaseModel):
     code: str
     name: str
-    kind: Literal["state", "district", "territory"]
+    kind: Literal["state", "district"]
     product_count: int
 
 

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from insureops.carrier_matching import STATES
 from insureops.carrier_matching import search as market_search
 from insureops.carrier_matching.lines import LINES, line_by_code
 from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
 from insureops.carrier_matching.matching import CandidateIndex, MatchReport, match
 from insureops.platform.http import cursors
-from insureops.platform.http.errors import ApiError
 
 # Runs a function off the event loop for the caller's workspace (the matching threads).
 Offload = Callable[[Callable[[], Any]], Awaitable[Any]]
@@ -33,17 +33,23 @@ class Filters:
     cursor: str | None = None
 
 
+class CarrierNotFoundError(Exception):
+    """No active carrier with that id in the market the workspace sees."""
+
+
+class CursorInvalidError(Exception):
+    """A listing's cursor this service did not issue."""
+
+
 encode_cursor = cursors.encode_cursor
 
 
 def decode_cursor(cursor: str) -> str:
-    """The id a listing's cursor continues after; 400 validation_error naming `cursor`."""
+    """The id a listing's cursor continues after; CursorInvalidError for another one."""
     try:
         return cursors.decode_cursor(cursor)
     except cursors.CursorInvalidError:
-        raise ApiError(400, "validation_error", "The query is invalid.", details=[
-            {"field": "cursor", "message": "is not a cursor this service issued; pass "
-             "next_cursor of the previous page unchanged"}]) from None
+        raise CursorInvalidError(cursor) from None
 
 
 def page(items: list, key, filters: Filters) -> tuple[list, str | None]:
@@ -165,3 +171,36 @@ def line_counts(market: Market, wanted: market_search.Criteria) -> list[tuple[An
 def line_name(code: str) -> str:
     line = line_by_code(code)
     return line.name if line else code
+
+
+def active_carrier(market: Market, carrier_id: str) -> Carrier:
+    """The market's active carrier `carrier_id`; CarrierNotFoundError otherwise."""
+    carrier = market.carrier(carrier_id)
+    if carrier is None or not carrier.active:
+        raise CarrierNotFoundError("No such carrier.")
+    return carrier
+
+
+@dataclass(frozen=True)
+class JurisdictionCount:
+    code: str
+    name: str
+    kind: str  # state | district
+    count: int
+
+
+def jurisdictions() -> list[tuple[str, str, str]]:
+    """(code, name, kind) of the jurisdictions a carrier can write in, by code: the core's one
+    list (carrier_matching.STATES, what manifests accept), the District of Columbia a district."""
+    return [(code, name, "district" if code == "DC" else "state")
+            for code, name in sorted(STATES.items())]
+
+
+def jurisdiction_counts(market: Market, wanted: market_search.Criteria,
+                        state: str | None) -> list[JurisdictionCount]:
+    """Each jurisdiction (only `state` when given) with its count of candidate products; with
+    criteria, only those where the market has appetite."""
+    rows = [row for row in jurisdictions() if not state or row[0] == state]
+    counts = market_search.count_candidates(market, wanted, states=[code for code, _, _ in rows])
+    return [JurisdictionCount(code, name, kind, counts[code]) for code, name, kind in rows
+            if code in counts and (wanted.empty or counts[code] > 0)]

@@ -6,21 +6,16 @@ import asyncio
 from collections.abc import Callable
 from decimal import Decimal
 
-from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
 from insureops.carrier_matching.matching import CandidateIndex
 from insureops.dsl import CompiledRuleset, compile_ruleset
-from insureops.platform.carrier_finder.models import MarketAppetite, MarketCarrier, MarketProduct
+from insureops.platform.carrier_finder.market import repository
+from insureops.platform.carrier_finder.market.models import (
+    MarketAppetite,
+)
 from insureops.platform.compute.executors import BoundedExecutor
-
-
-def _visible(column, workspace_id: str | None):
-    """The shared market and, with `workspace_id`, the workspace's own entries."""
-    if workspace_id is None:
-        return column.is_(None)
-    return or_(column.is_(None), column == workspace_id)
 
 
 class MarketStore:
@@ -63,7 +58,7 @@ class MarketStore:
 
     async def market(self, session: AsyncSession, workspace_id: str | None = None) -> Market:
         """The market `workspace_id` sees (the shared one with its own entries)."""
-        fingerprint = await _fingerprint(session, workspace_id)
+        fingerprint = await repository.fingerprint(session, workspace_id)
         known = self._snapshots.get(workspace_id)
         if known is not None and known[0] == fingerprint:
             return known[1]
@@ -75,16 +70,8 @@ class MarketStore:
         return market
 
     async def _read(self, session: AsyncSession, workspace_id: str | None) -> Market:
-        appetite_rows = (await session.execute(
-            select(MarketAppetite).where(_visible(MarketAppetite.workspace_id, workspace_id),
-                                         MarketAppetite.current.is_(True))
-            .order_by(MarketAppetite.path))).scalars().all()
-        carrier_rows = (await session.execute(
-            select(MarketCarrier).where(_visible(MarketCarrier.workspace_id, workspace_id))
-            .order_by(MarketCarrier.slug))).scalars().all()
-        product_rows = (await session.execute(
-            select(MarketProduct).where(_visible(MarketProduct.workspace_id, workspace_id))
-            .order_by(MarketProduct.slug))).scalars().all()
+        appetite_rows, carrier_rows, product_rows = await repository.visible_rows(
+            session, workspace_id)
         # compiling is CPU work: off the event loop, once per content hash
         missing = [row for row in appetite_rows if row.content_hash not in self._compiled]
         if missing:
@@ -115,20 +102,3 @@ def _amount(value: Decimal | None) -> Decimal | None:
     if value is None:
         return None
     return Decimal(int(value)) if value == value.to_integral_value() else value
-
-
-async def _fingerprint(session: AsyncSession, workspace_id: str | None) -> tuple:
-    parts = []
-    for model, changed in ((MarketCarrier, MarketCarrier.updated_at),
-                           (MarketProduct, MarketProduct.updated_at),
-                           (MarketAppetite, MarketAppetite.id)):
-        where = _visible(model.workspace_id, workspace_id)
-        parts.append(select(func.count()).select_from(model).where(where).scalar_subquery())
-        parts.append(select(func.max(changed)).where(where).scalar_subquery())
-    row = (await session.execute(select(*parts))).one()
-    return tuple(row)
-
-
-async def market_is_empty(session: AsyncSession) -> bool:
-    return (await session.execute(select(func.count()).select_from(MarketCarrier))).scalar_one() \
-        == 0

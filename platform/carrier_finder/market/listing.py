@@ -6,14 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from insureops.carrier_matching.matching import requested_lines
-from insureops.platform.carrier_finder import service
-from insureops.platform.carrier_finder.payloads import (
+from insureops.platform.carrier_finder.market import service
+from insureops.platform.carrier_finder.market.payloads import (
     CarrierRef,
     ProductInfo,
     ProductRef,
     UnmatchedItem,
 )
-from insureops.platform.carrier_finder.workspace_market import UNRATED, View
+from insureops.platform.carrier_finder.own.service import UNRATED
+from insureops.platform.carrier_finder.view import View
 
 
 def product_marks(view: View, product_id: str) -> dict:

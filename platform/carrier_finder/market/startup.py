@@ -12,9 +12,9 @@ from aiohttp import web
 from sqlalchemy.exc import SQLAlchemyError
 
 from insureops.carrier_matching import MarketInvalidError, load_market
-from insureops.platform.carrier_finder.loading import LoadSummary, store_market
-from insureops.platform.carrier_finder.market_store import market_is_empty
-from insureops.platform.cli.market import read_market_folder
+from insureops.platform.carrier_finder.market.folder import read_market_folder
+from insureops.platform.carrier_finder.market.loading import LoadSummary, store_market
+from insureops.platform.carrier_finder.market.repository import is_empty as market_is_empty
 from insureops.platform.data.database import Database
 from insureops.platform.keys import CLOCK, DATABASE, SETTINGS
 
@@ -23,7 +23,7 @@ log = logging.getLogger("insureops.carrier_finder")
 
 def example_market_folder() -> Path:
     """examples/market next to the package (a source checkout or an editable install)."""
-    return Path(__file__).resolve().parents[2] / "examples" / "market"
+    return Path(__file__).resolve().parents[3] / "examples" / "market"
 
 
 async def load_folder(database: Database, folder: Path, *, now: datetime.datetime,

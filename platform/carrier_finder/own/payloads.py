@@ -1,4 +1,4 @@
-"""Request and response shapes of a workspace's own carriers and products (workspace_routes)."""
+"""Request and response shapes of a workspace's own carriers and products (own/routes.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, field
 
 from insureops.carrier_matching.jurisdictions import STATE_CODES
 from insureops.carrier_matching.manifest import RATINGS
-from insureops.platform.carrier_finder.payloads import LineCode
+from insureops.platform.carrier_finder.market.payloads import LineCode
 from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"

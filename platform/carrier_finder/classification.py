@@ -105,3 +105,13 @@ async def classify_text(
         )
         return Classified(offline, fallback_reason=exc.reason, provider=provider)
     return Classified(results, method=LLM, provider=provider)
+
+
+def page_classifier(key: WorkspaceKey, settings: Settings
+                    ) -> Callable[[str, str | None, str | None], Awaitable[Classified]]:
+    """`classify_text` with the workspace's key, as a scan classifies a page's words."""
+    async def classify_page(description: str, name: str | None,
+                            website: str | None) -> Classified:
+        return await classify_text(description, name=name, website=website, key=key,
+                                   settings=settings)
+    return classify_page

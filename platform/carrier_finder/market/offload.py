@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from insureops.platform.carrier_finder.service import Offload
+from insureops.platform.carrier_finder.market.service import Offload
 from insureops.platform.http.routing import Call
 from insureops.platform.keys import MATCHING_WORK
 

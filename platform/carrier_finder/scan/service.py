@@ -23,14 +23,16 @@ from insureops.carrier_matching.similarity import (
 )
 from insureops.carrier_matching.website_text import extract_page_text
 from insureops.dsl import CompiledRuleset, compile_ruleset
-from insureops.platform.carrier_finder import service
-from insureops.platform.carrier_finder.llm_classify import Classified
-from insureops.platform.carrier_finder.website import ScanSession, fetch_page, parse_scan_url
+from insureops.platform.carrier_finder.classification import Classified
+from insureops.platform.carrier_finder.market import service
+from insureops.platform.carrier_finder.scan.repository import workspace_prospects
+from insureops.platform.carrier_finder.scan.website import ScanSession, fetch_page, parse_scan_url
+from insureops.platform.carrier_finder.view import View
 from insureops.platform.config import Settings
 from insureops.platform.data.database import UnitOfWork
-from insureops.platform.records.prospects import Prospect, workspace_prospects
+from insureops.platform.records.prospects import Prospect
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RECOMMENDATIONS_PATH = "examples/coverage_recommendations.rules"
 EXCERPT_CHARS = 500
 SCAN_CARRIERS = 5  # the best matching carrier products a scan returns
@@ -74,7 +76,7 @@ def recommendations_ruleset() -> CompiledRuleset:
 
 async def scan_website(url: str, settings: Settings, http_session: ScanSession,
                        classifier: PageClassifier = offline_classifier) -> ScanResult:
-    """Fetch the site under the scan rules (platform/carrier_finder/website.py), read its text,
+    """Fetch the site under the scan rules (platform/carrier_finder/scan/website.py), read its text,
     classify it (with `classifier`) and run the recommendations ruleset on the business it
     describes.
 
@@ -106,6 +108,17 @@ async def match_scanned(run: service.Offload, result: ScanResult, market: Market
                                              lines=lines, explain=False, limit=limit,
                                              as_of=as_of, index=index)
     return list(report.results)
+
+
+async def scan_and_match(url: str, settings: Settings, classifier: PageClassifier,
+                         market_view: Callable[[], Awaitable[View]], run: service.Offload,
+                         as_of: datetime.date) -> tuple[ScanResult, list[MatchResult]]:
+    """Scan the site at `url`, then match the business it describes against the market the
+    workspace sees (`market_view`, read once the page is in: a scan may take seconds)."""
+    async with ScanSession(settings) as http_session:
+        result = await scan_website(url, settings, http_session, classifier)
+    view = await market_view()
+    return result, await match_scanned(run, result, view.market, view.source.index, as_of)
 
 
 def prospect_business(prospect: Prospect) -> ReferenceBusiness:

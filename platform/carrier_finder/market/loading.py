@@ -6,11 +6,15 @@ import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
-from insureops.platform.carrier_finder.models import MarketAppetite, MarketCarrier, MarketProduct
+from insureops.platform.carrier_finder.market import repository
+from insureops.platform.carrier_finder.market.models import (
+    MarketAppetite,
+    MarketCarrier,
+    MarketProduct,
+)
 
 
 @dataclass
@@ -39,10 +43,6 @@ class LoadSummary:
 KINDS = ("carriers", "products", "appetites")
 
 
-def _scope(column, workspace_id: str | None):
-    return column.is_(None) if workspace_id is None else column == workspace_id
-
-
 async def store_market(session: AsyncSession, market: Market, *, now: datetime.datetime,
                        workspace_id: str | None = None) -> LoadSummary:
     """Make the stored market of `workspace_id` (None: the shared market) match `market`: an
@@ -59,10 +59,8 @@ async def store_market(session: AsyncSession, market: Market, *, now: datetime.d
 async def _store_appetites(session: AsyncSession, appetites: tuple[Appetite, ...],
                            now: datetime.datetime, workspace_id: str | None,
                            summary: LoadSummary) -> dict[str, int]:
-    rows = (await session.execute(select(MarketAppetite).where(
-        _scope(MarketAppetite.workspace_id, workspace_id), MarketAppetite.current.is_(True))
-    )).scalars()
-    current = {row.path: row for row in rows}
+    current = {row.path: row for row in await repository.current_appetites(session,
+                                                                             workspace_id)}
     ids: dict[str, int] = {}
     for appetite in appetites:
         row = current.get(appetite.path)
@@ -81,8 +79,7 @@ async def _store_appetites(session: AsyncSession, appetites: tuple[Appetite, ...
                              title=appetite.title, source=appetite.source,
                              content_hash=appetite.content_hash, version=version, current=True,
                              created_at=now)
-        session.add(new)
-        await session.flush()
+        await repository.add(session, new)
         ids[appetite.path] = new.id
     return ids
 
@@ -114,9 +111,7 @@ def _comparable(value):
 async def _store_carriers(session: AsyncSession, carriers: tuple[Carrier, ...],
                           now: datetime.datetime, workspace_id: str | None,
                           summary: LoadSummary) -> dict[str, int]:
-    rows = (await session.execute(select(MarketCarrier).where(
-        _scope(MarketCarrier.workspace_id, workspace_id)))).scalars()
-    stored = {row.slug: row for row in rows}
+    stored = {row.slug: row for row in await repository.carriers(session, workspace_id)}
     ids: dict[str, int] = {}
     for carrier in carriers:
         values = _carrier_values(carrier)
@@ -124,8 +119,7 @@ async def _store_carriers(session: AsyncSession, carriers: tuple[Carrier, ...],
         if row is None:
             row = MarketCarrier(workspace_id=workspace_id, slug=carrier.id, updated_at=now,
                                 **values)
-            session.add(row)
-            await session.flush()
+            await repository.add(session, row)
             summary.created["carriers"] += 1
         elif _differs(row, values):
             for key, value in values.items():
@@ -146,16 +140,15 @@ async def _store_products(session: AsyncSession, products: tuple[Product, ...],
                           carrier_ids: dict[str, int], appetite_ids: dict[str, int],
                           now: datetime.datetime, workspace_id: str | None,
                           summary: LoadSummary) -> None:
-    rows = (await session.execute(select(MarketProduct).where(
-        _scope(MarketProduct.workspace_id, workspace_id)))).scalars()
-    stored = {row.slug: row for row in rows}
+    stored = {row.slug: row for row in await repository.products(session, workspace_id)}
     for product in products:
         values = _product_values(product, carrier_ids[product.carrier_id],
                                  appetite_ids[product.appetite])
         row = stored.pop(product.id, None)
         if row is None:
-            session.add(MarketProduct(workspace_id=workspace_id, slug=product.id, updated_at=now,
-                                      **values))
+            await repository.add(session, MarketProduct(
+                workspace_id=workspace_id, slug=product.id, updated_at=now, **values),
+                flush=False)
             summary.created["products"] += 1
         elif _differs(row, values):
             for key, value in values.items():

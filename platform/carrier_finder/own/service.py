@@ -1,10 +1,10 @@
-"""A workspace's own carriers and products, and the market it sees: the shared one with them.
+"""Use cases on a workspace's own carriers and products, and what their appetites are.
 
 An own product's appetite is a rule of the rule studio (kind appetite, same workspace), read
-through the rule catalog port (platform/records/rule_catalog.py): its published version is compiled
-once per content hash and laid over the market (carrier_matching.sources.LayeredSource), so
-publishing, rolling back or archiving changes what is matched on the next request. A product
-whose rule has no usable published version is not matched; `View.unmatched` says why.
+through the rule catalog port (platform/records/rule_catalog.py): its published version is
+compiled once per content hash (`CompiledCache`) and laid over the market (carrier_finder/view.py),
+so publishing, rolling back or archiving changes what is matched on the next request. A product
+whose rule has no usable published version is not matched; `AppetiteState` says why.
 """
 
 from __future__ import annotations
@@ -12,23 +12,17 @@ from __future__ import annotations
 import asyncio
 import datetime
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
-from insureops.carrier_matching.sources import (
-    LayeredSource,
-    MarketSource,
-    appetite_input_problem,
-    own_market,
-)
+from insureops.carrier_matching.market import Appetite, Carrier, Product
+from insureops.carrier_matching.sources import appetite_input_problem
 from insureops.dsl import CompiledRuleset, RulesetInvalidError, compile_ruleset
-from insureops.platform.carrier_finder.market_store import MarketStore
-from insureops.platform.carrier_finder.workspace_models import WorkspaceCarrier, WorkspaceProduct
+from insureops.platform.carrier_finder.market.store import MarketStore
+from insureops.platform.carrier_finder.own import repository
+from insureops.platform.carrier_finder.own.models import WorkspaceCarrier, WorkspaceProduct
 from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.records.rule_catalog import CatalogRule, RuleCatalog
 
@@ -69,32 +63,6 @@ class AppetiteState:
     status: str
     version: int | None = None
     reason: str | None = None
-
-
-@dataclass
-class View:
-    """The market a workspace sees for one request: `source` to match, listings' own marks,
-    and the own products that are not matched with why."""
-
-    source: LayeredSource
-    own_carriers: dict[str, WorkspaceCarrier] = field(default_factory=dict)
-    own_products: dict[str, WorkspaceProduct] = field(default_factory=dict)
-    appetites: dict[str, AppetiteState] = field(default_factory=dict)  # by rule id
-
-    @property
-    def market(self) -> Market:
-        return self.source.market
-
-    def state_of(self, product: WorkspaceProduct) -> AppetiteState:
-        return self.appetites[product.appetite_rule_id]
-
-    @property
-    def unmatched(self) -> list[tuple[WorkspaceProduct, AppetiteState]]:
-        """Active own products of active own carriers whose rule is not matched."""
-        carriers = {row.id: row for row in self.own_carriers.values()}
-        return [(p, self.state_of(p)) for p in self.own_products.values()
-                if p.active and carriers[p.carrier_id].active
-                and self.state_of(p).status != "published"]
 
 
 @dataclass(frozen=True)
@@ -148,7 +116,7 @@ def _compile(source: str, rule_id: str) -> Compiled:
     return Compiled(source, compiled)
 
 
-async def _appetites(session: AsyncSession, catalog: RuleCatalog | None, cache: CompiledCache,
+async def appetites(session: AsyncSession, catalog: RuleCatalog | None, cache: CompiledCache,
                      workspace_id: str, rule_ids: set[str]
                      ) -> tuple[dict[str, AppetiteState], dict[str, Appetite]]:
     rules = await catalog.rules(session, workspace_id, rule_ids) if catalog else {}
@@ -211,59 +179,17 @@ def core_product(row: WorkspaceProduct, carrier: WorkspaceCarrier, path: str) ->
                    _amount(row.max_aggregate), row.admitted, path, row.active)
 
 
-async def own_rows(session: AsyncSession, workspace_id: str
-                   ) -> tuple[list[WorkspaceCarrier], list[WorkspaceProduct]]:
-    carriers = (await session.execute(
-        select(WorkspaceCarrier).where(WorkspaceCarrier.workspace_id == workspace_id)
-        .order_by(WorkspaceCarrier.slug))).scalars().all()
-    if not carriers:
-        return [], []
-    products = (await session.execute(
-        select(WorkspaceProduct).where(WorkspaceProduct.workspace_id == workspace_id)
-        .order_by(WorkspaceProduct.slug))).scalars().all()
-    return list(carriers), list(products)
-
-
-async def view(session: AsyncSession, store: MarketStore, catalog: RuleCatalog | None,
-               cache: CompiledCache, workspace_id: str | None) -> View:
-    """The market `workspace_id` sees: the stored one (shared, with entries loaded for it) and
-    its own carriers and products, each product with its rule's published appetite."""
-    base = await store.market(session, workspace_id)
-    base_source = MarketSource(base, store.index(base))
-    if workspace_id is None:
-        return View(LayeredSource(base_source, Market((), (), ())))
-    carriers, products = await own_rows(session, workspace_id)
-    if not carriers:
-        return View(LayeredSource(base_source, Market((), (), ())))
-    by_id = {row.id: row for row in carriers}
-    # each statement reads what was committed before it: a product added with its carrier after
-    # the carriers' read waits for the next request
-    products = [row for row in products if row.carrier_id in by_id]
-    states, appetites = await _appetites(session, catalog, cache, workspace_id,
-                                         {row.appetite_rule_id for row in products})
-    core_products = [core_product(row, by_id[row.carrier_id], appetites[row.appetite_rule_id].path)
-                     for row in products if row.appetite_rule_id in appetites]
-    own = own_market((core_carrier(row) for row in carriers), core_products,
-                     {a.path: a for a in appetites.values()}.values())
-    return View(LayeredSource(base_source, own), {row.slug: row for row in carriers},
-                {row.slug: row for row in products}, states)
-
-
 # --- changes (admins and owners of the workspace) ---
 
 async def _carrier(session: AsyncSession, workspace_id: str, slug: str) -> WorkspaceCarrier:
-    found = (await session.execute(select(WorkspaceCarrier).where(
-        WorkspaceCarrier.workspace_id == workspace_id, WorkspaceCarrier.slug == slug))
-    ).scalar_one_or_none()
+    found = await repository.carrier(session, workspace_id, slug)
     if found is None:
         raise OwnEntryNotFoundError("No such carrier of this workspace.")
     return found
 
 
 async def _product(session: AsyncSession, workspace_id: str, slug: str) -> WorkspaceProduct:
-    found = (await session.execute(select(WorkspaceProduct).where(
-        WorkspaceProduct.workspace_id == workspace_id, WorkspaceProduct.slug == slug))
-    ).scalar_one_or_none()
+    found = await repository.product(session, workspace_id, slug)
     if found is None:
         raise OwnEntryNotFoundError("No such product of this workspace.")
     return found
@@ -293,13 +219,6 @@ async def check_appetite_rule(session: AsyncSession, catalog: RuleCatalog | None
     return rule
 
 
-async def _flush(session: AsyncSession, message: str) -> None:
-    try:
-        await session.flush()
-    except IntegrityError:
-        raise OwnEntryTakenError(message) from None
-
-
 async def create_carrier(session: AsyncSession, store: MarketStore, actor: Actor, slug: str,
                          values: dict, now: datetime.datetime) -> WorkspaceCarrier:
     market = await store.market(session, actor.workspace_id)
@@ -309,8 +228,8 @@ async def create_carrier(session: AsyncSession, store: MarketStore, actor: Actor
                            created_by=actor.user_id, created_at=now, updated_by=actor.user_id,
                            updated_at=now, market=values.pop("market", None) or "admitted",
                            **values)
-    session.add(row)
-    await _flush(session, f"This workspace has a carrier {slug}.")
+    if not await repository.add(session, row):
+        raise OwnEntryTakenError(f"This workspace has a carrier {slug}.")
     return row
 
 
@@ -343,8 +262,8 @@ async def create_product(session: AsyncSession, catalog: RuleCatalog | None, act
                            created_at=now, updated_by=actor.user_id, updated_at=now,
                            description=values.pop("description", None) or "",
                            minimum_premium=values.pop("minimum_premium", None) or 0, **values)
-    session.add(row)
-    await _flush(session, f"This workspace has a product {row.slug}.")
+    if not await repository.add(session, row):
+        raise OwnEntryTakenError(f"This workspace has a product {row.slug}.")
     return row
 
 
@@ -386,10 +305,10 @@ def _check_states(states: list[str] | None, carrier: WorkspaceCarrier) -> None:
 
 async def product_state(session: AsyncSession, catalog: RuleCatalog | None,
                         cache: CompiledCache, row: WorkspaceProduct) -> AppetiteState:
-    states, _ = await _appetites(session, catalog, cache, row.workspace_id,
+    states, _ = await appetites(session, catalog, cache, row.workspace_id,
                                  {row.appetite_rule_id})
     return states[row.appetite_rule_id]
 
 
 async def carrier_of(session: AsyncSession, row: WorkspaceProduct) -> WorkspaceCarrier:
-    return await session.get(WorkspaceCarrier, row.carrier_id)
+    return await repository.carrier_of(session, row)

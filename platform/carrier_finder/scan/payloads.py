@@ -7,13 +7,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from insureops.carrier_matching.similarity import MAX_LIMIT
-from insureops.platform.carrier_finder.payloads import (
+from insureops.platform.carrier_finder.market.payloads import (
     NAICS_PATTERN,
     Business,
     CarrierRef,
     ProductRef,
 )
-from insureops.platform.carrier_finder.website import MAX_URL_LENGTH
+from insureops.platform.carrier_finder.scan.website import MAX_URL_LENGTH
 
 
 class ScanRequest(BaseModel):
