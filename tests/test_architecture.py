@@ -128,6 +128,7 @@ SHARED_PACKAGES = {
     "identity": "users, workspaces and memberships",
     "email": "e-mail backends, templates and the log",
     "compute": "where heavy work runs",
+    "batch": "batch runs of a ruleset over cases (the CLI's and the studio's simulate)",
     "migrations": "the platform database's alembic environment",
     "cli": "every `insureops` command",
     "mcp_server": "the local MCP server (a program of its own)",
@@ -206,6 +207,16 @@ def test_no_shared_module_imports_an_area_when_it_is_not_a_composition_root():
             continue
         for line, module, _ in areas_imported(path.read_text(), str(path)):
             violations.append(f"{relative}:{line} imports {module}")
+    assert not violations, "\n".join(violations)
+
+
+def test_nothing_but_the_cli_imports_the_cli_when_the_source_is_walked():
+    # The commands compose the service's parts; no part depends on a command (rules_studio
+    # and carrier_finder imported cli modules until issue 30).
+    violations = [f"{path.relative_to(PLATFORM)}:{line} imports {module}"
+                  for path in platform_files() if path.relative_to(PLATFORM).parts[0] != "cli"
+                  for line, module in imported(path.read_text(), str(path))
+                  if module.startswith("insureops.platform.cli")]
     assert not violations, "\n".join(violations)
 
 

@@ -1,5 +1,5 @@
 """The studio's simulate: a ruleset over a request's cases, bounded in cases and time, with
-the CLI's evaluation, summary, `expect` check and impact diff (rules_studio.runs).
+the CLI's evaluation, summary, `expect` check and impact diff (batch.runs).
 
 Pure CPU work without side effects: a job of the rules worker processes (platform.compute).
 """
@@ -13,11 +13,11 @@ from typing import Any
 
 from insureops.dsl import CompiledRuleset, compile_ruleset
 from insureops.engine.inputs import jsonio
-from insureops.platform.cli.rules_cases import Case
+from insureops.platform.batch.cases import Case
+from insureops.platform.batch.runs import run_cases
 from insureops.platform.rules_studio.checking import FILENAME
 from insureops.platform.rules_studio.errors import SimulationTooLargeError, SimulationTooSlowError
 from insureops.platform.rules_studio.records import record_input
-from insureops.platform.rules_studio.runs import run_cases
 
 MAX_CASES = 10_000
 MAX_RECORD_CASES = 100  # cases naming a tenant record, read from its database per request

@@ -15,8 +15,7 @@ from insureops.platform.carrier_finder.classification import (
     request_workspace,
     workspace_llm_key,
 )
-from insureops.platform.carrier_finder.market import listing
-from insureops.platform.carrier_finder.market import service
+from insureops.platform.carrier_finder.market import listing, service
 from insureops.platform.carrier_finder.market.offload import matching
 from insureops.platform.carrier_finder.market.payloads import (
     AppetiteInfo,

@@ -20,7 +20,7 @@ from insureops.engine.evaluation.simulation import (
     SummaryAccumulator,
 )
 from insureops.engine.inputs import jsonio
-from insureops.platform.cli.rules_cases import (
+from insureops.platform.batch.cases import (
     Case,
     CaseError,
     CaseEvaluator,

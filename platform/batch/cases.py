@@ -1,7 +1,7 @@
 """Cases files for `rules simulate` and `rules diff`: read a line, evaluate it, write a line.
 
 A cases file is JSON Lines: `{"id": ..., "as_of": "YYYY-MM-DD" (optional), "inputs": {...},
-"expect": {...} (optional, see rules_studio.runs)}`, unknown keys ignored. Nothing is kept per
+"expect": {...} (optional, see batch.runs)}`, unknown keys ignored. Nothing is kept per
 case and a line is read in one call bounded by MAX_LINE_BYTES, so memory stays flat however
 long the file or its lines are; a case that cannot be read or evaluated becomes an error value
 and the run goes on (a line over the bound ends it: CaseLineTooLongError). Lines are parsed
@@ -87,7 +87,7 @@ class Case(NamedTuple):
     inputs: dict | None
     as_of: date | None
     error: CaseError | None = None
-    expect: object = None  # the line's `expect`, checked by rules_studio.runs when present
+    expect: object = None  # the line's `expect`, checked by batch.runs when present
 
 
 class CaseReader:
