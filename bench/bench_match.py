@@ -27,11 +27,11 @@ from insureops.carrier_matching.classifier import classify
 from insureops.carrier_matching.market import Appetite
 from insureops.carrier_matching.matching import match
 from insureops.carrier_matching.pruning import index_market_appetites
-from insureops.platform.carrier_finder import service
-from insureops.platform.carrier_finder.loading import store_market
-from insureops.platform.carrier_finder.market_store import MarketStore
-from insureops.platform.cli.market import read_market_folder
-from insureops.platform.db import Database
+from insureops.platform.carrier_finder.market import service
+from insureops.platform.carrier_finder.market.folder import read_market_folder
+from insureops.platform.carrier_finder.market.loading import store_market
+from insureops.platform.carrier_finder.market.store import MarketStore
+from insureops.platform.data.database import Database
 from insureops.platform.migrations import upgrade
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -82,7 +82,7 @@ def _compile_or_exit(path: str) -> Any:
 @contextlib.contextmanager
 def _open_cases(path: str) -> Iterator[IO[bytes]]:
     """The cases file, read in bytes; a line over the reader's bound ends the command (1)."""
-    from insureops.platform.cli.rules_cases import CaseLineTooLongError
+    from insureops.platform.batch.cases import CaseLineTooLongError
 
     try:
         stream = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below
@@ -208,9 +208,9 @@ def simulate(file: str, cases: str, out: str | None, explain: bool, max_steps: i
     error) is checked: each mismatch is reported on stderr and the exit status is 1.
     """
     from insureops.engine.evaluation.simulation import SummaryAccumulator
-    from insureops.platform.cli.rules_cases import CaseError, CaseEvaluator, CaseReader, result_line
+    from insureops.platform.batch.cases import CaseError, CaseEvaluator, CaseReader, result_line
+    from insureops.platform.batch.runs import ExpectationTally, describe_mismatch
     from insureops.platform.cli.rules_output import progress_bar, render_summary
-    from insureops.platform.rule_runs import ExpectationTally, describe_mismatch
 
     compiled = _compile_or_exit(file)
     evaluator = CaseEvaluator(compiled, filename=file, explain=explain,
@@ -259,7 +259,7 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int, max_steps
     """
     from insureops.engine.evaluation.simulation import DiffAccumulator
     from insureops.engine.inputs import jsonio
-    from insureops.platform.cli.rules_cases import (
+    from insureops.platform.batch.cases import (
         CaseError,
         CaseEvaluator,
         CaseReader,

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # The examples, and one appetite for the node the examples lack (`is null` cells); a test below
 # holds these to using every node class.
 RULES_FILES = [*sorted((ROOT / "examples").glob("*.rules")),
-               ROOT / "examples" / "market" / "apex-workforce" / "staffing.rules"]
+               ROOT / "examples" / "market" / "apex-workforce" / "staffing-gl.rules"]
 
 
 def _round_trip(ruleset: ir.Ruleset) -> ir.Ruleset:
