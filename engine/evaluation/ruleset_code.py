@@ -32,6 +32,7 @@ class RulesetCode:
         self.items, self.slots, self.finish = items, slots, finish
         self.consts, self.folded, self.clocked = consts, folded, clocked
         self.source = source
+        self.text_columns: set[str] = set()  # table columns with a `_s<column>` string flag
         self.outputs = any(isinstance(item, ir.Table) or any(
             isinstance(action, ir.SetAction) for action in item.actions) for item in items)
 
@@ -263,8 +264,19 @@ class RulesetCode:
             code = emitter.checked(emitter.expr(expr, scope))
             column = src.fresh("_x")
             lines.append(f"{column} = {code.text}")
+            if self._string_cells(node, len(columns)):  # tested as text by several cells
+                lines.append(f"_s{column} = type({column}) is STR")
+                self.text_columns.add(column)
             columns.append(Code(column, code.slot))
         return lines, columns
+
+    @staticmethod
+    def _string_cells(node: ir.Table, position: int) -> bool:
+        """Whether a column's cells compare it with string constants (then whether it is a
+        string is asked once per table run, not once per cell)."""
+        return any(isinstance(row.cells[position], ir.CompareCell)
+                   and isinstance(row.cells[position].operand, (ir.Literal, ir.SetExpr))
+                   for row in node.rows)
 
     def _cell(self, src, emitter, cell, column: Code, scope) -> str | None:
         """The text of one cell's test, true only when the cell matches; None for `-`."""
@@ -274,12 +286,19 @@ class RulesetCode:
             return f"({column.text} is None)"
         span = cell.span
         if isinstance(cell, ir.BetweenCell):
-            test = emitter.between_expr(ir.Between(Column(column), cell.low, cell.high, span=span),
-                                    scope)
+            test = emitter.between_expr(
+                ir.Between(Column(column), cell.low, cell.high, span=span), scope)
             return f"({test.text} is True)"
         test = emitter.binary_expr(ir.Binary(cell.op, Column(column), cell.operand, span=span),
-                               scope)
+                                   scope)
+        operand = emitter.expr(cell.operand, scope) if column.text in self.text_columns \
+            else None
+        if operand is not None and operand.constant is not NOT_CONSTANT:
+            direct = Emitter._string_test(cell.op, operand.constant, column.text, operand.text)
+            if direct is not None and not direct[1]:
+                return f"(({direct[0]}) if _s{column.text} else ({test.text} is True))"
         return f"({test.text} is True)"
+
 
     def _table(self, src, emitter, node: ir.Table, scope) -> list[str]:
         lines, columns = self._columns(src, emitter, node, scope)
