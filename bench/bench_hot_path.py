@@ -62,11 +62,16 @@ def bare_app() -> web.Application:
 
 async def _seed(app: web.Application, tenant_url: str | None) -> str:
     """A workspace with a read-write API key (and the saved tenant URL): the key."""
-    from insureops.platform.api_keys import ApiKey, hash_api_key, new_api_key, normalise_scopes
-    from insureops.platform.auth import Scope
+    from insureops.platform.auth.requirements import Scope
     from insureops.platform.identity import Workspace, new_tenant_id
     from insureops.platform.keys import DATABASE, SECRET_KEYS
-    from insureops.platform.tenant_databases import TenantDatabase, encrypt_url
+    from insureops.platform.records.api_keys import (
+        ApiKey,
+        hash_api_key,
+        new_api_key,
+        normalise_scopes,
+    )
+    from insureops.platform.tenancy.databases import TenantDatabase, encrypt_url
 
     now = datetime.datetime.now(datetime.UTC)
     tenant_id, key = new_tenant_id(time.time()), new_api_key()
@@ -91,8 +96,8 @@ async def serve(setup: str, port: int, platform_url: str, tenant_url: str | None
 
     from insureops.platform.app import create_app
     from insureops.platform.config import Settings
-    from insureops.platform.log import configure_logging
-    from insureops.platform.server import ServiceRunner
+    from insureops.platform.http.log import configure_logging
+    from insureops.platform.http.server import ServiceRunner
 
     if setup == "bare":
         app, key = bare_app(), "none"
@@ -208,7 +213,7 @@ def prepare_postgres(admin: str) -> tuple[str, str]:
     """Fresh platform and tenant databases (the tenant one holding the data model)."""
     import sqlalchemy as sa
 
-    from insureops.platform.tenant_schema import apply_data_model
+    from insureops.platform.tenancy.data_model import apply_data_model
     for name in ("platform", "tenant"):
         _pg(admin, f"DROP DATABASE IF EXISTS insureops_hotpath_bench_{name} WITH (FORCE)")
         _pg(admin, f"CREATE DATABASE insureops_hotpath_bench_{name}")

@@ -111,11 +111,16 @@ def run_cli(deployment: Deployment, *arguments: str) -> None:
 
 async def seed(deployment: Deployment, fernet_key: str) -> None:
     """A verified owner of a workspace whose tenant database is the tenant one; an API key."""
-    from insureops.platform.api_keys import ApiKey, hash_api_key, new_api_key, normalise_scopes
-    from insureops.platform.auth import Scope
-    from insureops.platform.db import Database
+    from insureops.platform.auth.requirements import Scope
+    from insureops.platform.data.database import Database
     from insureops.platform.identity import Membership, Passwords, User, Workspace, new_tenant_id
-    from insureops.platform.tenant_databases import TenantDatabase, encrypt_url
+    from insureops.platform.records.api_keys import (
+        ApiKey,
+        hash_api_key,
+        new_api_key,
+        normalise_scopes,
+    )
+    from insureops.platform.tenancy.databases import TenantDatabase, encrypt_url
 
     now = datetime.datetime.now(datetime.UTC)
     user_id, workspace_id = new_tenant_id(time.time()), new_tenant_id(time.time() + 1)

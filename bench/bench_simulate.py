@@ -115,7 +115,7 @@ def stage_costs(cases: Path) -> list[tuple[str, float]]:
 
     from insureops.dsl.api import compile_ruleset
     from insureops.engine.evaluation.simulation import SummaryAccumulator
-    from insureops.platform.cli.rules_cases import CaseEvaluator, CaseReader, result_line
+    from insureops.platform.batch.cases import CaseEvaluator, CaseReader, result_line
 
     compiled = compile_ruleset(THREE_RULES.read_text(encoding="utf-8"), filename=str(THREE_RULES))
     raw = cases.read_bytes()

@@ -34,7 +34,7 @@ from bench_hot_path import PATH, _seed, drop_postgres, prepare_postgres
 
 from insureops.platform.app import create_app
 from insureops.platform.config import Settings
-from insureops.platform.direct_sql import OBSERVERS, DirectPool
+from insureops.platform.data.direct import OBSERVERS, DirectPool
 
 COUNTS: collections.Counter[str] = collections.Counter()
 

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_hot_path import drop_postgres, prepare_postgres
 
 from insureops.platform.app import create_app
-from insureops.platform.carrier_finder.startup import example_market_folder, load_folder
+from insureops.platform.carrier_finder.market.startup import example_market_folder, load_folder
 from insureops.platform.config import Settings
 from insureops.platform.identity import Membership, Passwords, User, Workspace, new_tenant_id
 from insureops.platform.keys import DATABASE

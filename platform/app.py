@@ -9,13 +9,13 @@ from importlib.metadata import PackageNotFoundError, version
 
 from aiohttp import web
 
-from insureops.platform import meta
 from insureops.platform.accounts import routes as accounts
 from insureops.platform.accounts.session_auth import authenticate_session, refresh_session_cookie
-from insureops.platform.api_key_cache import ApiKeyCache
-from insureops.platform.api_keys import authenticate_api_key
-from insureops.platform.auth import Authenticator, Authenticators, AuthKind
-from insureops.platform.bodies import request_target_middleware
+from insureops.platform.auth.api_key_cache import ApiKeyCache
+from insureops.platform.auth.api_keys import authenticate_api_key
+from insureops.platform.auth.jwt_tokens import authenticate_jwt, build_verifier
+from insureops.platform.auth.requirements import Authenticator, Authenticators, AuthKind
+from insureops.platform.auth.secret_keys import load_secret_keys
 from insureops.platform.carrier_finder import routes as carrier_finder
 from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.compute.heavy_work import (
@@ -26,10 +26,15 @@ from insureops.platform.compute.heavy_work import (
 )
 from insureops.platform.config import Settings
 from insureops.platform.connectors import routes as connectors
-from insureops.platform.db import Database, database_context
+from insureops.platform.data.database import Database, database_context
 from insureops.platform.email.factory import build_email_backend
-from insureops.platform.errors import ErrorTable, error_middleware
-from insureops.platform.jwt_auth import authenticate_jwt, build_verifier
+from insureops.platform.http import meta
+from insureops.platform.http.bodies import request_target_middleware
+from insureops.platform.http.errors import ErrorTable, error_middleware
+from insureops.platform.http.log import add_request_id_header, request_id_middleware
+from insureops.platform.http.openapi import OpenApiOnDemand
+from insureops.platform.http.ratelimit import RateLimiter
+from insureops.platform.http.routing import Mount, add_rate_limit_headers
 from insureops.platform.keys import (
     API_KEY_CACHE,
     AREA_STARTUP,
@@ -49,19 +54,16 @@ from insureops.platform.keys import (
     RULE_CATALOG,
     SECRET_KEYS,
     SETTINGS,
+    TENANT_POOLS,
 )
-from insureops.platform.log import add_request_id_header, request_id_middleware
 from insureops.platform.mcp import routes as mcp
-from insureops.platform.openapi import OpenApiOnDemand
 from insureops.platform.prospects import routes as prospects
-from insureops.platform.ratelimit import RateLimiter
-from insureops.platform.routing import Mount, add_rate_limit_headers
 from insureops.platform.rules_studio import routes as rules_studio
 from insureops.platform.rules_studio.catalog import StudioRuleCatalog
-from insureops.platform.secret_keys import load_secret_keys
 from insureops.platform.settings import routes as settings_area
 from insureops.platform.studio_web import routes as studio_web
 from insureops.platform.team import routes as team
+from insureops.platform.tenancy.pools import TenantPools, tenant_pools_context
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[HEAVY_WORK] = build_heavy_work(settings)
     app[MATCHING_WORK] = build_matching_work(settings)
     app[BODY_THREADS] = BoundedExecutor("bodies", BODY_THREAD_COUNT)
+    app[TENANT_POOLS] = TenantPools()  # one store per tenant database, for every area
     errors = ErrorTable()
     mounts = [Mount("", meta.routes)]
     startup_hooks: list = []
@@ -143,6 +146,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
                                           version=_package_version())
     app.cleanup_ctx.append(database_context)
     app.cleanup_ctx.append(heavy_work_context)
+    app.cleanup_ctx.append(tenant_pools_context)
     app.on_startup.extend(startup_hooks)  # after cleanup_ctx's start: the database is migrated
     app.on_response_prepare.append(add_request_id_header)
     app.on_response_prepare.append(add_rate_limit_headers)

@@ -8,23 +8,23 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 if TYPE_CHECKING:
-    from insureops.platform.api_key_cache import ApiKeyCache
-    from insureops.platform.auth import Authenticators
+    from insureops.platform.auth.api_key_cache import ApiKeyCache
+    from insureops.platform.auth.jwt_tokens import JwtVerifier
+    from insureops.platform.auth.requirements import Authenticators
+    from insureops.platform.auth.secret_keys import SecretKeys
     from insureops.platform.compute.executors import BoundedExecutor
     from insureops.platform.compute.heavy_work import HeavyWork, ThreadWork
     from insureops.platform.config import Settings
-    from insureops.platform.db import Database
+    from insureops.platform.data.database import Database
     from insureops.platform.email import EmailBackend, TemplateRenderer
-    from insureops.platform.errors import ErrorTable
+    from insureops.platform.http.errors import ErrorTable
+    from insureops.platform.http.openapi import OpenApiOnDemand
+    from insureops.platform.http.ratelimit import RateLimiter, RateLimitState
+    from insureops.platform.http.routing import Mount, RouteTable
     from insureops.platform.identity import Passwords
-    from insureops.platform.jwt_auth import JwtVerifier
-    from insureops.platform.openapi import OpenApiOnDemand
-    from insureops.platform.ratelimit import RateLimiter, RateLimitState
-    from insureops.platform.routing import Mount, RouteTable
-    from insureops.platform.rule_catalog import RuleCatalog
-    from insureops.platform.secret_keys import SecretKeys
-    from insureops.platform.tenant_databases import SavedConnection
-    from insureops.platform.tenant_pools import TenantPools
+    from insureops.platform.records.rule_catalog import RuleCatalog
+    from insureops.platform.tenancy.databases import SavedConnection
+    from insureops.platform.tenancy.pools import TenantPools
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
 SECRET_KEYS: web.AppKey[SecretKeys] = web.AppKey("secret_keys")
@@ -40,7 +40,7 @@ CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("clock")  # Unix time; tests
 API_KEY_CACHE: web.AppKey[ApiKeyCache] = web.AppKey("api_key_cache")
 EMAIL_BACKEND: web.AppKey[EmailBackend] = web.AppKey("email_backend")
 JWT_VERIFIER: web.AppKey[JwtVerifier | None] = web.AppKey("jwt_verifier")  # None: unconfigured
-TENANT_POOLS: web.AppKey[TenantPools] = web.AppKey("tenant_pools")  # on the mcp sub-app
+TENANT_POOLS: web.AppKey[TenantPools] = web.AppKey("tenant_pools")  # on the root app
 # on the carrier_finder sub-app: its MarketStore (typed there; platform modules name no area)
 MARKET_STORE: web.AppKey[object] = web.AppKey("carrier_finder_market_store")
 # on the carrier_finder sub-app: compiled published appetite rules of the workspaces

@@ -41,7 +41,7 @@ class DatabaseUrls:
 
 
 def _prepare_platform(urls: DatabaseUrls) -> None:
-    from insureops.platform.db import create_engine
+    from insureops.platform.data.database import create_engine
     from insureops.platform.migrations import upgrade
 
     async def migrate() -> None:
@@ -57,8 +57,8 @@ def _prepare_platform(urls: DatabaseUrls) -> None:
 
 
 def _prepare_tenant(urls: DatabaseUrls) -> None:
-    from insureops.platform.tenant_engine import create_tenant_engine
-    from insureops.platform.tenant_schema import apply_data_model
+    from insureops.platform.tenancy.data_model import apply_data_model
+    from insureops.platform.tenancy.engine import create_tenant_engine
 
     engine = create_tenant_engine(urls.sync)
     try:

@@ -29,7 +29,7 @@ def _write(url: str, statement: str) -> None:
 
 
 def test_platform_copy_is_migrated_and_empty_when_a_test_starts(platform_database_urls):
-    from insureops.platform.db import create_engine as create_async_engine
+    from insureops.platform.data.database import create_engine as create_async_engine
     from insureops.platform.migrations import current_revision, head_revision
 
     async def revision() -> str | None:

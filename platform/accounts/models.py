@@ -10,8 +10,8 @@ import datetime
 from sqlalchemy import ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from insureops.platform.columns import UtcDateTime
-from insureops.platform.db import Base
+from insureops.platform.data.columns import UtcDateTime
+from insureops.platform.data.database import Base
 from insureops.platform.identity import models as _identity_models  # noqa: F401 - users, workspaces
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from insureops.platform.auth import Principal, Role
-from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
+from insureops.platform.auth.requirements import Principal, Role
+from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
 
 
 class ProfileUser(BaseModel):

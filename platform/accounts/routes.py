@@ -26,11 +26,11 @@ from insureops.platform.accounts.session_auth import (
     session_cookie,
     set_session_cookie,
 )
-from insureops.platform.auth import Auth
+from insureops.platform.auth.requirements import Auth
 from insureops.platform.email import TemplateRenderer
+from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.identity import Passwords
 from insureops.platform.keys import CLOCK, EMAIL_BACKEND, PASSWORDS, SECRET_KEYS, TEMPLATES
-from insureops.platform.routing import Call, RouteTable
 
 SUCCESSOR_LINK = '</api/auth/signup/>; rel="successor-version"'
 

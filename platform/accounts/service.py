@@ -28,8 +28,8 @@ from insureops.platform.accounts.errors import (
     WeakPasswordError,
 )
 from insureops.platform.accounts.models import Session, VerificationCode
-from insureops.platform.auth import AuthKind, Membership, Principal, Role, UserIdentity
-from insureops.platform.db import Database, UnitOfWork
+from insureops.platform.auth.requirements import AuthKind, Membership, Principal, Role, UserIdentity
+from insureops.platform.data.database import Database, UnitOfWork
 from insureops.platform.email import EmailBackend, EmailMessage, TemplateRenderer
 from insureops.platform.identity import (
     Passwords,

@@ -13,8 +13,8 @@ from aiohttp import hdrs, web
 
 from insureops.platform.accounts import service
 from insureops.platform.accounts.credentials import is_session_id
-from insureops.platform.auth import Principal
-from insureops.platform.errors import ApiError
+from insureops.platform.auth.requirements import Principal
+from insureops.platform.http.errors import ApiError
 from insureops.platform.keys import CLOCK, DATABASE, REFRESH_SESSION_COOKIE, SETTINGS
 
 COOKIE_NAME = "sessionid"

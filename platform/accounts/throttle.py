@@ -12,14 +12,14 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from insureops.platform.accounts.errors import InvalidCredentialsError
-from insureops.platform.errors import ApiError
-from insureops.platform.keys import RATE_LIMIT_STATE, RATE_LIMITER, SETTINGS
-from insureops.platform.ratelimit import (
+from insureops.platform.http.errors import ApiError
+from insureops.platform.http.ratelimit import (
     RateKey,
     RateLimit,
     RateLimitState,
     client_address,
 )
+from insureops.platform.keys import RATE_LIMIT_STATE, RATE_LIMITER, SETTINGS
 
 SIGNUP = RateLimit("signup", 5, 3600)  # per client address; shared with /register/
 RESEND_PER_EMAIL = RateLimit("resend_code", 3, 3600, key=RateKey.EMAIL)

@@ -1,29 +1,20 @@
 """`insureops market check DIR` checks a market folder; `market match DIR BUSINESS.json` matches a
-business against it offline; `market load DIR` (carrier finder) stores it."""
+business against it offline; `market load DIR` stores it in the platform database (the carrier
+finder's market)."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from dataclasses import replace
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import click
 
+from insureops.platform.carrier_finder.market.folder import read_market_folder
 from insureops.platform.cli import LazyGroup
-
-MARKET_SUFFIXES = (".toml", ".rules")
-
-
-def read_market_folder(folder: Path) -> dict[str, str]:
-    """The texts of a market folder's manifests and appetites, by path relative to the folder
-    (with `/`); raises OSError or UnicodeDecodeError for a file that cannot be read."""
-    texts: dict[str, str] = {}
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and path.suffix in MARKET_SUFFIXES:
-            texts[path.relative_to(folder).as_posix()] = path.read_text(encoding="utf-8")
-    return texts
 
 
 def _read_business(path: Path) -> object:
@@ -39,7 +30,7 @@ def _read_business(path: Path) -> object:
 
 @click.group(cls=LazyGroup, lazy_subcommands={
     "check": ("insureops.platform.cli.market:check", "Check a market folder without loading it."),
-    "load": ("insureops.platform.carrier_finder.cli:load",
+    "load": ("insureops.platform.cli.market:load",
              "Check a market folder and store it in the platform database."),
     "match": ("insureops.platform.cli.market:match",
               "Match a business (a JSON file) against a market folder, offline."),
@@ -129,3 +120,53 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
                    f"{result.carrier.name}: {result.product.name} ({result.product.line})")
         for reason in result.reasons[:3]:
             click.echo(f"       - {reason}")
+
+
+@click.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--database-url", default=None,
+              help="Platform database URL [INSUREOPS_DATABASE_URL, ./insureops.db].")
+@click.option("--workspace", "workspace_id", default=None, metavar="TENANT_ID",
+              help="Load as this workspace's own market; default: the shared market.")
+def load(folder: Path, database_url: str | None, workspace_id: str | None) -> None:
+    """Check FOLDER and store it in the platform database (safe to run again: unchanged files
+    are no-ops, changed appetites get a new version, removed products are deactivated)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from insureops.carrier_matching import MarketInvalidError
+    from insureops.platform.carrier_finder.market.startup import load_folder
+    from insureops.platform.cli.serve import _settings
+    from insureops.platform.data.database import Database
+
+    # env_models: every model, so that the market tables' foreign keys (workspaces) resolve; on a
+    # database already at head the migrations import none (issue 17: load failed after migrate).
+    from insureops.platform.migrations import (
+        env_models,  # noqa: F401
+        upgrade,
+    )
+
+    settings = _settings(database_url=database_url)
+    started = time.perf_counter()
+
+    async def run():
+        database = Database.connect(settings.database_url)
+        try:
+            await upgrade(database.engine)
+            # the CLI is the platform shell: the one place allowed to read the local clock
+            return await load_folder(database, folder, now=datetime.now(UTC),
+                                     workspace_id=workspace_id)
+        finally:
+            await database.engine.dispose()
+
+    try:
+        summary = asyncio.run(run())
+    except MarketInvalidError as exc:
+        for problem in exc.problems:
+            click.echo(replace(problem, file=f"{folder}/{problem.file}").render(), err=True)
+        click.echo(f"{folder}: {len(exc.problems)} problem(s); nothing loaded", err=True)
+        sys.exit(1)
+    except (OSError, UnicodeDecodeError, SQLAlchemyError) as exc:
+        click.echo(f"error: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(1)
+    verb = "loaded" if summary.changed else "unchanged"
+    click.echo(f"{folder}: {verb} in {time.perf_counter() - started:.2f}s: {summary.render()}")

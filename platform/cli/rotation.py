@@ -18,15 +18,15 @@ def rotate_keys(database_url: str | None) -> None:
     """
     from sqlalchemy.exc import SQLAlchemyError
 
+    from insureops.platform.auth.secret_keys import ConfigurationError, load_secret_keys
     from insureops.platform.cli.serve import _settings
-    from insureops.platform.db import Database
-    from insureops.platform.llm_keys import LlmKeySecretError, rotate_llm_keys
+    from insureops.platform.data.database import Database
 
     # Every model on Base.metadata: the tenant_databases row's foreign key names `workspaces`,
     # which SQLAlchemy could not resolve when only tenant_databases was imported (issue 15).
     from insureops.platform.migrations import env_models  # noqa: F401
-    from insureops.platform.secret_keys import ConfigurationError, load_secret_keys
-    from insureops.platform.tenant_databases import (
+    from insureops.platform.records.llm_keys import LlmKeySecretError, rotate_llm_keys
+    from insureops.platform.tenancy.databases import (
         TenantDatabaseSecretError,
         rotate_tenant_database_keys,
     )

@@ -20,8 +20,8 @@ def apply(database_url: str) -> None:
     """
     import sqlalchemy as sa
 
-    from insureops.platform.tenant_engine import create_tenant_engine
-    from insureops.platform.tenant_schema import apply_data_model
+    from insureops.platform.tenancy.data_model import apply_data_model
+    from insureops.platform.tenancy.engine import create_tenant_engine
     from insureops.schema.errors import DataModelVersionError
 
     try:

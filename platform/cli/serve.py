@@ -27,10 +27,10 @@ def serve(host: str | None, port: int | None) -> None:
     """Run the HTTP service (migrates the platform database first). Ctrl-C stops it."""
     from aiohttp import web
 
-    from insureops.platform import server
     from insureops.platform.app import create_app
-    from insureops.platform.log import AccessLogger, configure_logging
-    from insureops.platform.secret_keys import ConfigurationError
+    from insureops.platform.auth.secret_keys import ConfigurationError
+    from insureops.platform.http import server
+    from insureops.platform.http.log import AccessLogger, configure_logging
 
     settings = _settings(host=host, port=port)
     configure_logging(settings.log_format, settings.log_level)
@@ -49,7 +49,7 @@ def serve(host: str | None, port: int | None) -> None:
 
     app.on_startup.append(announce)
     # Not web.run_app: server.run adds the connection cap, the header timeout and parser
-    # errors in the service's error shape (platform/server.py).
+    # errors in the service's error shape (platform/http/server.py).
     server.run(app, settings, access_log_class=AccessLogger)
     click.echo("insureops stopped.")
 
@@ -62,7 +62,7 @@ def migrate(database_url: str | None) -> None:
     from alembic.util import CommandError
     from sqlalchemy.exc import SQLAlchemyError
 
-    from insureops.platform.db import create_engine
+    from insureops.platform.data.database import create_engine
     from insureops.platform.migrations import head_revision, upgrade
 
     settings = _settings(database_url=database_url)

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import aiohttp
 from yarl import URL
 
-from insureops.platform.addresses import in_networks, is_metadata, parse_address
 from insureops.platform.config import Settings
-from insureops.platform.llm_providers import (
+from insureops.platform.outbound.addresses import in_networks, is_metadata, parse_address
+from insureops.platform.outbound.llm_providers import (
     DEFAULT_BASE_URLS,
     BaseUrlRefusedError,
     Provider,
@@ -20,7 +20,7 @@ from insureops.platform.llm_providers import (
     literal_refused,
     provider_session,
 )
-from insureops.platform.llm_providers import literal_address as _literal_address
+from insureops.platform.outbound.llm_providers import literal_address as _literal_address
 
 __all__ = ["BaseUrlRefusedError", "ProbeOutcome", "Provider", "normalise_base_url",
            "probe_provider"]

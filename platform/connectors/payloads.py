@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
 from insureops.platform.connectors.llm import Provider
+from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
 
 
 class SendEmailRequest(BaseModel):

@@ -8,8 +8,8 @@ import datetime
 
 from aiohttp import web
 
-from insureops.platform.auth import Auth, Role
-from insureops.platform.connectors import email, llm_keys
+from insureops.platform.auth.requirements import Auth, Role
+from insureops.platform.connectors import email_service, llm_service
 from insureops.platform.connectors.llm import BaseUrlRefusedError, Provider
 from insureops.platform.connectors.payloads import (
     EmailLogItem,
@@ -26,7 +26,9 @@ from insureops.platform.connectors.payloads import (
     TemplateInfo,
     TemplateList,
 )
-from insureops.platform.errors import ApiError
+from insureops.platform.http.errors import ApiError
+from insureops.platform.http.ratelimit import RateKey, RateLimit
+from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.keys import (
     CLOCK,
     DATABASE,
@@ -35,24 +37,22 @@ from insureops.platform.keys import (
     RATE_LIMITER,
     SECRET_KEYS,
 )
-from insureops.platform.llm_keys import LlmKeySecretError, LlmProviderKey
-from insureops.platform.ratelimit import RateKey, RateLimit
-from insureops.platform.routing import Call, RouteTable
+from insureops.platform.records.llm_keys import LlmKeySecretError, LlmProviderKey
 
 MEMBER, ADMIN = Auth.session(Role.MEMBER), Auth.session(Role.ADMIN)
-TEMPLATES = email.BuiltInTemplates.load()
+TEMPLATES = email_service.BuiltInTemplates.load()
 
 routes = RouteTable(
     "connectors",
     "E-mail sending, templates and logs; bring-your-own-key LLM providers.",
 )
-routes.map_error(email.RecipientInvalidError, 400, "invalid_recipient")
-routes.map_error(email.SubjectInvalidError, 400, "invalid_subject")
-routes.map_error(email.TemplateNotFoundError, 404, "template_not_found")
-routes.map_error(email.TemplateContextError, 400, "template_context_invalid")
-routes.map_error(email.TemplateNotSendableError, 400, "template_not_sendable")
+routes.map_error(email_service.RecipientInvalidError, 400, "invalid_recipient")
+routes.map_error(email_service.SubjectInvalidError, 400, "invalid_subject")
+routes.map_error(email_service.TemplateNotFoundError, 404, "template_not_found")
+routes.map_error(email_service.TemplateContextError, 400, "template_context_invalid")
+routes.map_error(email_service.TemplateNotSendableError, 400, "template_not_sendable")
 routes.map_error(BaseUrlRefusedError, 400, "base_url_refused")
-routes.map_error(llm_keys.LlmKeyNotFoundError, 404, "llm_key_not_found",
+routes.map_error(llm_service.LlmKeyNotFoundError, 404, "llm_key_not_found",
                  message="No key is saved for this provider.")
 routes.map_error(LlmKeySecretError, 500, "llm_key_unreadable")
 
@@ -84,7 +84,7 @@ async def _count_send(call: Call) -> None:
              "answers 200 with status `failed` and is in the log.")
 async def send_email(call: Call[SendEmailRequest, None]) -> SentEmail:
     body = call.body
-    message = email.compose(TEMPLATES, workspace_id=call.principal.active_workspace_id,
+    message = email_service.compose(TEMPLATES, workspace_id=call.principal.active_workspace_id,
                             to=body.to, subject=body.subject, body=body.body,
                             template=body.template, context=body.context)
     await _count_send(call)
@@ -107,7 +107,7 @@ async def email_templates(call: Call[None, None]) -> TemplateList:
 async def email_logs(call: Call[None, EmailLogQuery]) -> EmailLogPage:
     query = call.query
     async with call.unit_of_work() as uow:
-        rows, total = await email.log_page(uow, call.principal.active_workspace_id,
+        rows, total = await email_service.log_page(uow, call.principal.active_workspace_id,
                                            query.status, query.page, query.page_size)
     items = [EmailLogItem(
         id=row.id, to=row.recipients.split(", "), subject=row.subject, template=row.template,
@@ -132,7 +132,7 @@ def _status(provider: Provider, row: LlmProviderKey | None) -> KeyStatus:
 async def save_key(call: Call[SaveKeyRequest, None]) -> KeyStatus:
     body = call.body
     async with call.unit_of_work() as uow:
-        row = await llm_keys.save_key(
+        row = await llm_service.save_key(
             uow, call.request.config_dict[SECRET_KEYS].fernet, call.settings,
             workspace_id=call.principal.active_workspace_id, user_id=call.principal.user.id,
             provider=body.provider, api_key=body.api_key, base_url=body.base_url,
@@ -145,7 +145,7 @@ async def save_key(call: Call[SaveKeyRequest, None]) -> KeyStatus:
             "the last test's outcome and time.")
 async def key_status(call: Call[None, None]) -> KeyStatusList:
     async with call.unit_of_work() as uow:
-        rows = await llm_keys.list_keys(uow, call.principal.active_workspace_id)
+        rows = await llm_service.list_keys(uow, call.principal.active_workspace_id)
     return KeyStatusList(providers=[_status(p, rows.get(p.value)) for p in Provider])
 
 
@@ -153,7 +153,7 @@ async def key_status(call: Call[None, None]) -> KeyStatusList:
                status=204, auth=ADMIN, errors=(404,), summary="Delete the key of one provider")
 async def delete_key(call: Call[None, None]) -> None:
     async with call.unit_of_work() as uow:
-        await llm_keys.delete_key(uow, call.principal.active_workspace_id, call.path.provider)
+        await llm_service.delete_key(uow, call.principal.active_workspace_id, call.path.provider)
 
 
 @routes.post("/llm-adaptor/test", body=ProviderTestRequest, response=ProviderTestResult,
@@ -162,7 +162,7 @@ async def delete_key(call: Call[None, None]) -> None:
              "INSUREOPS_LLM_TIMEOUT_SECONDS; the outcome is recorded in the key status.")
 async def test_key(call: Call[ProviderTestRequest, None]) -> ProviderTestResult:
     config = call.request.config_dict
-    outcome = await llm_keys.run_test(
+    outcome = await llm_service.run_test(
         config[DATABASE].unit_of_work, config[SECRET_KEYS].fernet, call.settings,
         call.principal.active_workspace_id, call.body.provider, lambda: _now(call))
     return ProviderTestResult(ok=outcome.ok, latency_ms=outcome.latency_ms, error=outcome.error)

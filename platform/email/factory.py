@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from insureops.platform.config import Settings
-from insureops.platform.db import Database
+from insureops.platform.data.database import Database
 from insureops.platform.email.backends import (
     EmailBackend,
     OutboxBackend,

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from sqlalchemy import Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from insureops.platform.columns import UtcDateTime
-from insureops.platform.db import Base, Database
+from insureops.platform.data.columns import UtcDateTime
+from insureops.platform.data.database import Base, Database
 from insureops.platform.email.backends import EmailStore
 from insureops.platform.email.message import DeliveryResult, EmailMessage
 

@@ -7,8 +7,8 @@ import datetime
 from sqlalchemy import CheckConstraint, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from insureops.platform.columns import UtcDateTime
-from insureops.platform.db import Base
+from insureops.platform.data.columns import UtcDateTime
+from insureops.platform.data.database import Base
 
 
 class User(Base):

@@ -1,6 +1,6 @@
 """Request and response shapes of the tenant API's utility operations (key, connection, usage).
 
-The client and policy shapes are shared with the local MCP server: platform.tenant_data.payloads.
+The client and policy shapes are shared with the local MCP server: platform.tenancy.book.payloads.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from insureops.platform.auth import Scope
-from insureops.platform.timestamps import IsoDateTime
+from insureops.platform.auth.requirements import Scope
+from insureops.platform.http.timestamps import IsoDateTime
 
 TOOL_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
 

@@ -14,8 +14,9 @@ from typing import Any
 from aiohttp import web
 from pydantic import BaseModel
 
-from insureops.platform.auth import Auth, Scope
-from insureops.platform.columns import storable_text
+from insureops.platform.auth.requirements import Auth, Scope
+from insureops.platform.data.columns import storable_text
+from insureops.platform.http.routing import Call, Handler, RouteTable
 from insureops.platform.keys import CLOCK, SECRET_KEYS, TENANT_POOLS
 from insureops.platform.mcp import service as mcp_service
 from insureops.platform.mcp.payloads import (
@@ -26,15 +27,14 @@ from insureops.platform.mcp.payloads import (
     UsageReport,
     WorkspaceInfo,
 )
-from insureops.platform.routing import Call, Handler, RouteTable
-from insureops.platform.tenant_data import direct, service
-from insureops.platform.tenant_data.errors import (
+from insureops.platform.tenancy.book import service
+from insureops.platform.tenancy.book.errors import (
     PayloadInvalidError,
     RecordMissingError,
     StateConflictError,
     TransitionRefusedError,
 )
-from insureops.platform.tenant_data.payloads import (
+from insureops.platform.tenancy.book.payloads import (
     ClientCreate,
     ClientListQuery,
     ClientPage,
@@ -48,10 +48,9 @@ from insureops.platform.tenant_data.payloads import (
     PolicyUpdate,
     SchemaPayload,
 )
-from insureops.platform.tenant_data.store import TenantStore
-from insureops.platform.tenant_databases import uri_form
-from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
-from insureops.platform.tenant_stores import map_tenant_database_errors, request_tenant_store
+from insureops.platform.tenancy.book.store import TenantStore
+from insureops.platform.tenancy.databases import uri_form
+from insureops.platform.tenancy.workspaces import map_tenant_database_errors, request_tenant_store
 
 routes = RouteTable("mcp", "The tenant API (MCP v2): clients and policies, with an API key.")
 routes.map_error(PayloadInvalidError, 400, "validation_error", details=lambda e: e.details)
@@ -118,7 +117,7 @@ def _declare(resource: Resource) -> None:
     async def create(call: Call[Any, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.create, kind, call.principal.active_workspace_id,
-                              _actor(call), call.body, direct=direct.create)
+                              _actor(call), call.body)
         return record.model_construct(**row)
 
     async def list_page(call: Call[None, Any]) -> BaseModel:
@@ -131,7 +130,7 @@ def _declare(resource: Resource) -> None:
     async def get(call: Call[None, None]) -> BaseModel:
         store = await _tenant_store(call)
         row = await store.run(service.get, kind, call.principal.active_workspace_id,
-                              call.path.uuid, read_only=True, direct=direct.get)
+                              call.path.uuid, read_only=True)
         return record.model_construct(**row)
 
     async def update(call: Call[Any, None]) -> BaseModel:
@@ -203,7 +202,4 @@ async def report_usage(call: Call[UsageReport, None]) -> UsageAccepted:
 
 def create_app() -> web.Application:
     """The area's sub-application, mounted by insureops.platform.app.create_app."""
-    app = routes.build_app()
-    app[TENANT_POOLS] = TenantPools()
-    app.cleanup_ctx.append(tenant_pools_context)
-    return app
+    return routes.build_app()

@@ -6,16 +6,16 @@ import datetime
 
 from sqlalchemy.engine import make_url
 
-from insureops.platform.db import UnitOfWork
+from insureops.platform.data.database import UnitOfWork
 from insureops.platform.identity import Workspace
-from insureops.platform.tenant_stores import (  # noqa: F401 - the area's names for them
+from insureops.platform.records.usage import UsageCount, record_usage
+from insureops.platform.tenancy.workspaces import (  # noqa: F401 - the area's names for them
     TenantDatabaseNotConfiguredError,
     embedded_database_url,
     embedded_root,
     tenant_database_url,
     tenant_store,
 )
-from insureops.platform.usage import UsageCount, record_usage
 
 
 def backend_of(url: str) -> str:

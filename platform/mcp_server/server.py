@@ -30,8 +30,8 @@ from insureops.platform.mcp_server.troubleshooting import (
     url_problem,
 )
 from insureops.platform.mcp_server.usage import UsageBatcher
-from insureops.platform.tenant_data.store import TenantStore, create_async_tenant_engine
-from insureops.platform.tenant_schema import recorded_version
+from insureops.platform.tenancy.book.store import open_tenant_store
+from insureops.platform.tenancy.probe import async_tenant_url, probe
 from insureops.schema.model import DATA_MODEL_VERSION
 
 VALIDATE_EVERY_SECONDS = 300.0
@@ -68,19 +68,16 @@ async def check_database(url: str) -> Finding:
     if problem:
         return database_failed(problem)
     try:
-        engine = create_async_tenant_engine(url, pool_size=1, max_overflow=0)
+        async_tenant_url(url)
     except (ValueError, sa.exc.ArgumentError) as exc:
         return database_failed(f"unusable URL ({exc})")
     try:
         with anyio.fail_after(15):
-            async with engine.connect() as connection:
-                version = await connection.run_sync(recorded_version)
+            _, version = await probe(url)
     except TimeoutError:
         return database_failed("no answer within 15 s")
     except (sa.exc.SQLAlchemyError, OSError) as exc:  # reported, never raised at the user
         return database_failed(_reason(exc))
-    finally:
-        await engine.dispose()
     if version is None:
         return Finding("database", False, "the database is not prepared: run `insureops schema "
                        "apply \"$DATABASE_URL\"` once", ())
@@ -122,9 +119,9 @@ async def serve(settings: LocalServerSettings, *, err: TextIO = sys.stderr,
         print(database.render(), file=err, flush=True)
         if not database.ok:
             return EXIT_CHECK_FAILED
-        engine = create_async_tenant_engine(settings.database)
+        store = open_tenant_store(settings.database)
         usage = UsageBatcher(client)
-        context = ToolContext(TenantStore(engine), KeyState(info), usage, settings.database)
+        context = ToolContext(store, KeyState(info), usage, settings.database)
         server = build_server(context, log_level="WARNING")
         print(tools_finding([spec.name for spec in tool_specs()]).render(), file=err, flush=True)
         try:
@@ -136,7 +133,7 @@ async def serve(settings: LocalServerSettings, *, err: TextIO = sys.stderr,
         finally:
             with anyio.CancelScope(shield=True):
                 await usage.flush()
-                await engine.dispose()
+                await store.close()
     return 0
 
 

@@ -11,7 +11,7 @@ from typing import Self
 
 import aiohttp
 
-from insureops.platform.auth import Scope
+from insureops.platform.auth.requirements import Scope
 
 VALIDATE_PATH = "/api/v2/mcp/validate-key/"
 USAGE_PATH = "/api/v2/mcp/usage/"

@@ -19,13 +19,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 from sqlalchemy.engine import make_url
 
-from insureops.platform.auth import Scope
+from insureops.platform.auth.requirements import Scope
 from insureops.platform.mcp_server.service_client import KeyInfo
 from insureops.platform.mcp_server.troubleshooting import DATABASE_TIPS, INVALID_KEY_TIPS
 from insureops.platform.mcp_server.usage import UsageBatcher
-from insureops.platform.tenant_data import service
-from insureops.platform.tenant_data.errors import TenantDatabaseUnavailableError, TenantDataError
-from insureops.platform.tenant_data.payloads import (
+from insureops.platform.tenancy.book import service
+from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError, TenantDataError
+from insureops.platform.tenancy.book.payloads import (
     ClientCreate,
     ClientListQuery,
     ClientUpdate,
@@ -33,7 +33,7 @@ from insureops.platform.tenant_data.payloads import (
     PolicyListQuery,
     PolicyUpdate,
 )
-from insureops.platform.tenant_data.store import TenantStore
+from insureops.platform.tenancy.book.store import TenantStore
 
 INSTRUCTIONS = (
     "Create, read, list and update the workspace's clients and policies (insureops data model "
@@ -103,19 +103,22 @@ def _error_text(code: str, message: str, details: list | None = None,
     return json.dumps({"error": error})
 
 
-def _on_store(use_case: Callable[..., Any]) -> Runner:
+def _on_store(use_case: Callable[..., Awaitable[Any]],
+              arguments: Callable[[dict[str, Any], service.Actor, str], tuple],
+              read_only: bool = False) -> Runner:
+    """A tool running `use_case(records, *arguments(args, actor, tenant_id))` on the store."""
     async def run(context: ToolContext, args: dict[str, Any], actor: service.Actor,
                   tenant_id: str) -> Any:
-        return await context.store.run(lambda connection: use_case(connection, args, actor,
-                                                                   tenant_id))
+        return await context.store.run(use_case, *arguments(args, actor, tenant_id),
+                                       read_only=read_only)
     return run
 
 
 def _page(kind: service.Kind, query_model: type[BaseModel]) -> Runner:
-    def use_case(connection, args, actor, tenant_id):
-        page = service.list_page(connection, kind, tenant_id, query_model(**args))
+    async def use_case(records, tenant_id: str, query: BaseModel) -> dict[str, Any]:
+        page = await service.list_page(records, kind, tenant_id, query)
         return {"items": page.items, "next_cursor": page.next_cursor}
-    return _on_store(use_case)
+    return _on_store(use_case, lambda a, actor, t: (t, query_model(**a)), read_only=True)
 
 
 def _record_tools(kind: service.Kind, resource: str, plural: str, create: type[BaseModel],
@@ -124,17 +127,18 @@ def _record_tools(kind: service.Kind, resource: str, plural: str, create: type[B
     return [
         ToolSpec(f"create_{resource}", f"Create a {resource}.", Scope.WRITE,
                  (_param(resource, body[0], f"The new {resource}'s fields."),),
-                 _on_store(lambda c, a, actor, t: service.create(c, kind, t, actor, a[resource]))),
+                 _on_store(service.create, lambda a, actor, t: (kind, t, actor, a[resource]))),
         ToolSpec(f"get_{resource}", f"Get a {resource} by its uuid.", Scope.READ,
                  (_uuid_param(resource),),
-                 _on_store(lambda c, a, actor, t: service.get(c, kind, t, a["uuid"]))),
+                 _on_store(service.get, lambda a, actor, t: (kind, t, a["uuid"]),
+                           read_only=True)),
         ToolSpec(f"list_{plural}", f"List {plural} (filters, keyset pages, oldest first).",
                  Scope.READ, _query_params(query), _page(kind, query)),
         ToolSpec(f"update_{resource}", f"Update a {resource}: only the fields given change.",
                  Scope.WRITE, (_uuid_param(resource),
                                _param(resource, body[1], "The fields to change.")),
-                 _on_store(lambda c, a, actor, t: service.update(c, kind, t, actor, a["uuid"],
-                                                                 a[resource]))),
+                 _on_store(service.update,
+                           lambda a, actor, t: (kind, t, actor, a["uuid"], a[resource]))),
     ]
 
 

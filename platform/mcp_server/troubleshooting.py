@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from insureops.platform.api_keys import KEY_LENGTH, KEY_PREFIX
+from insureops.platform.records.api_keys import KEY_LENGTH, KEY_PREFIX
 
 INVALID_KEY_TIPS = (
     "Check SERVICE_API_KEY for stray spaces or line breaks (copy it again in one piece).",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import text
 
-from insureops.platform.db import Base
+from insureops.platform.data.database import Base
 from insureops.platform.migrations import env_models  # noqa: F401 - every model on Base.metadata
 
 # PostgreSQL: one instance migrates at a time when several start together (arbitrary constant).

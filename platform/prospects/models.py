@@ -1,6 +1,6 @@
 """ORM models of the prospects area: prospects and terms acceptances, owned by (issuer, subject).
 
-The Prospect model itself is platform-level (platform/prospect_records.py) because the carrier
+The Prospect model itself is platform-level (platform/records/prospects.py) because the carrier
 finder reads a workspace's prospects; it is re-exported here for the area's code."""
 
 from __future__ import annotations
@@ -10,11 +10,8 @@ import datetime
 from sqlalchemy import String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from insureops.platform.columns import UtcDateTime
-from insureops.platform.db import Base
-from insureops.platform.prospect_records import STATUSES, Prospect
-
-__all__ = ["STATUSES", "Prospect", "TermsAcceptance"]
+from insureops.platform.data.columns import UtcDateTime
+from insureops.platform.data.database import Base
 
 
 class TermsAcceptance(Base):

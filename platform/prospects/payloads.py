@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
+from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
 from insureops.platform.prospects.normalise import normalise_domain
 
 Status = Literal["new", "contacted", "qualified", "converted", "lost"]

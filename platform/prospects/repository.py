@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.platform.prospects.models import Prospect, TermsAcceptance
+from insureops.platform.prospects.models import TermsAcceptance
+from insureops.platform.records.prospects import Prospect
 
 Owner = tuple[str, str]  # (issuer, subject)
 

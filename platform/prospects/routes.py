@@ -7,7 +7,8 @@ import datetime
 
 from aiohttp import web
 
-from insureops.platform.auth import Auth
+from insureops.platform.auth.requirements import Auth
+from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.keys import CLOCK
 from insureops.platform.prospects import service
 from insureops.platform.prospects.errors import (
@@ -32,7 +33,6 @@ from insureops.platform.prospects.payloads import (
     TermsAccept,
     TermsStatus,
 )
-from insureops.platform.routing import Call, RouteTable
 
 routes = RouteTable(
     "prospects",

@@ -9,9 +9,8 @@ from rapidfuzz import fuzz, process
 from sqlalchemy.exc import IntegrityError
 from ulid import ULID
 
-from insureops.platform import cursors
-from insureops.platform.db import UnitOfWork
-from insureops.platform.prospect_records import record_owner_email
+from insureops.platform.data.database import UnitOfWork
+from insureops.platform.http import cursors
 from insureops.platform.prospects import repository
 from insureops.platform.prospects.errors import (
     CursorInvalidError,
@@ -19,7 +18,7 @@ from insureops.platform.prospects.errors import (
     TermsNotAcceptedError,
     TermsVersionError,
 )
-from insureops.platform.prospects.models import Prospect, TermsAcceptance
+from insureops.platform.prospects.models import TermsAcceptance
 from insureops.platform.prospects.normalise import (
     normalise_domain,
     normalise_email,
@@ -32,6 +31,7 @@ from insureops.platform.prospects.payloads import (
     ProspectCreate,
     ProspectUpdate,
 )
+from insureops.platform.records.prospects import Prospect, record_owner_email
 
 Owner = repository.Owner
 SEARCH_CANDIDATES = 500  # most recently updated matches ranked per search
@@ -67,7 +67,7 @@ async def _require_terms(uow: UnitOfWork, owner: Owner, current: str) -> None:
 async def create(uow: UnitOfWork, owner: Owner, body: ProspectCreate, now: datetime.datetime,
                  terms_version: str, owner_email: str | None = None) -> Prospect:
     """Save a prospect; `owner_email` is the token's verified e-mail (None when it has none),
-    recorded on all the owner's prospects (platform/prospect_records.py)."""
+    recorded on all the owner's prospects (platform/records/prospects.py)."""
     await _require_terms(uow, owner, terms_version)
     prospect = Prospect(id=str(ULID.from_timestamp(now.timestamp())), owner_issuer=owner[0],
                         owner_subject=owner[1], owner_email=owner_email, created_at=now,

@@ -12,7 +12,7 @@ import datetime
 
 from ulid import ULID
 
-from insureops.platform.db import UnitOfWork
+from insureops.platform.data.database import UnitOfWork
 from insureops.platform.rules_studio import repository as repo
 from insureops.platform.rules_studio.errors import (
     ApprovalDecidedError,

@@ -1,4 +1,4 @@
-"""The rule studio's side of the rule catalog port (platform/rule_catalog.py): read-only
+"""The rule studio's side of the rule catalog port (platform/records/rule_catalog.py): read-only
 lookups of a workspace's rules for other areas (the carrier finder's workspace appetites)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import and_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.platform.rule_catalog import CatalogRule
+from insureops.platform.records.rule_catalog import CatalogRule
 from insureops.platform.rules_studio.models import Rule, RuleVersion
 
 

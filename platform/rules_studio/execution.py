@@ -7,17 +7,15 @@ import datetime
 import hashlib
 import json
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
-
 from insureops.dsl import CompiledRuleset, EngineError, Result
-from insureops.platform.columns import column_integer
-from insureops.platform.db import UnitOfWork
+from insureops.platform.data.columns import column_integer
+from insureops.platform.data.database import Database, UnitOfWork
 from insureops.platform.rules_studio import repository as repo
 from insureops.platform.rules_studio.errors import (
+    EvaluationFailedError,
     ExecutionNotFoundError,
     InvalidCursorError,
     RuleArchivedError,
@@ -25,6 +23,7 @@ from insureops.platform.rules_studio.errors import (
     RuleNotPublishedError,
 )
 from insureops.platform.rules_studio.models import Rule, RuleExecution, RuleVersion
+from insureops.platform.rules_studio.records import RecordReader, RecordRef
 from insureops.platform.rules_studio.service import (
     Actor,
     Page,
@@ -33,15 +32,20 @@ from insureops.platform.rules_studio.service import (
     encode_cursor,
     find,
 )
-from insureops.platform.tenant_data import service as tenant_records
+from insureops.platform.tenancy.book import service as tenant_records
+from insureops.platform.tenancy.book.repository import TenantRecords
 
 _KINDS = {"client": tenant_records.CLIENT, "policy": tenant_records.POLICY}
 
 
 @dataclass(frozen=True)
-class RecordRef:
-    type: str  # client or policy
-    uuid: uuid.UUID
+class ExecuteCommand:
+    """What to execute the published version on: `inputs`, or a tenant `record`."""
+
+    inputs: dict | None
+    record: RecordRef | None
+    as_of: datetime.date | None
+    explain: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,11 +81,11 @@ async def published(uow: UnitOfWork, workspace_id: str, rule_id: str) -> tuple[R
     return rule, version
 
 
-def read_records(connection: sa.Connection, tenant_id: str,
-                 refs: list[RecordRef]) -> list[dict]:
+async def read_records(records: TenantRecords, tenant_id: str,
+                       refs: list[RecordRef]) -> list[dict]:
     """The tenant's clients and policies, in the order of `refs` (one transaction); the
     first missing one is RecordMissingError."""
-    return [tenant_records.get(connection, _KINDS[ref.type], tenant_id, ref.uuid)
+    return [await tenant_records.get(records, _KINDS[ref.type], tenant_id, ref.uuid)
             for ref in refs]
 
 
@@ -140,3 +144,28 @@ async def execution(uow: UnitOfWork, workspace_id: str, rule_id: str,
         raise ExecutionNotFoundError("No such execution of this rule.")
     return row
 
+
+
+async def execute(database: Database, deps: StudioDeps, records: RecordReader, actor: Actor,
+                  rule_id: str, command: ExecuteCommand) -> tuple[RuleExecution, Result]:
+    """Execute the rule's published version on the command's inputs or tenant record and log
+    it: the log entry and the result. EvaluationFailedError (logged too) when the version
+    cannot be evaluated on them."""
+    rule, version = await database.read(
+        lambda uow: published(uow, actor.workspace_id, rule_id))
+    given = None
+    if command.record is not None:  # refused before the record is read when it cannot apply
+        await deps.work.record_input(actor.workspace_id, version.source, command.record.type)
+        given = (command.record.type, (await records([command.record]))[0])
+    as_of = command.as_of or deps.today()
+    inputs, outcome = await deps.work.execute(actor.workspace_id, version.source,
+                                              command.inputs, given, as_of, command.explain)
+    async with database.unit_of_work() as uow:
+        row = await log(uow, deps, actor, rule, version.number, inputs, command.record, as_of,
+                        outcome)
+    if outcome.result is None:
+        raise EvaluationFailedError(
+            f"Version {version.number} could not be evaluated on these inputs "
+            f"({outcome.error_code}: {outcome.error_message}); logged as execution {row.id}.",
+            outcome.error_code, row.id)
+    return row, outcome.result

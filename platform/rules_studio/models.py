@@ -17,8 +17,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from insureops.platform.columns import UtcDateTime
-from insureops.platform.db import Base
+from insureops.platform.data.columns import UtcDateTime
+from insureops.platform.data.database import Base
 
 KINDS = ("appetite", "triage", "underwriting", "pricing", "other")
 STATUSES = ("draft", "published", "archived")

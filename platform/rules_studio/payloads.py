@@ -8,9 +8,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, model_validator
 
-from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
-from insureops.platform.columns import INTEGER_MAX
-from insureops.platform.timestamps import IsoDate
+from insureops.platform.data.columns import INTEGER_MAX
+from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
+from insureops.platform.http.timestamps import IsoDate
 
 Kind = Literal["appetite", "triage", "underwriting", "pricing", "other"]
 Status = Literal["draft", "published", "archived"]

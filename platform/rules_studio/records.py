@@ -1,11 +1,27 @@
-"""Which input of a ruleset a tenant record (a client or a policy) is given to."""
+"""Tenant records (a client or a policy) as the studio names them, and which input of a ruleset
+one is given to."""
 
 from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from insureops.dsl import CompiledRuleset
 from insureops.platform.rules_studio.errors import RecordNotApplicableError
 
 RECORD_TYPES = {"client": "Client", "policy": "Policy"}
+
+
+@dataclass(frozen=True)
+class RecordRef:
+    type: str  # client or policy
+    uuid: uuid.UUID
+
+
+# Reads clients and policies of the workspace's tenant database, in the order asked
+# (RecordMissingError for a missing one, TenantDatabaseUnavailableError when it is down).
+RecordReader = Callable[[list[RecordRef]], Awaitable[list[dict]]]
 
 
 def record_input(compiled: CompiledRuleset, record_type: str) -> str:

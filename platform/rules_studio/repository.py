@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import and_, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.platform.db import upsert
+from insureops.platform.data.database import upsert
 from insureops.platform.rules_studio.models import (
     Rule,
     RuleApproval,

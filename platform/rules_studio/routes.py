@@ -6,23 +6,22 @@ archive and execute. Every route acts on the session's active workspace only.
 
 from __future__ import annotations
 
-import dataclasses
-
 from aiohttp import web
 
 from insureops.dsl import RulesetInvalidError
 from insureops.engine.inputs import jsonio
-from insureops.platform.auth import Auth, Role
-from insureops.platform.bodies import if_match_version
+from insureops.platform.auth.requirements import Auth, Role
 from insureops.platform.compute.heavy_work import map_heavy_work_errors
+from insureops.platform.http.bodies import if_match_version
+from insureops.platform.http.routing import BodyLimit, Call, RouteTable
 from insureops.platform.keys import (
     CLOCK,
+    DATABASE,
     HEAVY_WORK,
     SECRET_KEYS,
     SIMULATION_BUDGET,
     TENANT_POOLS,
 )
-from insureops.platform.routing import BodyLimit, Call, RouteTable
 from insureops.platform.rules_studio import (
     approvals,
     checking,
@@ -70,7 +69,6 @@ from insureops.platform.rules_studio.payloads import (
     ExecutionPath,
     PublicationEvent,
     PublicationHistory,
-    RecordRef,
     RuleCreate,
     RuleInfo,
     RuleListQuery,
@@ -83,10 +81,10 @@ from insureops.platform.rules_studio.payloads import (
     VersionList,
     VersionQuery,
 )
+from insureops.platform.rules_studio.records import RecordReader, RecordRef
 from insureops.platform.rules_studio.repository import RuleFilters
-from insureops.platform.tenant_data.errors import RecordMissingError
-from insureops.platform.tenant_pools import TenantPools, tenant_pools_context
-from insureops.platform.tenant_stores import map_tenant_database_errors, tenant_store
+from insureops.platform.tenancy.book.errors import RecordMissingError
+from insureops.platform.tenancy.workspaces import map_tenant_database_errors, tenant_store
 
 ULID = "[0-9A-HJKMNP-TV-Z]+"  # a rule or approval id (26 long): lower-case words (check/) are not
 RULE = f"/rules/{{rule_id:{ULID}}}"
@@ -184,28 +182,8 @@ async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
              "most 100 per request) instead of `inputs`: read as execute reads it (404 "
              "not_found, 422 record_not_applicable, 503 tenant_database_unavailable).")
 async def simulate_rules(call: Call[SimulateRequest, None]) -> web.Response:
-    body = call.body
-    simulation.check_size(len(body.cases))
-    baseline = body.baseline
-    source, baseline_source = await call.read(lambda uow: service.simulation_sources(
-        uow, call.principal.active_workspace_id, body.source, body.rule_id, body.version,
-        baseline and baseline.version, baseline and baseline.source))
-    job = simulation.SimulationInput(
-        source=source, as_of=body.as_of or _deps(call).today(), explain=body.explain,
-        baseline_source=baseline_source,
-        cases=[(case.id, case.inputs, case.as_of, case.expect) for case in body.cases])
-    refs = [(index, case.record) for index, case in enumerate(body.cases)
-            if case.record is not None]
-    if refs:
-        simulation.check_records(len(refs))
-        for record_type in sorted({ref.type for _, ref in refs}):
-            await _deps(call).work.record_input(call.principal.active_workspace_id, source,
-                                                record_type)
-        records = await _records(call, [ref for _, ref in refs])
-        job = dataclasses.replace(job, records=tuple(
-            (index, ref.type, record) for (index, ref), record in zip(refs, records,
-                                                                      strict=True)))
-    text = await _deps(call).work.simulate(call.principal.active_workspace_id, job)
+    text = await service.simulate(call.request.config_dict[DATABASE], _deps(call),
+                                  _records(call), call.principal.active_workspace_id, call.body)
     return web.Response(text=text, content_type="application/json")
 
 
@@ -317,16 +295,15 @@ async def reject(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     return views.approval(row)
 
 
-async def _records(call: Call, refs: list[RecordRef]) -> list[dict]:
-    """Clients and policies of the workspace's tenant database, in order (404 for a missing
-    one, 503 when the database is down)."""
-    tenant_id = call.principal.active_workspace_id
-    config = call.request.config_dict
-    async with call.unit_of_work() as uow:
-        store = await tenant_store(uow, config[SECRET_KEYS].fernet, config[TENANT_POOLS],
-                                   tenant_id, call.settings)
-    return await store.run(execution.read_records, tenant_id,
-                           [execution.RecordRef(ref.type, ref.uuid) for ref in refs])
+def _records(call: Call) -> RecordReader:
+    """The reader of the workspace's clients and policies (its tenant database's store)."""
+    async def read(refs: list[RecordRef]) -> list[dict]:
+        tenant_id, config = call.principal.active_workspace_id, call.request.config_dict
+        async with call.unit_of_work() as uow:
+            store = await tenant_store(uow, config[SECRET_KEYS].fernet, config[TENANT_POOLS],
+                                       tenant_id, call.settings)
+        return await store.run(execution.read_records, tenant_id, refs)
+    return read
 
 
 @routes.post(f"{RULE}/execute/", path_model=RulePath, body=ExecuteRequest,
@@ -337,28 +314,13 @@ async def _records(call: Call, refs: list[RecordRef]) -> list[dict]:
              "rule_not_published / rule_archived; 422 evaluation_failed (logged too); 503 "
              "tenant_database_unavailable.")
 async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
-    body, deps, actor = call.body, _deps(call), _actor(call)
-    rule, version = await call.read(
-        lambda uow: execution.published(uow, actor.workspace_id, call.path.rule_id))
-    given = None
-    if body.record is not None:  # refused before the record is read when it cannot apply
-        await deps.work.record_input(actor.workspace_id, version.source, body.record.type)
-        given = (body.record.type, (await _records(call, [body.record]))[0])
-    as_of = body.as_of or deps.today()
-    inputs, outcome = await deps.work.execute(actor.workspace_id, version.source, body.inputs,
-                                              given, as_of, body.explain)
-    record = (execution.RecordRef(body.record.type, body.record.uuid)
-              if body.record is not None else None)
-    async with call.unit_of_work() as uow:
-        row = await execution.log(uow, deps, actor, rule, version.number, inputs, record,
-                                  as_of, outcome)
-    if outcome.result is None:
-        raise EvaluationFailedError(
-            f"Version {version.number} could not be evaluated on these inputs "
-            f"({outcome.error_code}); logged as execution {row.id}.", outcome.error_code,
-            row.id)
+    body = call.body
+    record = body.record and RecordRef(body.record.type, body.record.uuid)
+    row, result = await execution.execute(
+        call.request.config_dict[DATABASE], _deps(call), _records(call), _actor(call),
+        call.path.rule_id, execution.ExecuteCommand(body.inputs, record, body.as_of, body.explain))
     payload = {"execution": views.execution_info(row).model_dump(mode="json"),
-               "result": outcome.result.to_dict()}
+               "result": result.to_dict()}
     return web.Response(text=jsonio.dumps(payload), content_type="application/json")
 
 
@@ -397,6 +359,4 @@ def create_app(simulation_budget: float = simulation.DEFAULT_TIME_BUDGET) -> web
     `simulation_budget`: seconds one simulate request may compute (tests lower it)."""
     app = routes.build_app()
     app[SIMULATION_BUDGET] = simulation_budget
-    app[TENANT_POOLS] = TenantPools()  # the studio's own pools (records read by execute)
-    app.cleanup_ctx.append(tenant_pools_context)
     return app

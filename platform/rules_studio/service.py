@@ -7,6 +7,7 @@ compiling and testing a source is a job of the rules workers (`StudioDeps.work`)
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,9 +16,10 @@ from typing import TYPE_CHECKING
 from sqlalchemy import exc as sa_exc
 from ulid import ULID
 
-from insureops.platform import cursors
-from insureops.platform.db import UnitOfWork
+from insureops.platform.data.database import Database, UnitOfWork
+from insureops.platform.http import cursors
 from insureops.platform.rules_studio import repository as repo
+from insureops.platform.rules_studio import simulation
 from insureops.platform.rules_studio.checking import Analysis, content_hash
 from insureops.platform.rules_studio.errors import (
     ApprovalRequiredError,
@@ -32,9 +34,11 @@ from insureops.platform.rules_studio.errors import (
     VersionNotFoundError,
 )
 from insureops.platform.rules_studio.models import Rule, RulePublication, RuleVersion
+from insureops.platform.rules_studio.records import RecordReader, RecordRef
 
-if TYPE_CHECKING:  # offload imports the execution use cases, which import this module
+if TYPE_CHECKING:  # offload and execution import this module
     from insureops.platform.rules_studio.offload import StudioWork
+    from insureops.platform.rules_studio.payloads import SimulateRequest
 
 
 @dataclass(frozen=True)
@@ -315,3 +319,29 @@ async def simulation_sources(uow: UnitOfWork, workspace_id: str, source: str | N
         if baseline_version is not None:
             baseline_source = (await version_of(uow, rule, baseline_version)).source
     return source, baseline_source
+
+
+async def simulate(database: Database, deps: StudioDeps, records: RecordReader,
+                   workspace_id: str, request: SimulateRequest) -> str:
+    """The simulation's JSON text of a request's cases on a source or a saved version (and a
+    baseline), cases naming a tenant record read as execute reads them; 413 and 422 errors
+    for a request past its bounds (simulation.py), run by the rules workers."""
+    simulation.check_size(len(request.cases))
+    baseline = request.baseline
+    source, baseline_source = await database.read(lambda uow: simulation_sources(
+        uow, workspace_id, request.source, request.rule_id, request.version,
+        baseline and baseline.version, baseline and baseline.source))
+    job = simulation.SimulationInput(
+        source=source, as_of=request.as_of or deps.today(), explain=request.explain,
+        baseline_source=baseline_source,
+        cases=[(case.id, case.inputs, case.as_of, case.expect) for case in request.cases])
+    refs = [(index, RecordRef(case.record.type, case.record.uuid))
+            for index, case in enumerate(request.cases) if case.record is not None]
+    if refs:
+        simulation.check_records(len(refs))
+        for record_type in sorted({ref.type for _, ref in refs}):
+            await deps.work.record_input(workspace_id, source, record_type)
+        found = await records([ref for _, ref in refs])
+        job = dataclasses.replace(job, records=tuple(
+            (index, ref.type, record) for (index, ref), record in zip(refs, found, strict=True)))
+    return await deps.work.simulate(workspace_id, job)

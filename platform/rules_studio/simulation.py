@@ -1,5 +1,5 @@
 """The studio's simulate: a ruleset over a request's cases, bounded in cases and time, with
-the CLI's evaluation, summary, `expect` check and impact diff (platform.rule_runs).
+the CLI's evaluation, summary, `expect` check and impact diff (batch.runs).
 
 Pure CPU work without side effects: a job of the rules worker processes (platform.compute).
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 from insureops.dsl import CompiledRuleset, compile_ruleset
 from insureops.engine.inputs import jsonio
-from insureops.platform.cli.rules_cases import Case
-from insureops.platform.rule_runs import run_cases
+from insureops.platform.batch.cases import Case
+from insureops.platform.batch.runs import run_cases
 from insureops.platform.rules_studio.checking import FILENAME
 from insureops.platform.rules_studio.errors import SimulationTooLargeError, SimulationTooSlowError
 from insureops.platform.rules_studio.records import record_input

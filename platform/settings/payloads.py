@@ -6,9 +6,9 @@ import datetime
 
 from pydantic import BaseModel, Field
 
-from insureops.platform.auth import Scope
-from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
-from insureops.platform.timestamps import IsoAwareDateTime
+from insureops.platform.auth.requirements import Scope
+from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
+from insureops.platform.http.timestamps import IsoAwareDateTime
 
 
 class CreateApiKeyRequest(BaseModel):

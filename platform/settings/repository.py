@@ -7,9 +7,9 @@ import datetime
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.platform.api_keys import ApiKey
-from insureops.platform.db import upsert
-from insureops.platform.tenant_databases import TenantDatabase
+from insureops.platform.data.database import upsert
+from insureops.platform.records.api_keys import ApiKey
+from insureops.platform.tenancy.databases import TenantDatabase
 
 
 async def add_key(session: AsyncSession, key: ApiKey) -> None:

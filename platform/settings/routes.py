@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from insureops.platform.api_keys import ApiKey
-from insureops.platform.auth import Auth, Role
+from insureops.platform.auth.requirements import Auth, Role
+from insureops.platform.http.ratelimit import RateKey, RateLimit
+from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.keys import API_KEY_CACHE, CLOCK, SECRET_KEYS
-from insureops.platform.ratelimit import RateKey, RateLimit
-from insureops.platform.routing import Call, RouteTable
+from insureops.platform.records.api_keys import ApiKey
+from insureops.platform.records.usage import UsageQuery, UsageSummaryBody, usage_summary_body
 from insureops.platform.settings import service
 from insureops.platform.settings.errors import (
     ApiKeyNotFoundError,
@@ -33,8 +34,7 @@ from insureops.platform.settings.payloads import (
     SaveDatabaseRequest,
     TestDatabaseRequest,
 )
-from insureops.platform.tenant_databases import TenantDatabase, decrypt_url, masked_url
-from insureops.platform.usage import UsageQuery, UsageSummaryBody, usage_summary_body
+from insureops.platform.tenancy.databases import TenantDatabase, decrypt_url, masked_url
 
 MEMBER = Auth.session(Role.MEMBER)
 ADMIN = Auth.session(Role.ADMIN)

@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from cryptography.fernet import MultiFernet
 from ulid import ULID
 
-from insureops.platform.api_keys import (
+from insureops.platform.auth.requirements import Scope
+from insureops.platform.config import Settings
+from insureops.platform.data.database import UnitOfWork
+from insureops.platform.records.api_keys import (
     DISPLAY_PREFIX_LENGTH,
     ApiKey,
     hash_api_key,
     new_api_key,
     normalise_scopes,
 )
-from insureops.platform.auth import Scope
-from insureops.platform.config import Settings
-from insureops.platform.db import UnitOfWork
 from insureops.platform.settings import repository as repo
 from insureops.platform.settings.errors import (
     ApiKeyNotFoundError,
@@ -31,13 +31,13 @@ from insureops.platform.settings.errors import (
     InvalidExpiryError,
 )
 from insureops.platform.settings.tester import ConnectionReport, try_connection
-from insureops.platform.tenant_databases import (
+from insureops.platform.tenancy.databases import (
     TenantDatabase,
     decrypt_url,
     encrypt_url,
     load_tenant_database,
 )
-from insureops.platform.tenant_urls import CheckedUrl, UrlRefusal, check_url
+from insureops.platform.tenancy.urls import CheckedUrl, UrlRefusal, check_url
 
 
 @dataclass(frozen=True)

@@ -10,16 +10,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import time
 from dataclasses import dataclass
 
-import sqlalchemy as sa
 from sqlalchemy.engine import URL
-from sqlalchemy.ext.asyncio import create_async_engine
-from sqlalchemy.pool import NullPool
 
-from insureops.platform.tenant_schema import recorded_version
-from insureops.platform.tenant_urls import CheckedUrl
+from insureops.platform.tenancy.probe import probe
+from insureops.platform.tenancy.urls import CheckedUrl
 
 logger = logging.getLogger("insureops.platform.settings")
 
@@ -51,26 +47,11 @@ def _async_url(checked: CheckedUrl) -> URL:
     return checked.url.set(drivername="postgresql+psycopg")
 
 
-async def _probe(checked: CheckedUrl, timeout: float) -> tuple[int, str | None]:
-    """Async drivers, so that the overall timeout cancels the probe at any step (a server that
-    accepts and then stalls mid-query included), not only while connecting."""
-    engine = create_async_engine(_async_url(checked), poolclass=NullPool,
-                                 connect_args=_connect_arguments(checked, timeout))
-    try:
-        started = time.perf_counter()
-        async with engine.connect() as connection:
-            await connection.execute(sa.text("SELECT 1"))
-            latency_ms = round((time.perf_counter() - started) * 1000)
-            version = await connection.run_sync(recorded_version)
-        return latency_ms, version
-    finally:
-        await engine.dispose()
-
-
 async def try_connection(checked: CheckedUrl, timeout: float) -> ConnectionReport:
     """Connect to the checked URL (at most `timeout` seconds) and read its data-model version."""
     try:
-        latency_ms, version = await asyncio.wait_for(_probe(checked, timeout), timeout)
+        latency_ms, version = await asyncio.wait_for(
+            probe(_async_url(checked), _connect_arguments(checked, timeout)), timeout)
     except Exception as exc:  # noqa: BLE001 - every cause gets the same answer (docstring)
         logger.info("tenant database test failed: %s", type(exc).__name__)
         return ConnectionReport(False, None, None, CONNECTION_FAILED)

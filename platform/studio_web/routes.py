@@ -18,8 +18,8 @@ from pathlib import Path
 from aiohttp import web
 from pydantic import BaseModel, Field
 
-from insureops.platform.auth import Auth
-from insureops.platform.routing import Call, RouteTable
+from insureops.platform.auth.requirements import Auth
+from insureops.platform.http.routing import Call, RouteTable
 
 STATIC = Path(__file__).with_name("static")
 ASSETS = {"studio.js": "text/javascript", "studio.css": "text/css"}

@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from insureops.platform.auth import Role
-from insureops.platform.bodies import UNKNOWN_FIELDS_REFUSED
+from insureops.platform.auth.requirements import Role
+from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
 
 EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 

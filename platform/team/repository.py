@@ -8,10 +8,10 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from insureops.platform.api_keys import ApiKey
 from insureops.platform.identity import Membership, User, Workspace
+from insureops.platform.records.api_keys import ApiKey
 from insureops.platform.team.models import Invitation
-from insureops.platform.tenant_databases import TenantDatabase
+from insureops.platform.tenancy.databases import TenantDatabase
 
 
 async def workspace(session: AsyncSession, workspace_id: str) -> Workspace | None:

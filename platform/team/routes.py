@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from insureops.platform.auth import Auth, Principal, Role
+from insureops.platform.auth.requirements import Auth, Principal, Role
 from insureops.platform.email import TemplateRenderer
+from insureops.platform.http.ratelimit import RateKey, RateLimit
+from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.identity import Passwords, User
 from insureops.platform.keys import CLOCK, EMAIL_BACKEND, PASSWORDS, TEMPLATES
-from insureops.platform.ratelimit import RateKey, RateLimit
-from insureops.platform.routing import Call, RouteTable
 from insureops.platform.team import service
 from insureops.platform.team.errors import (
     AlreadyMemberError,

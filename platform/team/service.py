@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ulid import ULID
 
-from insureops.platform.db import UnitOfWork
+from insureops.platform.data.database import UnitOfWork
 from insureops.platform.email import EmailBackend, TemplateRenderer
 from insureops.platform.identity import (
     Membership,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from insureops.dsl.api import check_source, compile_ruleset
-from insureops.platform.cli.rules_cases import CaseError, CaseEvaluator, CaseReader
+from insureops.platform.batch.cases import CaseError, CaseEvaluator, CaseReader
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.rules"))

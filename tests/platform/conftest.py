@@ -12,11 +12,18 @@ from pydantic import BaseModel, Field
 from sqlalchemy import text
 
 from insureops.platform.app import AREAS, Area, create_app
-from insureops.platform.auth import Auth, AuthKind, Membership, Principal, Role, UserIdentity
+from insureops.platform.auth.requirements import (
+    Auth,
+    AuthKind,
+    Membership,
+    Principal,
+    Role,
+    UserIdentity,
+)
 from insureops.platform.config import Settings
-from insureops.platform.errors import ApiError
-from insureops.platform.ratelimit import RateKey, RateLimit
-from insureops.platform.routing import BodyLimit, Call, RouteTable
+from insureops.platform.http.errors import ApiError
+from insureops.platform.http.ratelimit import RateKey, RateLimit
+from insureops.platform.http.routing import BodyLimit, Call, RouteTable
 from tests.platform.email.smtp_server import SmtpTestServer, running_smtp_server
 
 

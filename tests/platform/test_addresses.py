@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from insureops.platform.addresses import address_allowed, embedded_ipv4, is_metadata, parse_address
+from insureops.platform.outbound.addresses import (
+    address_allowed,
+    embedded_ipv4,
+    is_metadata,
+    parse_address,
+)
 
 
 @pytest.mark.parametrize("address", ["8.8.8.8", "93.184.215.14", "2606:4700:4700::1111"])

@@ -7,7 +7,12 @@ import datetime
 import pytest
 from ulid import ULID
 
-from insureops.platform.api_keys import (
+from insureops.platform.app import AREAS, Area
+from insureops.platform.auth.requirements import Auth, Scope
+from insureops.platform.http.routing import Call, RouteTable
+from insureops.platform.identity import Workspace
+from insureops.platform.keys import DATABASE
+from insureops.platform.records.api_keys import (
     KEY_PREFIX,
     ApiKey,
     hash_api_key,
@@ -15,11 +20,6 @@ from insureops.platform.api_keys import (
     new_api_key,
     normalise_scopes,
 )
-from insureops.platform.app import AREAS, Area
-from insureops.platform.auth import Auth, Scope
-from insureops.platform.identity import Workspace
-from insureops.platform.keys import DATABASE
-from insureops.platform.routing import Call, RouteTable
 from tests.platform.accounts.conftest import FakeClock
 from tests.platform.conftest import WhoAmI
 

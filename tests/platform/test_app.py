@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from insureops.platform.app import AREAS, Area, create_app
-from insureops.platform.auth import Auth
+from insureops.platform.auth.requirements import Auth
+from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.keys import MOUNTS
-from insureops.platform.routing import Call, RouteTable
 
 SPEC_PREFIXES = {
     "accounts": "/api/auth", "prospects": "/api/v1/carrier_finder/clients",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from insureops.platform.app import Area
-from insureops.platform.auth import (
+from insureops.platform.auth.requirements import (
     Auth,
     Authenticators,
     AuthKind,
@@ -13,7 +13,7 @@ from insureops.platform.auth import (
     Role,
     Scope,
 )
-from insureops.platform.routing import Call, RouteTable
+from insureops.platform.http.routing import Call, RouteTable
 
 GUARDED = "/api/probe/guarded/"
 

@@ -1,6 +1,6 @@
 """What reaches `insureops serve` as raw bytes over a socket (issue 17): malformed requests,
 half-open connections, clients that go away. The server is the one `insureops serve` runs
-(platform/server.py), started in the test's loop; aiohttp's TestServer would differ (it cancels
+(platform/http/server.py), started in the test's loop; aiohttp's TestServer would differ (it cancels
 handlers when the client disconnects)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from aiohttp import web
 
 from insureops.platform.app import create_app
 from insureops.platform.config import Settings
-from insureops.platform.server import ServiceRunner
+from insureops.platform.http.server import ServiceRunner
 
 SECRET = "iops_SecretMarker0123456789"  # must never come back in an answer or a log line
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from insureops.platform.cursors import CursorInvalidError, decode_cursor, encode_cursor
+from insureops.platform.http.cursors import CursorInvalidError, decode_cursor, encode_cursor
 
 
 def test_cursor_gives_back_its_key_when_decoded_as_issued():

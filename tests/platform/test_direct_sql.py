@@ -1,8 +1,7 @@
-"""The direct path (`platform/direct_sql.py`, `tenant_data/direct.py`) against SQLAlchemy's: the
-same rows, records, audit rows and refusals, and a pool that keeps the engine's bounds (size,
-waits, a dead connection replaced before COMMIT and never after, nothing left open). Each
-connection dies at a point the test chooses: its server process ended between two statements,
-or the connection cut by a relay around the COMMIT."""
+"""The direct pool (`platform/data/direct.py`), how the service reaches a PostgreSQL tenant
+database: it keeps an engine's bounds (size, waits, a dead connection replaced before COMMIT and
+never after, nothing left open). Each connection dies at a point the test chooses: its server
+process ended between two statements, or the connection cut by a relay around the COMMIT."""
 
 from __future__ import annotations
 
@@ -15,16 +14,11 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from insureops.platform.direct_sql import CommitOutcomeUnknownError, DirectPool, prepared
-from insureops.platform.errors import is_database_unavailable
-from insureops.platform.tenant_data import direct, service
-from insureops.platform.tenant_data.errors import (
-    PayloadInvalidError,
-    StateConflictError,
-    TenantDatabaseUnavailableError,
-)
-from insureops.platform.tenant_data.payloads import ClientCreate, PolicyCreate
-from insureops.platform.tenant_data.store import TenantStore, create_async_tenant_engine
+from insureops.platform.data.direct import DirectPool, prepared
+from insureops.platform.data.retry import CommitOutcomeUnknownError
+from insureops.platform.http.errors import is_database_unavailable
+from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError
+from insureops.platform.tenancy.book.store import TenantStore
 from insureops.schema.sql.tables import sa_table
 from tests.databases import Template, plain_conninfo
 from tests.platform.faults.relay import TcpRelay
@@ -32,115 +26,12 @@ from tests.platform.faults.relay import TcpRelay
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 
 TENANT = "01JTESTTENANT0000000000000"
-ACTOR = service.Actor(key_id=str(uuid.uuid4()), method="POST", path="/api/v2/mcp/policies/",
-                      ip_address="203.0.113.9", user_agent="test/1")
-POLICY = {"policy_number": "P-1", "status": "quote", "premium": 1234.5, "service_fee": 0.1,
-          "commission_rate": 0.125, "start_date": "2026-01-01", "notes": "ß ✓"}
 _PID = sa.select(sa.func.pg_backend_pid().label("pid"))
 
 
 @pytest.fixture
 async def tenant_url(test_databases) -> str:
     return test_databases.copy(Template.TENANT).async_
-
-
-@pytest.fixture
-async def stores(tenant_url):
-    """The same tenant database as a SQLAlchemy store and as a direct one."""
-    engine = create_async_tenant_engine(tenant_url)
-    pool = DirectPool(tenant_url)
-    try:
-        yield TenantStore(engine), TenantStore(engine, direct=pool)
-    finally:
-        await pool.close()
-        await engine.dispose()
-
-
-async def _both(stores, use_case, direct_form, *args, read_only=False):
-    plain, fast = stores
-    return (await plain.run(use_case, *args, read_only=read_only),
-            await fast.run(use_case, *args, read_only=read_only, direct=direct_form))
-
-
-def _audit(store: TenantStore):
-    table = sa_table("audit_logs")
-    return store.run(lambda connection: [dict(row._mapping) for row in connection.execute(
-        sa.select(table).order_by(table.c.id))], read_only=True)
-
-
-def _without_identity(record: dict) -> dict:
-    return {name: value for name, value in record.items()
-            if name not in ("id", "uuid", "created", "modified", "policy_number")}
-
-
-async def test_a_create_stores_and_audits_the_same_record_on_both_paths(stores):
-    client = ClientCreate.model_validate({"name": "Ann", "email": "ann@example.com",
-                                          "date_of_birth": "1980-02-29"})
-    plain_client, fast_client = await _both(stores, service.create, direct.create,
-                                            service.CLIENT, TENANT, ACTOR, client)
-    assert _without_identity(plain_client) == _without_identity(fast_client)
-    records = []
-    for number, owner in (("P-1", plain_client["uuid"]), ("P-2", plain_client["id"])):
-        plain, fast = stores
-        payloads = [PolicyCreate.model_validate({**POLICY, "policy_number": f"{number}{side}",
-                                                 "client_id": owner}) for side in "ab"]
-        records.append((
-            await plain.run(service.create, service.POLICY, TENANT, ACTOR, payloads[0]),
-            await fast.run(service.create, service.POLICY, TENANT, ACTOR, payloads[1],
-                           direct=direct.create)))
-    (plain_p1, fast_p1), (plain_p2, fast_p2) = records
-    # named by the client's uuid or by its id, stored by its id on both paths
-    assert {plain_p1["client_id"], fast_p1["client_id"], plain_p2["client_id"],
-            fast_p2["client_id"]} == {plain_client["id"]}
-    assert fast_p1["premium"] == 1234.5 and fast_p1["commission_rate"] == 0.13  # half-up
-    assert _without_identity(plain_p1) == _without_identity(fast_p1)
-
-    rows = await _audit(stores[0])
-    assert len(rows) == 6
-    for plain_row, fast_row in zip(rows[0::2], rows[1::2], strict=True):
-        assert str(fast_row["ip_address"]) == "203.0.113.9"
-        assert fast_row["created_at"].tzinfo is not None
-        same = ("action", "entity_type", "actor_id", "actor_email", "ip_address", "user_agent",
-                "request_method", "request_path", "old_values", "tenant_id")
-        assert {name: plain_row[name] for name in same} == {name: fast_row[name] for name in same}
-        assert _without_identity(plain_row["new_values"]) == _without_identity(
-            fast_row["new_values"])
-    assert [row["new_values"]["uuid"] for row in rows[1::2]] == [
-        fast_client["uuid"], fast_p1["uuid"], fast_p2["uuid"]]  # the audit row is the record
-
-
-async def test_a_get_reads_the_same_record_on_both_paths(stores):
-    payload = PolicyCreate.model_validate(POLICY)
-    created = await stores[1].run(service.create, service.POLICY, TENANT, ACTOR, payload,
-                                  direct=direct.create)
-    plain, fast = await _both(stores, service.get, direct.get, service.POLICY, TENANT,
-                              uuid.UUID(created["uuid"]), read_only=True)
-    assert plain == fast == created
-    other_tenant = "01JOTHERTENANT000000000000"
-    with pytest.raises(service.RecordMissingError):
-        await stores[1].run(service.get, service.POLICY, other_tenant,
-                            uuid.UUID(created["uuid"]), read_only=True, direct=direct.get)
-
-
-async def test_refusals_name_the_field_and_leave_nothing_behind(stores):
-    fast = stores[1]
-    payload = PolicyCreate.model_validate(POLICY)
-    await fast.run(service.create, service.POLICY, TENANT, ACTOR, payload, direct=direct.create)
-    with pytest.raises(StateConflictError) as duplicate:
-        await fast.run(service.create, service.POLICY, TENANT, ACTOR, payload,
-                       direct=direct.create)
-    assert duplicate.value.details[0]["field"] == "policy_number"
-    dangling = PolicyCreate.model_validate({**POLICY, "policy_number": "P-9",
-                                            "client_id": str(uuid.uuid4()),
-                                            "producer_id": str(uuid.uuid4())})
-    with pytest.raises(PayloadInvalidError) as missing:
-        await fast.run(service.create, service.POLICY, TENANT, ACTOR, dangling,
-                       direct=direct.create)
-    assert [item["field"] for item in missing.value.details] == ["client_id", "producer_id"]
-    assert len(await _audit(fast)) == 1  # the first create's, nothing of the refused ones
-    assert fast.direct._idle and all(  # the refused transactions were rolled back
-        connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-        for connection in fast.direct._idle)
 
 
 async def test_the_pool_is_bounded_and_a_full_one_answers_unavailable_in_time(tenant_url):
@@ -296,20 +187,21 @@ async def test_a_commit_is_never_retried_and_its_outcome_unknown_when_its_answer
 
 
 async def test_a_lost_commit_is_unavailable_saying_the_outcome_is_unknown_on_both_paths(
-        stores, tenant_url):
-    def plain(connection):  # SQLAlchemy's path: the use case runs in a greenlet, synchronously
-        connection.execute(_WRITE_STATEMENT, {"tenant_id": TENANT, "entity_id": uuid.uuid4()})
-        _terminate(tenant_url, connection.execute(_PID).scalar_one())
-
-    async def fast(connection):
+        tenant_url):
+    # (named as docs/security.md cites it; there is one path now, the direct pool)
+    async def write_and_die(records):  # on the store's port, the connection underneath
+        connection = records._connection
         await connection.one(_WRITE, {"tenant_id": TENANT, "entity_id": uuid.uuid4()})
         pid = (await connection.one(prepared(_PID), {}))["pid"]
         await asyncio.to_thread(_terminate, tenant_url, pid)
 
-    for store, direct_form in ((stores[0], None), (stores[1], fast)):
+    store = TenantStore(DirectPool(tenant_url))
+    try:
         with pytest.raises(TenantDatabaseUnavailableError) as lost:
-            await store.run(plain, direct=direct_form)
-        assert "may or may not have been saved" in str(lost.value)
+            await store.run(write_and_die)
+    finally:
+        await store.close()
+    assert "may or may not have been saved" in str(lost.value)
     assert await _rows(tenant_url) == 0
 
 

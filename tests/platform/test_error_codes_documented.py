@@ -6,15 +6,23 @@ import ast
 import re
 from pathlib import Path
 
-from insureops.platform.errors import _HTTP_CODES
+from insureops.platform.http.errors import _HTTP_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# The platform's core: its root and the shared packages every area relies on (areas document
+# their own codes in their docs).
+CORE = ("http", "data", "auth", "records", "outbound", "tenancy", "identity", "email", "compute")
+
+
 def core_codes() -> set[str]:
-    """Codes of every `ApiError(status, "code", ...)` in platform/*.py and of the HTTP layer."""
+    """Codes of every `ApiError(status, "code", ...)` in the platform's root modules and shared
+    packages, and of the HTTP layer."""
     codes = {code for code, _ in _HTTP_CODES.values()}
-    for path in (ROOT / "platform").glob("*.py"):
+    paths = [*(ROOT / "platform").glob("*.py"),
+             *(path for part in CORE for path in (ROOT / "platform" / part).rglob("*.py"))]
+    for path in paths:
         for node in ast.walk(ast.parse(path.read_text())):
             if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ApiError"
                     and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)):

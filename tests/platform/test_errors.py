@@ -8,10 +8,10 @@ import pytest
 from aiohttp import web
 
 from insureops.platform.app import Area
-from insureops.platform.auth import Auth
+from insureops.platform.auth.requirements import Auth
 from insureops.platform.config import Settings
-from insureops.platform.errors import ApiError, ErrorTable
-from insureops.platform.routing import Call, RouteTable
+from insureops.platform.http.errors import ApiError, ErrorTable
+from insureops.platform.http.routing import Call, RouteTable
 
 PROBE = "/api/probe"
 VALID = {"name": "Ann", "email": "ann@example.com", "count": 2}
@@ -126,7 +126,7 @@ async def test_domain_error_is_mapped_through_the_table_when_an_area_registers_i
 
 
 async def test_unexpected_error_is_500_without_details_when_a_handler_fails(probe, caplog):
-    with caplog.at_level(logging.ERROR, logger="insureops.platform.errors"):
+    with caplog.at_level(logging.ERROR, logger="insureops.platform.http.errors"):
         response = await probe.get(f"{PROBE}/boom/", headers={"X-Request-ID": "req-42"})
     error = await error_of(response, 500)
     assert error["code"] == "internal_error"
@@ -138,7 +138,7 @@ async def test_unexpected_error_is_500_without_details_when_a_handler_fails(prob
 
 
 async def test_database_error_is_500_without_sql_when_a_query_is_wrong(probe, caplog):
-    with caplog.at_level(logging.ERROR, logger="insureops.platform.errors"):
+    with caplog.at_level(logging.ERROR, logger="insureops.platform.http.errors"):
         response = await probe.get(f"{PROBE}/bad-sql/")
     text = await response.text()
     assert (await error_of(response, 500))["code"] == "internal_error"
@@ -253,7 +253,7 @@ async def test_unstorable_text_is_found_in_any_charset_and_an_escaped_backslash_
 def test_error_table_refuses_a_second_mapping_when_it_answers_differently():
     """Two areas once mapped TenantDatabaseUnavailableError alike but for Retry-After; the
     merged table kept whichever came last and the header was lost."""
-    from insureops.platform.errors import ErrorTable
+    from insureops.platform.http.errors import ErrorTable
 
     class Down(Exception):
         pass

@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from insureops.platform.log import (
+from insureops.platform.http.log import (
     JsonFormatter,
     KeyValueFormatter,
     RequestIdFilter,

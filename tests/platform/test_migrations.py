@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from sqlalchemy import inspect
 
 from insureops.platform.cli import main
-from insureops.platform.db import Base, Database
+from insureops.platform.data.database import Base, Database
 from insureops.platform.migrations import (
     VERSION_TABLE,
     current_revision,

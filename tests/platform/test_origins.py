@@ -7,7 +7,7 @@ import time
 import pytest
 
 from insureops.platform.config import Settings
-from insureops.platform.origins import origin_allowed
+from insureops.platform.http.origins import origin_allowed
 from tests.platform.workspaces import start_tenancy
 
 ALLOWED = "https://app.insureops.test"

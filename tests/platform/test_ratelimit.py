@@ -7,15 +7,15 @@ import asyncio
 import pytest
 from sqlalchemy import func, select
 
-from insureops.platform.db import Database
-from insureops.platform.migrations import upgrade
-from insureops.platform.ratelimit import (
+from insureops.platform.data.database import Database
+from insureops.platform.http.ratelimit import (
     RateKey,
     RateLimit,
     RateLimitCounter,
     RateLimiter,
     client_address,
 )
+from insureops.platform.migrations import upgrade
 
 LIMITED = "/api/probe/limited/"
 BY_EMAIL = "/api/probe/limited-by-email/"

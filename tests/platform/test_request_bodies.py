@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from insureops.platform.errors import MAX_DETAILS
+from insureops.platform.http.errors import MAX_DETAILS
 from insureops.platform.identity import Workspace, new_tenant_id
 from insureops.platform.keys import DATABASE
 from tests.platform.mcp.conftest import NOW, add_key

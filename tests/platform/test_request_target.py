@@ -14,9 +14,9 @@ import pytest
 from aiohttp.test_utils import make_mocked_request
 from aiohttp.web import Response
 
+from insureops.platform.http.log import AccessLogger
+from insureops.platform.http.openapi import CONTROL_FREE
 from insureops.platform.keys import OPENAPI_DOCUMENT
-from insureops.platform.log import AccessLogger
-from insureops.platform.openapi import CONTROL_FREE
 
 
 @pytest.mark.parametrize("target", [

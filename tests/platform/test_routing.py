@@ -8,9 +8,9 @@ import pytest
 from pydantic import BaseModel
 
 from insureops.platform.app import Area
-from insureops.platform.auth import Auth
-from insureops.platform.ratelimit import RateKey, RateLimit
-from insureops.platform.routing import Call, RouteTable
+from insureops.platform.auth.requirements import Auth
+from insureops.platform.http.ratelimit import RateKey, RateLimit
+from insureops.platform.http.routing import Call, RouteTable
 
 ITEM = "/api/probe/items"
 

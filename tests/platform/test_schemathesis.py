@@ -40,10 +40,10 @@ from insureops.platform.app import create_app
 from insureops.platform.config import Settings
 from insureops.platform.email.backends import OutboxBackend
 from insureops.platform.email.log import database_store
+from insureops.platform.http.ratelimit import RateLimiter
 from insureops.platform.keys import CLOCK, DATABASE, EMAIL_BACKEND, RATE_LIMITER
-from insureops.platform.ratelimit import RateLimiter
-from insureops.platform.tenant_engine import create_tenant_engine
-from insureops.platform.tenant_schema import apply_data_model
+from insureops.platform.tenancy.data_model import apply_data_model
+from insureops.platform.tenancy.engine import create_tenant_engine
 from tests.conftest import postgres_base_url
 from tests.platform.workspaces import PASSWORD, cheap_areas
 

@@ -7,8 +7,8 @@ import stat
 import pytest
 from cryptography.fernet import Fernet
 
+from insureops.platform.auth.secret_keys import ConfigurationError, key_file_for, load_secret_keys
 from insureops.platform.config import Settings
-from insureops.platform.secret_keys import ConfigurationError, key_file_for, load_secret_keys
 
 
 def test_key_file_is_generated_once_when_sqlite_has_no_configured_keys(tmp_path):

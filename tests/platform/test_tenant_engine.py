@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from insureops.platform.tenant_engine import create_tenant_engine, normalise_url
+from insureops.platform.tenancy.engine import create_tenant_engine, normalise_url
 
 
 @pytest.mark.parametrize(("given", "driver"), [

@@ -10,13 +10,13 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from insureops.platform.tenant_engine import create_tenant_engine
-from insureops.platform.tenant_schema import (
+from insureops.platform.tenancy.data_model import (
     ALEMBIC_VERSION_TABLE,
     MIGRATIONS,
     apply_data_model,
     recorded_version,
 )
+from insureops.platform.tenancy.engine import create_tenant_engine
 from insureops.schema.catalog import TABLES
 from insureops.schema.errors import DataModelVersionError
 from insureops.schema.sql.ddl import ddl_statements

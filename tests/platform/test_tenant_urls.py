@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from insureops.platform.config import Settings
-from insureops.platform.tenant_databases import masked_url
-from insureops.platform.tenant_urls import (
+from insureops.platform.tenancy.databases import masked_url
+from insureops.platform.tenancy.urls import (
     CheckedUrl,
     UrlRefusal,
     address_allowed,

@@ -6,9 +6,9 @@ import pytest
 from cryptography.fernet import Fernet
 
 from insureops.platform.app import create_app
-from insureops.platform.bodies import validate
 from insureops.platform.config import Settings
-from insureops.platform.errors import ApiError
+from insureops.platform.http.bodies import validate
+from insureops.platform.http.errors import ApiError
 from insureops.platform.keys import MOUNTS
 
 UNKNOWN = "zz_not_a_field"

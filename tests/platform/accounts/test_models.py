@@ -6,7 +6,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from insureops.platform.accounts import models  # noqa: F401 - registers the tables
-from insureops.platform.db import Base, Database
+from insureops.platform.data.database import Base, Database
 from insureops.platform.email import log  # noqa: F401 - registers the e-mail log
 from insureops.platform.identity import models as identity_models  # noqa: F401 - users, workspaces
 from insureops.platform.migrations import upgrade

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from insureops.platform.auth import AuthKind, Membership, Principal, Role, UserIdentity
+from insureops.platform.auth.requirements import AuthKind, Membership, Principal, Role, UserIdentity
 
 
 async def test_profile_is_401_json_when_there_is_no_session(client):

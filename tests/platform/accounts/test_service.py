@@ -10,7 +10,7 @@ from insureops.platform.accounts import service
 from insureops.platform.accounts.credentials import hash_session_id
 from insureops.platform.accounts.errors import EmailNotVerifiedError, WeakPasswordError
 from insureops.platform.accounts.models import Session
-from insureops.platform.db import Database
+from insureops.platform.data.database import Database
 from insureops.platform.email import (
     DeliveryResult,
     DeliveryStatus,

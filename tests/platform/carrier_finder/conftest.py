@@ -10,7 +10,7 @@ import pytest
 from aiohttp import DummyCookieJar
 
 from insureops.platform.app import create_app
-from insureops.platform.carrier_finder.loading import store_market
+from insureops.platform.carrier_finder.market.loading import store_market
 from tests.carrier_matching.example_market import AS_OF, example_market
 from tests.platform.accounts.conftest import FakeClock
 from tests.platform.workspaces import Member, Tenancy, start_tenancy

@@ -13,8 +13,13 @@ from cryptography.fernet import Fernet
 
 from insureops.carrier_matching.classifier import classify
 from insureops.platform.config import Settings
-from insureops.platform.llm_keys import LlmProviderKey
-from insureops.platform.llm_providers import CompletionError, Provider, ProviderKey, complete
+from insureops.platform.outbound.llm_providers import (
+    CompletionError,
+    Provider,
+    ProviderKey,
+    complete,
+)
+from insureops.platform.records.llm_keys import LlmProviderKey
 from tests.platform.carrier_finder.conftest import BASE, start_finder
 from tests.platform.carrier_finder.site import build_site
 from tests.platform.connectors.fake_provider import FakeProvider

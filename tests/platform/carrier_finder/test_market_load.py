@@ -11,11 +11,15 @@ from pathlib import Path
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
-from insureops.platform.carrier_finder.market_store import MarketStore
-from insureops.platform.carrier_finder.models import MarketAppetite, MarketCarrier, MarketProduct
-from insureops.platform.carrier_finder.startup import load_first_market
+from insureops.platform.carrier_finder.market.models import (
+    MarketAppetite,
+    MarketCarrier,
+    MarketProduct,
+)
+from insureops.platform.carrier_finder.market.startup import load_first_market
+from insureops.platform.carrier_finder.market.store import MarketStore
 from insureops.platform.cli import main
-from insureops.platform.db import Database
+from insureops.platform.data.database import Database
 from tests.carrier_matching.example_market import carrier_count, product_count
 from tests.carrier_matching.market_texts import APPETITE, MANIFEST, market_texts
 from tests.platform.carrier_finder.conftest import NOW

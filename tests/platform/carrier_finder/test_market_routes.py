@@ -81,12 +81,21 @@ async def test_search_returns_candidates_with_reasons_when_criteria_are_given(fi
     assert "cascade-green/landscape-gl" not in {r["product"]["id"] for r in body["results"]}
 
 
-async def test_jurisdictions_lists_states_dc_and_territories_when_no_criteria_are_given(finder):
+async def test_jurisdictions_lists_the_states_and_dc_when_no_criteria_are_given(finder):
     body = await (await finder.post("/jurisdictions/", {})).json()
     kinds = {row["code"]: row["kind"] for row in body["jurisdictions"]}
-    assert len(kinds) == 56 and kinds["DC"] == "district" and kinds["PR"] == "territory"
+    assert len(kinds) == 51 and kinds["DC"] == "district" and kinds["TX"] == "state"
     counts = {row["code"]: row["product_count"] for row in body["jurisdictions"]}
-    assert counts["PR"] == 0 and counts["TX"] > counts["VT"] > 0
+    assert counts["TX"] > counts["VT"] > 0
+
+
+async def test_jurisdictions_are_the_ones_manifests_accept_when_listed(finder):
+    """Issue 30: the finder listed the territories (from the `us` package), which a carrier
+    manifest refuses; its one list is the core's (carrier_matching.STATES)."""
+    from insureops.carrier_matching import STATE_CODES
+
+    body = await (await finder.post("/jurisdictions/", {})).json()
+    assert {row["code"] for row in body["jurisdictions"]} == STATE_CODES
 
 
 async def test_jurisdictions_narrow_to_where_the_market_has_appetite_when_criteria_are_given(

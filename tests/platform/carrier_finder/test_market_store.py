@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from insureops.carrier_matching.market import Market
-from insureops.platform.carrier_finder.market_store import MarketStore
+from insureops.platform.carrier_finder.market.store import MarketStore
 
 
 def test_index_is_built_once_per_market_when_markets_follow_each_other():

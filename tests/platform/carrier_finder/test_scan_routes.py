@@ -1,4 +1,5 @@
-"""POST /scan/ and POST /similar-businesses/ through HTTP, on a test area that calls add_scan_routes."""
+"""POST /scan/ and POST /similar-businesses/ through HTTP, on a test area serving the scan
+sub-area's table alone (carrier_finder/scan/routes.py)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ from aiohttp.test_utils import TestServer
 
 from insureops.carrier_matching.pruning import index_market_appetites
 from insureops.platform.app import Area
-from insureops.platform.carrier_finder.market_store import MarketStore
-from insureops.platform.carrier_finder.scan_routes import add_scan_routes
-from insureops.platform.carrier_finder.workspace_market import CompiledCache
+from insureops.platform.carrier_finder.market.store import MarketStore
+from insureops.platform.carrier_finder.own.service import CompiledCache
+from insureops.platform.carrier_finder.scan import routes as scan_routes
+from insureops.platform.http.routing import RouteTable
 from insureops.platform.keys import MARKET_STORE, OWN_APPETITES
-from insureops.platform.routing import RouteTable
 from tests.platform.carrier_finder.conftest import start_finder
 from tests.platform.carrier_finder.site import build_site
 
@@ -22,7 +23,7 @@ SESSION = {"X-Test-Role": "member"}
 def scan_area() -> Area:
     def create_app():
         routes = RouteTable("scan_test", "The scan routes, mounted as the lead mounts them.")
-        add_scan_routes(routes)
+        routes.include(scan_routes.routes)
         app = routes.build_app()
         app[MARKET_STORE] = MarketStore(index_market_appetites)  # no market stored: no carriers
         app[OWN_APPETITES] = CompiledCache()  # the workspace's own appetites, as the area has

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from aiohttp.test_utils import TestServer
 
-from insureops.platform.carrier_finder.scan_service import scan_website
-from insureops.platform.carrier_finder.website import ScanAddressRefusedError, ScanSession
+from insureops.platform.carrier_finder.scan.service import scan_website
+from insureops.platform.carrier_finder.scan.website import ScanAddressRefusedError, ScanSession
 from insureops.platform.config import Settings
 from tests.platform.carrier_finder.site import build_site
 

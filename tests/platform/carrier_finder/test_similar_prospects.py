@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from aiohttp import web
 
-from insureops.platform.carrier_finder.scan_service import reference_size
+from insureops.platform.carrier_finder.scan.service import reference_size
 from insureops.platform.config import Settings
 from tests.platform.carrier_finder.conftest import start_finder
 from tests.platform.prospects.conftest import AUDIENCE, ISSUER, IdentityProvider

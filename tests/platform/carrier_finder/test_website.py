@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from aiohttp.test_utils import TestServer
 
-from insureops.platform.carrier_finder.website import (
+from insureops.platform.carrier_finder.scan.website import (
     MAX_REDIRECTS,
     ScanAddressRefusedError,
     ScanFailedError,

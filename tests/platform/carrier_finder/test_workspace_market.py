@@ -4,7 +4,7 @@ alone, next to the shared market (workspace_id null)."""
 from __future__ import annotations
 
 from insureops.carrier_matching import load_market
-from insureops.platform.carrier_finder.loading import store_market
+from insureops.platform.carrier_finder.market.loading import store_market
 from tests.carrier_matching.example_market import carrier_count
 from tests.carrier_matching.market_texts import market_texts
 from tests.platform.carrier_finder.conftest import NOW

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from insureops.platform.carrier_finder.market.folder import read_market_folder
 from insureops.platform.cli import main
-from insureops.platform.cli.market import read_market_folder
 from tests.carrier_matching.example_market import product_count
 from tests.carrier_matching.market_texts import APPETITE, market_texts
 

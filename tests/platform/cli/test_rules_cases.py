@@ -1,4 +1,4 @@
-"""Reading and evaluating cases files (platform/cli/rules_cases.py)."""
+"""Reading and evaluating cases files (platform/batch/cases.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from insureops.dsl.api import compile_ruleset
 from insureops.engine.inputs import jsonio
 from insureops.engine.ir.result import Result
-from insureops.platform.cli.rules_cases import (
+from insureops.platform.batch.cases import (
     PROGRESS_EVERY,
     Case,
     CaseError,
@@ -107,7 +107,7 @@ def test_evaluator_returns_the_engine_result_when_inputs_are_complete(evaluator)
     (case,) = _read('{"id": 1, "inputs": {"business": {"annual_revenue": 5000}, '
                     '"extra": {"since": "2021-05-01"}}}')
     result = evaluator.evaluate(case)
-    assert (result.decision, result.score, result.fired) == ("accept", 5, ["big"])
+    assert (result.decision, result.score, result.fired) == ("accept", 5, ("big",))
 
 
 def test_evaluator_reports_missing_input_when_an_input_is_absent(evaluator):
@@ -327,5 +327,5 @@ def test_reader_reads_a_plain_line_with_msgspec_and_a_negative_zero_with_the_jso
        | st.builds(lambda digits, exponent: Decimal(f"{digits}E{exponent}"),
                    st.integers(-10**30, 10**30), st.integers(-40, 40)))
 def test_plain_number_text_is_format_f_when_the_number_has_any_exponent(number):
-    from insureops.platform.cli.rules_cases import _plain
+    from insureops.platform.batch.cases import _plain
     assert _plain(number) == format(number, "f")

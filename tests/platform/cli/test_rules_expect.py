@@ -6,8 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from insureops.engine.ir.result import Result
-from insureops.platform.cli.rules_cases import CaseError
-from insureops.platform.rule_runs import expectation_mismatches
+from insureops.platform.batch.cases import CaseError
+from insureops.platform.batch.runs import expectation_mismatches
 from tests.platform.cli.test_rules import CASES, SAMPLE, _cases, _invoke, _write
 
 

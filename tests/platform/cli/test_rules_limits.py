@@ -130,7 +130,7 @@ def _simulate_bounded(rules: str, cases: str) -> tuple[int, str]:
 
 
 def test_simulate_stops_with_the_line_and_its_bound_when_a_case_line_is_too_long(tmp_path):
-    from insureops.platform.cli.rules_cases import MAX_LINE_BYTES
+    from insureops.platform.batch.cases import MAX_LINE_BYTES
 
     rules = _write(tmp_path, "flat.rules", HEADER + 'rule r when true then accept "ok" end\n')
     cases = tmp_path / "cases.jsonl"
@@ -144,7 +144,7 @@ def test_simulate_stops_with_the_line_and_its_bound_when_a_case_line_is_too_long
 
 
 def test_simulate_stops_within_its_memory_when_the_cases_are_dev_zero(tmp_path):
-    from insureops.platform.cli.rules_cases import MAX_LINE_BYTES
+    from insureops.platform.batch.cases import MAX_LINE_BYTES
 
     if not Path("/dev/zero").exists():
         pytest.skip("no /dev/zero on this system")

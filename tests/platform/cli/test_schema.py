@@ -6,7 +6,7 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 
 from insureops.platform.cli import main
-from insureops.platform.tenant_engine import create_tenant_engine
+from insureops.platform.tenancy.engine import create_tenant_engine
 
 
 def test_apply_prepares_then_reports_no_change_when_run_twice(database_urls):

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 from pydantic import SecretStr
 
-from insureops.platform.connectors import email
+from insureops.platform.connectors import email_service as email
 from tests.platform.connectors.conftest import BASE, service, smtp_to
 
 SEND, LOGS = f"{BASE}/email/send/", f"{BASE}/email/logs/"

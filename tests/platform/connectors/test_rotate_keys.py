@@ -12,8 +12,8 @@ from cryptography.fernet import Fernet, MultiFernet
 from sqlalchemy import text
 
 from insureops.platform.config import Settings
-from insureops.platform.llm_keys import decrypt_key
-from insureops.platform.tenant_databases import decrypt_url
+from insureops.platform.records.llm_keys import decrypt_key
+from insureops.platform.tenancy.databases import decrypt_url
 from tests.platform.accounts.conftest import FakeClock
 from tests.platform.workspaces import start_tenancy
 

@@ -8,7 +8,7 @@ import pytest
 from cryptography.fernet import Fernet
 
 from insureops.platform.config import Settings
-from insureops.platform.db import Database
+from insureops.platform.data.database import Database
 from insureops.platform.email import (
     DeliveryResult,
     DeliveryStatus,

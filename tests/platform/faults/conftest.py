@@ -11,11 +11,11 @@ import pytest
 from cryptography.fernet import Fernet, MultiFernet
 from sqlalchemy.engine import make_url
 
-from insureops.platform.api_keys import ApiKey, hash_api_key, new_api_key, normalise_scopes
-from insureops.platform.auth import Scope
-from insureops.platform.db import Database
+from insureops.platform.auth.requirements import Scope
+from insureops.platform.data.database import Database
 from insureops.platform.identity import Workspace, new_tenant_id
-from insureops.platform.tenant_databases import TenantDatabase, encrypt_url
+from insureops.platform.records.api_keys import ApiKey, hash_api_key, new_api_key, normalise_scopes
+from insureops.platform.tenancy.databases import TenantDatabase, encrypt_url
 from tests.conftest import require_postgres
 from tests.databases import DatabaseUrls, Template
 from tests.platform.faults.relay import TcpRelay

@@ -9,7 +9,7 @@ import time
 import psycopg
 import pytest
 
-from insureops.platform.bounded_connection import bounded_connector
+from insureops.platform.data.bounded_connection import bounded_connector
 from tests.databases import plain_conninfo
 from tests.platform.faults.conftest import relay_to, through
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestClient
 
-from insureops.platform.api_keys import ApiKey, hash_api_key, new_api_key, normalise_scopes
-from insureops.platform.auth import Scope
+from insureops.platform.auth.requirements import Scope
 from insureops.platform.config import Settings
 from insureops.platform.identity import Workspace, new_tenant_id
 from insureops.platform.keys import API_KEY_CACHE, DATABASE, SECRET_KEYS
-from insureops.platform.tenant_databases import TenantDatabase, encrypt_url
-from insureops.platform.tenant_urls import workspace_directory
+from insureops.platform.records.api_keys import ApiKey, hash_api_key, new_api_key, normalise_scopes
+from insureops.platform.tenancy.databases import TenantDatabase, encrypt_url
+from insureops.platform.tenancy.urls import workspace_directory
 from tests.databases import Template
 
 NOW = datetime.datetime(2026, 11, 22, 3, 0, tzinfo=datetime.UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from insureops.platform.tenant_engine import create_tenant_engine
+from insureops.platform.tenancy.engine import create_tenant_engine
 from insureops.schema.sql.tables import sa_table
 
 

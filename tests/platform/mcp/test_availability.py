@@ -12,7 +12,7 @@ from sqlalchemy.engine import make_url
 
 from insureops.platform.identity import Workspace
 from insureops.platform.keys import DATABASE, TENANT_POOLS
-from insureops.platform.tenant_pools import PoolLimits, TenantPools
+from insureops.platform.tenancy.pools import PoolLimits, TenantPools
 from tests.platform.mcp.conftest import add_key
 
 
@@ -51,13 +51,13 @@ async def test_503_explains_what_to_do_when_no_database_is_saved(
     assert "Settings" in body["error"]["message"]
 
 
-async def test_pools_reuse_replace_and_evict_engines_when_urls_and_tenants_change(settings):
+async def test_pools_reuse_replace_and_evict_stores_when_urls_and_tenants_change(settings):
     pools = TenantPools(PoolLimits(max_tenants=2))
     url_a, url_b = "sqlite:///a.db", "sqlite:///b.db"  # in each workspace's own directory
     first = await pools.store_for("A", url_a, settings)
-    assert (await pools.store_for("A", url_a, settings)).engine is first.engine
+    assert (await pools.store_for("A", url_a, settings)) is first
     replaced = await pools.store_for("A", url_b, settings)
-    assert replaced.engine is not first.engine and len(pools) == 1
+    assert replaced is not first and len(pools) == 1
     await pools.store_for("B", url_a, settings)
     await pools.store_for("C", url_a, settings)
     assert len(pools) == 2  # A, least recently used, was disposed
@@ -159,12 +159,10 @@ async def test_embedded_sqlite_database_is_made_on_first_use_when_none_is_saved(
     assert connection["connection_string"] == f"sqlite:///{own_file.resolve()}"
 
 
-async def test_tenant_engines_are_disposed_when_the_app_shuts_down(client, tenant):
+async def test_tenant_stores_are_closed_when_the_app_shuts_down(client, tenant):
     response = await client.get("/api/v2/mcp/clients/list/", headers=tenant.headers)
     assert response.status == 200
-    mcp_app = next(resource.get_info()["app"] for resource in client.app.router.resources()
-                   if resource.get_info().get("prefix") == "/api/v2/mcp")
-    pools = mcp_app[TENANT_POOLS]
+    pools = client.app[TENANT_POOLS]  # one for the instance: every area's stores
     assert len(pools) == 1
     await client.close()
     assert len(pools) == 0

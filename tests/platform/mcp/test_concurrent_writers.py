@@ -9,10 +9,10 @@ import datetime
 import pytest
 import sqlalchemy as sa
 
-from insureops.platform.api_keys import ApiKey, hash_api_key, new_api_key
 from insureops.platform.identity import new_tenant_id
 from insureops.platform.keys import DATABASE
-from insureops.platform.tenant_stores import embedded_database_url
+from insureops.platform.records.api_keys import ApiKey, hash_api_key, new_api_key
+from insureops.platform.tenancy.workspaces import embedded_database_url
 
 BASE = "/api/v2/mcp/clients"
 WRITERS = 48

@@ -17,11 +17,11 @@ import sqlalchemy as sa
 from aiohttp.test_utils import TestClient
 from sqlalchemy import update
 
-from insureops.platform.api_keys import ApiKey
-from insureops.platform.direct_sql import OBSERVERS, DirectPool, prepared
+from insureops.platform.data.direct import DirectPool, prepared
 from insureops.platform.identity import new_tenant_id
 from insureops.platform.keys import API_KEY_CACHE, DATABASE, SETTINGS, TENANT_POOLS
-from insureops.platform.tenant_databases import TenantDatabase
+from insureops.platform.records.api_keys import ApiKey
+from insureops.platform.tenancy.databases import TenantDatabase
 from tests.databases import plain_conninfo
 from tests.platform.mcp.conftest import NOW, save_database_url
 
@@ -134,21 +134,15 @@ async def _platform_statements(client, requests) -> list[str]:
     def count(conn, cursor, statement, *args) -> None:
         statements.append(statement)
 
-    def count_direct(pool: DirectPool, statement: str) -> None:  # PostgreSQL: the key's read
-        if pool is database.direct:
-            statements.append(statement)
-
     database = client.app[DATABASE]
     engines = {database.engine.sync_engine, database.reads.sync_engine}
     for engine in engines:
         sa.event.listen(engine, "before_cursor_execute", count)
-    OBSERVERS.append(count_direct)
     try:
         await requests()
     finally:
         for engine in engines:
             sa.event.remove(engine, "before_cursor_execute", count)
-        OBSERVERS.remove(count_direct)
     return statements
 
 
@@ -184,19 +178,19 @@ async def test_pooled_connections_the_server_closed_are_replaced_without_an_erro
         make_client, settings, make_own_tenant):
     """No pre-ping round trip: a dead pooled connection (server restart, idle kill) is found on
     use and the read or the uncommitted use case runs once more on a new one; this holds for
-    SQLAlchemy's pools and for the direct pools of the hot routes alike (the key is read on
-    every request here, so its pool is exercised too)."""
+    the platform database's reads engine (the key is read on every request here) and for the
+    tenant database's direct pool alike (the one retry policy, platform/data/retry.py)."""
     client = await make_client(settings.model_copy(update={"api_key_cache_seconds": 0}))
     tenant = await make_own_tenant()
     created = await client.post(f"{BASE}/", json={"name": "Before"}, headers=tenant.headers)
     record = (await created.json())["uuid"]
     assert (await client.get(f"{BASE}/{record}/", headers=tenant.headers)).status == 200
-    assert await _names(client, tenant) == ["Before"]  # the tenant engine's pool too
+    assert await _names(client, tenant) == ["Before"]
     database = client.app[DATABASE]
-    pools = next(sub[TENANT_POOLS] for sub in _sub_apps(client.app) if TENANT_POOLS in sub)
-    store = await pools.store_for(tenant.tenant_id, tenant.database_url, client.app[SETTINGS])
-    pids = [await _backend_pid(pool) for pool in (database.direct, store.direct)]
-    async with store.engine.connect() as connection:  # the tenant engine (the list route's)
+    store = await client.app[TENANT_POOLS].store_for(tenant.tenant_id, tenant.database_url,
+                                                     client.app[SETTINGS])
+    pids = [await _backend_pid(store.backend)]
+    async with database.reads.connect() as connection:  # the key's read (pool of one in use)
         pids.append(await connection.scalar(_BACKEND_PID))
     with psycopg.connect(plain_conninfo(tenant.database_url), autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", (pids,))
@@ -220,7 +214,3 @@ async def _backend_pid(pool: DirectPool) -> int:
     row = await pool.run(lambda connection: connection.one(prepared(_BACKEND_PID), {}),
                          transaction=False)
     return row["pid"]
-
-
-def _sub_apps(app):
-    return [resource._app for resource in app.router.resources() if hasattr(resource, "_app")]

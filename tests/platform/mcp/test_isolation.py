@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from insureops.platform.auth import Scope
-from insureops.platform.tenant_databases import uri_form
+from insureops.platform.auth.requirements import Scope
+from insureops.platform.tenancy.databases import uri_form
 from tests.platform.mcp.conftest import add_key
 
 

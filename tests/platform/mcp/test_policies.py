@@ -41,7 +41,7 @@ async def _producer(tenant) -> str:
     """A producer row in the tenant database (the tenant API has no producer endpoint)."""
     import sqlalchemy as sa
 
-    from insureops.platform.tenant_engine import create_tenant_engine
+    from insureops.platform.tenancy.engine import create_tenant_engine
     from insureops.schema.sql.tables import sa_table
 
     engine = create_tenant_engine(tenant.database_url)
@@ -191,7 +191,7 @@ async def test_client_uuid_of_another_workspace_is_refused_when_a_policy_names_i
 def test_published_policy_schema_says_a_client_is_named_by_id_or_uuid_when_read(settings):
     from insureops.platform.app import create_app
     from insureops.platform.keys import OPENAPI_DOCUMENT
-    from insureops.platform.tenant_data.payloads import PolicyCreate, PolicyUpdate
+    from insureops.platform.tenancy.book.payloads import PolicyCreate, PolicyUpdate
     schemas = create_app(settings)[OPENAPI_DOCUMENT].get()["components"]["schemas"]
     for payload in (PolicyCreate, PolicyUpdate):
         for schema in (payload.model_json_schema(), schemas[payload.__name__]):  # tool, OpenAPI

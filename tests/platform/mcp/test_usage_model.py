@@ -5,9 +5,9 @@ from __future__ import annotations
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from insureops.platform import usage  # noqa: F401 - registers mcp_usage on Base.metadata
-from insureops.platform.db import Base, Database
+from insureops.platform.data.database import Base, Database
 from insureops.platform.migrations import upgrade
+from insureops.platform.records import usage  # noqa: F401 - registers mcp_usage on Base.metadata
 
 
 def _usage_differences(connection) -> list:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from insureops.platform.auth import Scope
+from insureops.platform.auth.requirements import Scope
 from insureops.platform.keys import DATABASE
-from insureops.platform.usage import summarise_usage
+from insureops.platform.records.usage import summarise_usage
 
 
 async def test_validate_key_returns_workspace_tenant_and_scopes_when_the_key_is_valid(

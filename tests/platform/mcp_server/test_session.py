@@ -11,10 +11,10 @@ import sqlalchemy as sa
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 
-from insureops.platform.api_keys import ApiKey
-from insureops.platform.auth import Scope
+from insureops.platform.auth.requirements import Scope
 from insureops.platform.keys import API_KEY_CACHE, DATABASE
-from insureops.platform.tenant_engine import create_tenant_engine
+from insureops.platform.records.api_keys import ApiKey
+from insureops.platform.tenancy.engine import create_tenant_engine
 from insureops.schema.sql.tables import sa_table
 
 EXPECTED_TOOLS = {"create_client", "get_client", "list_clients", "update_client",

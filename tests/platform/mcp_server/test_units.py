@@ -12,7 +12,7 @@ from insureops.platform.mcp_server.service_client import ServiceClient
 from insureops.platform.mcp_server.tools import build_server
 from insureops.platform.mcp_server.troubleshooting import key_problems, url_problem
 from insureops.platform.mcp_server.usage import UsageBatcher
-from insureops.platform.tenant_data.payloads import PolicyCreate
+from insureops.platform.tenancy.book.payloads import PolicyCreate
 from insureops.schema.jsonschemas import resource_schema
 
 GOOD_KEY = "iops_" + "a1B2c3" * 6 + "Zz1Y"

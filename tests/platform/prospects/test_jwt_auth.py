@@ -11,8 +11,8 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 
+from insureops.platform.auth.jwt_tokens import verified_email
 from insureops.platform.config import Settings
-from insureops.platform.jwt_auth import verified_email
 from tests.platform.prospects.conftest import AUDIENCE, BASE, ISSUER, new_key
 
 STATUS = f"{BASE}/terms-status/"

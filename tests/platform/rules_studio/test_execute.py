@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from insureops.engine.inputs import jsonio
-from insureops.platform.cursors import encode_cursor
+from insureops.platform.http.cursors import encode_cursor
 from tests.platform.mcp.conftest import save_database_url
 from tests.platform.rules_studio.conftest import BASE, CLIENT_CHECK, LOWERED, new_client
 

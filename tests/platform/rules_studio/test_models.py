@@ -8,7 +8,7 @@ import datetime
 import pytest
 from sqlalchemy import exc, select
 
-from insureops.platform.db import Database
+from insureops.platform.data.database import Database
 from insureops.platform.identity import Workspace
 from insureops.platform.migrations import upgrade
 from insureops.platform.rules_studio.models import Rule, RuleVersion

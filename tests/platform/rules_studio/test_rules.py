@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from insureops.platform.cursors import encode_cursor
+from insureops.platform.http.cursors import encode_cursor
 from tests.platform.rules_studio.conftest import (
     BASE,
     BROKEN,

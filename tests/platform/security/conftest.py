@@ -28,15 +28,15 @@ from sqlalchemy import Engine, update
 from insureops.carrier_matching import load_market
 from insureops.platform.accounts.credentials import hash_session_id
 from insureops.platform.accounts.models import Session
-from insureops.platform.api_keys import ApiKey
 from insureops.platform.app import create_app
-from insureops.platform.auth import Scope
-from insureops.platform.carrier_finder.loading import store_market
+from insureops.platform.auth.requirements import Scope
+from insureops.platform.carrier_finder.market.loading import store_market
 from insureops.platform.config import Settings
+from insureops.platform.records.api_keys import ApiKey
 from insureops.platform.team.invitations import hash_token
 from insureops.platform.team.models import Invitation
-from insureops.platform.tenant_engine import create_tenant_engine
-from insureops.platform.tenant_stores import embedded_database_url
+from insureops.platform.tenancy.engine import create_tenant_engine
+from insureops.platform.tenancy.workspaces import embedded_database_url
 from tests.carrier_matching.market_texts import market_texts
 from tests.conftest import BACKENDS, require_postgres
 from tests.databases import Template

@@ -10,10 +10,10 @@ from cryptography.fernet import Fernet
 from pydantic import BaseModel, ValidationError
 
 from insureops.platform.app import create_app
-from insureops.platform.auth import AuthKind
+from insureops.platform.auth.requirements import AuthKind
 from insureops.platform.config import Settings
+from insureops.platform.http.routing import Mount, Owner, Route
 from insureops.platform.keys import MOUNTS
-from insureops.platform.routing import Mount, Owner, Route
 
 OWNED = (Owner.WORKSPACE, Owner.TENANT, Owner.SUBJECT)
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from insureops.platform.auth import Auth, AuthKind, Role, Scope
-from insureops.platform.routing import Mount, Owner, Route
+from insureops.platform.auth.requirements import Auth, AuthKind, Role, Scope
+from insureops.platform.http.routing import Mount, Owner, Route
 from tests.platform.security import declared
 from tests.platform.security.conftest import MAKERS, TOKEN, World
 from tests.platform.security.declared import (
@@ -157,7 +157,7 @@ def classification_problems(routes: list[tuple[Mount, Route]]) -> list[str]:
         if route.path_parameters() and route.path_owner is None:
             problems.append(
                 f"{operation}: declare whose object its path names, owner=Owner.X "
-                "(platform/routing.py)"
+                "(platform/http/routing.py)"
             )
         if crossable(route):
             problems += [

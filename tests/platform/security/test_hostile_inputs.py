@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from insureops.platform.auth import AuthKind
-from insureops.platform.routing import Mount, Route
+from insureops.platform.auth.requirements import AuthKind
+from insureops.platform.http.routing import Mount, Route
 from tests.platform.security import hostile
 from tests.platform.security.conftest import IDP_AUDIENCE, IDP_ISSUER, IDP_KEY, World
 from tests.platform.security.declared import (

@@ -23,10 +23,10 @@ import sqlalchemy as sa
 from pydantic import BaseModel
 from sqlalchemy import text, update
 
-from insureops.platform.routing import Mount, Route
+from insureops.platform.http.routing import Mount, Route
 from insureops.platform.team.invitations import hash_token
 from insureops.platform.team.models import Invitation
-from insureops.platform.tenant_stores import embedded_database_url
+from insureops.platform.tenancy.workspaces import embedded_database_url
 from tests.platform.rules_studio.conftest import CLIENT_CHECK
 from tests.platform.security.conftest import OWN_APPETITE, Side, World
 from tests.platform.security.declared import (

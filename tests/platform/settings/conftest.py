@@ -8,9 +8,9 @@ import pytest
 from pydantic import BaseModel
 
 from insureops.platform.app import Area
-from insureops.platform.auth import Auth, Scope
+from insureops.platform.auth.requirements import Auth, Scope
 from insureops.platform.config import Settings
-from insureops.platform.routing import Call, RouteTable
+from insureops.platform.http.routing import Call, RouteTable
 from tests.platform.accounts.conftest import FakeClock
 from tests.platform.workspaces import Tenancy, start_tenancy
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from insureops.platform.api_keys import hash_api_key
+from insureops.platform.records.api_keys import hash_api_key
 from tests.platform.settings.conftest import KEY_PROBE
 from tests.platform.workspaces import Member, Tenancy
 

@@ -12,9 +12,9 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from insureops.platform.tenant_databases import TenantDatabase
-from insureops.platform.tenant_engine import create_tenant_engine
-from insureops.platform.tenant_schema import apply_data_model
+from insureops.platform.tenancy.data_model import apply_data_model
+from insureops.platform.tenancy.databases import TenantDatabase
+from insureops.platform.tenancy.engine import create_tenant_engine
 from insureops.schema.model import DATA_MODEL_VERSION
 from tests.conftest import require_postgres
 from tests.platform.workspaces import Member, Tenancy

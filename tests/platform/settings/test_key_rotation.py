@@ -12,7 +12,7 @@ from sqlalchemy import text
 
 from insureops.platform.cli import main
 from insureops.platform.config import Settings
-from insureops.platform.tenant_databases import TenantDatabaseSecretError, decrypt_url
+from insureops.platform.tenancy.databases import TenantDatabaseSecretError, decrypt_url
 from tests.platform.accounts.conftest import FakeClock
 from tests.platform.settings.test_database import own_directory, prepared_sqlite
 from tests.platform.workspaces import start_tenancy

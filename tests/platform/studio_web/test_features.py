@@ -10,11 +10,11 @@ import shutil
 
 import pytest
 
-from insureops.platform.api_keys import ApiKey, hash_api_key, new_api_key, normalise_scopes
-from insureops.platform.auth import Scope
-from insureops.platform.carrier_finder.startup import example_market_folder, load_folder
+from insureops.platform.auth.requirements import Scope
+from insureops.platform.carrier_finder.market.startup import example_market_folder, load_folder
 from insureops.platform.identity import new_tenant_id
 from insureops.platform.keys import DATABASE
+from insureops.platform.records.api_keys import ApiKey, hash_api_key, new_api_key, normalise_scopes
 from tests.platform.rules_studio.conftest import CLIENT_CHECK
 from tests.platform.studio_web.conftest import Shots, log_in, set_source
 

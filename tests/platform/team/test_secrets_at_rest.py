@@ -11,7 +11,7 @@ from urllib.parse import unquote
 from sqlalchemy.engine import make_url
 
 from insureops.platform.accounts.credentials import hash_session_id
-from insureops.platform.api_keys import hash_api_key
+from insureops.platform.records.api_keys import hash_api_key
 from insureops.platform.team.invitations import hash_token
 from tests.platform.accounts.conftest import FakeClock
 from tests.platform.team.conftest import BASE, LINK

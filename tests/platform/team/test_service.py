@@ -8,7 +8,7 @@ import datetime
 import pytest
 from argon2 import PasswordHasher
 
-from insureops.platform.db import Database
+from insureops.platform.data.database import Database
 from insureops.platform.email import DeliveryResult, DeliveryStatus, TemplateRenderer
 from insureops.platform.identity import Membership, Passwords, User, Workspace
 from insureops.platform.migrations import upgrade

@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from insureops.platform.tenant_data.cursor import decode_cursor, encode_cursor
-from insureops.platform.tenant_data.errors import PayloadInvalidError
+from insureops.platform.tenancy.book.cursor import decode_cursor, encode_cursor
+from insureops.platform.tenancy.book.errors import PayloadInvalidError
 
 
 def test_cursor_round_trips_when_passed_back_unchanged():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from insureops.platform.tenant_data.payloads import ClientCreate, PolicyCreate, PolicyUpdate
-from insureops.platform.tenant_data.validation import payload_errors
+from insureops.platform.tenancy.book.payloads import ClientCreate, PolicyCreate, PolicyUpdate
+from insureops.platform.tenancy.book.validation import payload_errors
 from insureops.schema.jsonschemas import resource_schema
 
 

@@ -9,8 +9,8 @@ from decimal import Decimal
 import pytest
 import sqlalchemy as sa
 
-from insureops.platform.tenant_engine import create_tenant_engine
-from insureops.platform.tenant_schema import apply_data_model
+from insureops.platform.tenancy.data_model import apply_data_model
+from insureops.platform.tenancy.engine import create_tenant_engine
 from insureops.schema.catalog import TABLES_BY_NAME
 from insureops.schema.model import Field
 from insureops.schema.sql.tables import sa_table

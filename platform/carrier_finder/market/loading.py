@@ -1,0 +1,164 @@
+"""Loading a checked market into the platform database: idempotent, versioned, never deleting."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
+from insureops.platform.carrier_finder.market import repository
+from insureops.platform.carrier_finder.market.models import (
+    MarketAppetite,
+    MarketCarrier,
+    MarketProduct,
+)
+
+
+@dataclass
+class LoadSummary:
+    """What one load changed, per kind (`carriers`, `products`, `appetites`): rows created,
+    updated (a new version, for appetites), deactivated and left unchanged."""
+
+    created: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    updated: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    deactivated: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    unchanged: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+
+    @property
+    def changed(self) -> bool:
+        return any(sum(counts.values()) for counts in (self.created, self.updated,
+                                                        self.deactivated))
+
+    def render(self) -> str:
+        parts = []
+        for kind in KINDS:
+            parts.append(f"{kind}: {self.created[kind]} new, {self.updated[kind]} changed, "
+                         f"{self.deactivated[kind]} deactivated, {self.unchanged[kind]} unchanged")
+        return "; ".join(parts)
+
+
+KINDS = ("carriers", "products", "appetites")
+
+
+async def store_market(session: AsyncSession, market: Market, *, now: datetime.datetime,
+                       workspace_id: str | None = None) -> LoadSummary:
+    """Make the stored market of `workspace_id` (None: the shared market) match `market`: an
+    unchanged file is a no-op, a changed appetite gets a new version, carriers and products no
+    longer in the market are deactivated, never deleted."""
+    summary = LoadSummary()
+    appetite_ids = await _store_appetites(session, market.appetites, now, workspace_id, summary)
+    carrier_ids = await _store_carriers(session, market.carriers, now, workspace_id, summary)
+    await _store_products(session, market.products, carrier_ids, appetite_ids, now,
+                          workspace_id, summary)
+    return summary
+
+
+async def _store_appetites(session: AsyncSession, appetites: tuple[Appetite, ...],
+                           now: datetime.datetime, workspace_id: str | None,
+                           summary: LoadSummary) -> dict[str, int]:
+    current = {row.path: row for row in await repository.current_appetites(session,
+                                                                             workspace_id)}
+    ids: dict[str, int] = {}
+    for appetite in appetites:
+        row = current.get(appetite.path)
+        if row is not None and row.content_hash == appetite.content_hash:
+            summary.unchanged["appetites"] += 1
+            ids[appetite.path] = row.id
+            continue
+        version = 1
+        if row is not None:
+            row.current = False
+            version = row.version + 1
+            summary.updated["appetites"] += 1
+        else:
+            summary.created["appetites"] += 1
+        new = MarketAppetite(workspace_id=workspace_id, path=appetite.path, name=appetite.name,
+                             title=appetite.title, source=appetite.source,
+                             content_hash=appetite.content_hash, version=version, current=True,
+                             created_at=now)
+        await repository.add(session, new)
+        ids[appetite.path] = new.id
+    return ids
+
+
+def _carrier_values(carrier: Carrier) -> dict:
+    return {"name": carrier.name, "naic_code": carrier.naic_code, "rating": carrier.rating,
+            "market": carrier.market, "states": sorted(carrier.states),
+            "website": carrier.website, "active": carrier.active}
+
+
+def _product_values(product: Product, carrier_id: int, appetite_id: int) -> dict:
+    return {"carrier_id": carrier_id, "appetite_id": appetite_id, "line": product.line,
+            "name": product.name, "description": product.description,
+            "states": sorted(product.states), "minimum_premium": product.minimum_premium,
+            "max_limit": product.max_limit, "max_aggregate": product.max_aggregate,
+            "admitted": product.admitted, "active": product.active}
+
+
+def _differs(row, values: Mapping) -> bool:
+    return any(_comparable(getattr(row, key)) != _comparable(value)
+               for key, value in values.items())
+
+
+def _comparable(value):
+    # Numeric columns come back with the column's scale (1250.00); compare by value
+    return value.normalize() if hasattr(value, "normalize") else value
+
+
+async def _store_carriers(session: AsyncSession, carriers: tuple[Carrier, ...],
+                          now: datetime.datetime, workspace_id: str | None,
+                          summary: LoadSummary) -> dict[str, int]:
+    stored = {row.slug: row for row in await repository.carriers(session, workspace_id)}
+    ids: dict[str, int] = {}
+    for carrier in carriers:
+        values = _carrier_values(carrier)
+        row = stored.pop(carrier.id, None)
+        if row is None:
+            row = MarketCarrier(workspace_id=workspace_id, slug=carrier.id, updated_at=now,
+                                **values)
+            await repository.add(session, row)
+            summary.created["carriers"] += 1
+        elif _differs(row, values):
+            for key, value in values.items():
+                setattr(row, key, value)
+            row.updated_at = now
+            summary.updated["carriers"] += 1
+        else:
+            summary.unchanged["carriers"] += 1
+        ids[carrier.id] = row.id
+    for row in stored.values():
+        if row.active:
+            row.active, row.updated_at = False, now
+            summary.deactivated["carriers"] += 1
+    return ids
+
+
+async def _store_products(session: AsyncSession, products: tuple[Product, ...],
+                          carrier_ids: dict[str, int], appetite_ids: dict[str, int],
+                          now: datetime.datetime, workspace_id: str | None,
+                          summary: LoadSummary) -> None:
+    stored = {row.slug: row for row in await repository.products(session, workspace_id)}
+    for product in products:
+        values = _product_values(product, carrier_ids[product.carrier_id],
+                                 appetite_ids[product.appetite])
+        row = stored.pop(product.id, None)
+        if row is None:
+            await repository.add(session, MarketProduct(
+                workspace_id=workspace_id, slug=product.id, updated_at=now, **values),
+                flush=False)
+            summary.created["products"] += 1
+        elif _differs(row, values):
+            for key, value in values.items():
+                setattr(row, key, value)
+            row.updated_at = now
+            summary.updated["products"] += 1
+        else:
+            summary.unchanged["products"] += 1
+    for row in stored.values():
+        if row.active:
+            row.active, row.updated_at = False, now
+            summary.deactivated["products"] += 1
+    await session.flush()

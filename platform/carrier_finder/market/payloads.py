@@ -1,0 +1,248 @@
+"""Request and response shapes of the carrier finder area."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+
+from insureops.carrier_matching.lines import LINES
+from insureops.platform.http.timestamps import IsoDate
+
+LineCode = StrEnum("LineCode", {line.code: line.code for line in LINES})
+NAICS_PATTERN = r"^[0-9]{2,6}$"
+NAICS_PREFIX = Field(None, pattern=NAICS_PATTERN, description="A NAICS code or prefix, 2-6 digits.")
+STATE = Field(None, min_length=2, max_length=2, description="A state code, e.g. AZ.")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PriorClaim(_Strict):
+    amount: StrictFloat | None = Field(None, allow_inf_nan=False)
+    date: IsoDate | None = None
+    type: str | None = None
+    description: str | None = None
+
+
+class Business(_Strict):
+    """A business looking for coverage: the `Business` type appetites read (every field optional;
+    schema/business.py)."""
+
+    name: str | None = Field(None, max_length=255)
+    description: str | None = Field(None, max_length=10_000)
+    website: str | None = Field(None, max_length=2048)
+    naics: str | None = Field(None, pattern=NAICS_PATTERN)
+    state: str | None = Field(None, min_length=2, max_length=2)
+    postal_code: str | None = Field(None, max_length=20)
+    country: str | None = Field(None, max_length=100)
+    annual_revenue: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
+    payroll: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
+    employee_count: StrictInt | None = Field(None, ge=0)
+    years_in_business: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
+    founded_on: IsoDate | None = None
+    lines_of_business: list[str] | None = None
+    requested_limit: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
+    prior_claims: list[PriorClaim] | None = None
+
+
+class MatchRequest(_Strict):
+    business: Business
+    lines: list[LineCode] | None = Field(  # type: ignore[valid-type]
+        None, description="Line codes to match; default the business's lines_of_business, else all.")
+    explain: StrictBool = Field(False, description="Add the engine's trace to each result.")
+    limit: StrictInt | None = Field(None, ge=1, le=1000, description="Return only the best N results.")
+
+
+class CarrierRef(BaseModel):
+    id: str
+    name: str
+    rating: str
+
+
+class ProductRef(BaseModel):
+    id: str
+    name: str
+    line: str
+
+
+class MatchItem(BaseModel):
+    carrier: CarrierRef
+    product: ProductRef
+    decision: Literal["accept", "refer", "decline"]
+    score: float
+    reasons: list[str]
+    tags: list[str]
+    outputs: dict[str, Any]
+    evaluated: bool = Field(description="False when the product was answered without running its "
+                            "appetite (not offered in the state, or pruned).")
+    trace: list[Any] | None = None
+    own: bool = Field(False, description="The session workspace's own product, its appetite a "
+                      "published rule of the rule studio.")
+
+
+class UnmatchedItem(BaseModel):
+    carrier: CarrierRef
+    product: ProductRef
+    appetite_rule_id: str
+    appetite_status: str = Field(description="unpublished, archived, wrong_kind, wrong_inputs "
+                                 "or invalid.")
+    reason: str
+
+
+class MatchResponse(BaseModel):
+    results: list[MatchItem]
+    considered: int = Field(description="Active products on the lines asked for.")
+    pruned: int = Field(description="Products the candidate index ruled out unevaluated.")
+    elapsed_ms: float = Field(description="Server-side matching time.")
+    unmatched: list[UnmatchedItem] = Field(
+        default_factory=list, description="The workspace's own products on the lines asked for "
+        "that were not matched because their appetite rule has no usable published version.")
+
+
+class ListQuery(_Strict):
+    line: LineCode | None = None  # type: ignore[valid-type]
+    state: str | None = STATE
+    carrier: str | None = Field(None, max_length=100, description="A carrier id.")
+    naics: str | None = NAICS_PREFIX
+    q: str | None = Field(None, max_length=200, description="Words of a name or description.")
+    limit: int = Field(50, ge=1, le=200)
+    cursor: str | None = Field(None, max_length=200, description="next_cursor of the previous page.")
+
+
+class ProductInfo(BaseModel):
+    id: str
+    carrier_id: str
+    carrier_name: str
+    line: str
+    line_name: str
+    name: str
+    description: str
+    states: list[str]
+    minimum_premium: float
+    max_limit: float
+    max_aggregate: float | None
+    admitted: bool
+    appetite: str = Field(description="The appetite's ruleset name.")
+    own: bool = Field(False, description="The session workspace's own product (POST /products/).")
+    appetite_rule_id: str | None = Field(None, description="Own products: the appetite rule.")
+    appetite_status: str | None = Field(
+        None, description="Own products: `published` (matched), else why it is not matched: "
+        "unpublished, archived, wrong_kind, wrong_inputs, invalid.")
+
+
+class CarrierInfo(BaseModel):
+    id: str
+    name: str
+    naic_code: str
+    rating: str
+    market: Literal["admitted", "surplus_lines"]
+    states: list[str]
+    website: str | None
+    lines: list[str]
+    product_count: int
+    own: bool = Field(False, description="The session workspace's own carrier (POST /carriers/).")
+
+
+class CarrierDetail(CarrierInfo):
+    products: list[ProductInfo]
+
+
+class CarrierPath(BaseModel):
+    carrier_id: str = Field(max_length=100)
+
+
+class AppetiteInfo(BaseModel):
+    name: str
+    title: str | None
+    path: str
+    carrier_id: str
+    content_hash: str
+    version: int
+    products: list[str]
+    source: str
+
+
+class CarrierPage(BaseModel):
+    items: list[CarrierInfo]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")
+
+
+class ProductPage(BaseModel):
+    items: list[ProductInfo]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")
+
+
+class AppetitePage(BaseModel):
+    items: list[AppetiteInfo]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")
+
+
+class Criteria(_Strict):
+    naics: str | None = NAICS_PREFIX
+    state: str | None = STATE
+    lines: list[LineCode] | None = None  # type: ignore[valid-type]
+
+
+class SearchRequest(Criteria):
+    q: str | None = Field(None, max_length=200, description="Words of a name or description.")
+
+
+class SearchItem(BaseModel):
+    carrier: CarrierRef
+    product: ProductRef
+    appetite: str
+    reasons: list[str]
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchItem]
+    index: Literal["pruning", "named_classes"] = Field(
+        description="What judged the NAICS class: the pruning index, or the classes appetites name.")
+
+
+class Jurisdiction(BaseModel):
+    code: str
+    name: str
+    kind: Literal["state", "district"]
+    product_count: int
+
+
+class JurisdictionList(BaseModel):
+    jurisdictions: list[Jurisdiction]
+
+
+class ProductLine(BaseModel):
+    code: str
+    name: str
+    description: str
+    product_count: int
+
+
+class ProductLineList(BaseModel):
+    product_lines: list[ProductLine]
+
+
+class ClassifyRequest(_Strict):
+    description: str = Field(min_length=1, max_length=10_000)
+    name: str | None = Field(None, max_length=255)
+    website: str | None = Field(None, max_length=2048)
+
+
+class Classification(BaseModel):
+    naics: str
+    title: str
+    confidence: float
+
+
+class ClassifyResponse(BaseModel):
+    results: list[Classification]
+    method: Literal["offline", "llm"] = Field(
+        description="offline: the project's classifier; llm: the workspace's LLM provider chose "
+        "among the offline candidates.")
+    fallback_reason: str | None = Field(
+        None, description="Why a configured provider's answer was not used (docs/classifier.md).")
+    provider: str | None = Field(None, description="The LLM provider asked, if any.")
+

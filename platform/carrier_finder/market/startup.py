@@ -1,0 +1,82 @@
+"""Start-up of the carrier finder: the example market on an empty embedded database, the classifier."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import time
+from pathlib import Path
+
+from aiohttp import web
+from sqlalchemy.exc import SQLAlchemyError
+
+from insureops.carrier_matching import MarketInvalidError, load_market
+from insureops.platform.carrier_finder.market.folder import read_market_folder
+from insureops.platform.carrier_finder.market.loading import LoadSummary, store_market
+from insureops.platform.carrier_finder.market.repository import is_empty as market_is_empty
+from insureops.platform.data.database import Database
+from insureops.platform.keys import CLOCK, DATABASE, SETTINGS
+
+log = logging.getLogger("insureops.carrier_finder")
+
+
+def example_market_folder() -> Path:
+    """examples/market next to the package (a source checkout or an editable install)."""
+    return Path(__file__).resolve().parents[3] / "examples" / "market"
+
+
+async def load_folder(database: Database, folder: Path, *, now: datetime.datetime,
+                      workspace_id: str | None = None) -> LoadSummary:
+    """Check the market in `folder` and store it; raises MarketInvalidError (nothing stored)."""
+    texts = read_market_folder(folder)
+    market = await asyncio.get_running_loop().run_in_executor(None, load_market, texts)
+    async with database.unit_of_work() as uow:
+        summary = await store_market(uow.session, market, now=now, workspace_id=workspace_id)
+        await uow.commit()
+    return summary
+
+
+async def load_first_market(database: Database, folder: Path, *,
+                            now: datetime.datetime) -> LoadSummary | None:
+    """Store the market in `folder` when no carrier is stored yet; None when there was a market
+    already, or no folder (logged), or a broken one (logged: the service starts without it)."""
+    try:
+        async with database.unit_of_work() as uow:
+            if not await market_is_empty(uow.session):
+                return None
+    except SQLAlchemyError as exc:  # not migrated, or unreachable: requests will say so
+        log.warning("cannot read the carrier market, starting without loading one: %s",
+                    type(exc).__name__)
+        return None
+    if not folder.is_dir():
+        log.warning("no example market at %s: starting without a carrier market", folder)
+        return None
+    started = time.perf_counter()
+    try:
+        summary = await load_folder(database, folder, now=now)
+    except (MarketInvalidError, OSError, UnicodeDecodeError, SQLAlchemyError) as exc:
+        log.error("the example market did not load, starting without it: %s", exc)
+        return None
+    log.info("example market loaded in %.2fs: %s", time.perf_counter() - started,
+             summary.render())
+    return summary
+
+
+async def load_example_market(app: web.Application) -> None:
+    """On an embedded (SQLite) database the service migrates and that has no market yet, load
+    examples/market once."""
+    settings = app[SETTINGS]
+    if settings.is_sqlite and settings.load_example_market and settings.migrate_on_start:
+        now = datetime.datetime.fromtimestamp(app[CLOCK](), datetime.UTC)
+        await load_first_market(app[DATABASE], example_market_folder(), now=now)
+
+
+async def load_classifier(app: web.Application) -> None:
+    """Read the classifier's keyword index (and the NAICS titles) before the first request."""
+    from insureops.carrier_matching.classifier import classify
+
+    await asyncio.get_running_loop().run_in_executor(None, classify, "warm up the index")
+
+
+STARTUP_HOOKS = (load_example_market, load_classifier)

@@ -1,0 +1,104 @@
+"""The stored market as a carrier_matching Market, appetites compiled once per content hash."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from decimal import Decimal
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
+from insureops.carrier_matching.matching import CandidateIndex
+from insureops.dsl import CompiledRuleset, compile_ruleset
+from insureops.platform.carrier_finder.market import repository
+from insureops.platform.carrier_finder.market.models import (
+    MarketAppetite,
+)
+from insureops.platform.compute.executors import BoundedExecutor
+
+
+class MarketStore:
+    """Per process: compiled appetites by content hash, and the newest Market per workspace with
+    the fingerprint (row counts and last changes) it was read at."""
+
+    def __init__(self, index_builder: Callable[[tuple[Appetite, ...]], CandidateIndex] | None
+                 = None) -> None:
+        # carrier_matching.pruning.build_candidate_index once it exists; None: no pruning
+        self._index_builder = index_builder
+        self._indexes: dict[int, tuple[Market, CandidateIndex]] = {}
+        self._compiled: dict[str, CompiledRuleset] = {}
+        self._snapshots: dict[str | None, tuple[tuple, Market]] = {}
+        self._versions: dict[str, int] = {}  # content hash -> stored version
+        self._lock = asyncio.Lock()
+        self.threads = BoundedExecutor("market", 1)  # compiles and indexes, one at a time
+
+    def index(self, market: Market) -> CandidateIndex | None:
+        """The candidate index of `market` (built once per snapshot), or None without pruning."""
+        if self._index_builder is None:
+            return None
+        found = self._indexes.get(id(market))
+        if found is None or found[0] is not market:
+            found = self._indexes[id(market)] = (market, self._index_builder(market.appetites))
+            if len(self._indexes) > 2 * max(1, len(self._snapshots)):  # drop replaced snapshots
+                # the market indexed now may not be published yet: keep it too
+                live = {id(m) for _, m in self._snapshots.values()} | {id(market)}
+                self._indexes = {k: v for k, v in self._indexes.items() if k in live}
+        return found[1]
+
+    def version(self, content_hash: str) -> int:
+        """The stored version of the appetite with this content (read with the market)."""
+        return self._versions.get(content_hash, 1)
+
+    def compiled(self, content_hash: str, source: str, path: str) -> CompiledRuleset:
+        found = self._compiled.get(content_hash)
+        if found is None:
+            found = self._compiled[content_hash] = compile_ruleset(source, filename=path)
+        return found
+
+    async def market(self, session: AsyncSession, workspace_id: str | None = None) -> Market:
+        """The market `workspace_id` sees (the shared one with its own entries)."""
+        fingerprint = await repository.fingerprint(session, workspace_id)
+        known = self._snapshots.get(workspace_id)
+        if known is not None and known[0] == fingerprint:
+            return known[1]
+        async with self._lock:
+            market = await self._read(session, workspace_id)
+            # the candidate index analyses every appetite (seconds for thousands): off the loop
+            await self.threads.run(self.index, market)
+            self._snapshots[workspace_id] = (fingerprint, market)
+        return market
+
+    async def _read(self, session: AsyncSession, workspace_id: str | None) -> Market:
+        appetite_rows, carrier_rows, product_rows = await repository.visible_rows(
+            session, workspace_id)
+        # compiling is CPU work: off the event loop, once per content hash
+        missing = [row for row in appetite_rows if row.content_hash not in self._compiled]
+        if missing:
+            await self.threads.run(self._compile_all, missing)
+        self._versions.update((row.content_hash, row.version) for row in appetite_rows)
+        appetites = {row.id: Appetite(row.name, row.path, row.source,
+                                      self._compiled[row.content_hash]) for row in appetite_rows}
+        carriers = {row.id: Carrier(row.slug, row.name, row.naic_code, row.rating, row.market,
+                                    frozenset(row.states), row.website, row.active)
+                    for row in carrier_rows}
+        products = []
+        for row in product_rows:
+            carrier, appetite = carriers.get(row.carrier_id), appetites.get(row.appetite_id)
+            if carrier is None or appetite is None:
+                continue
+            products.append(Product(row.slug, carrier.id, row.line, row.name, row.description,
+                                    frozenset(row.states), _amount(row.minimum_premium),
+                                    _amount(row.max_limit), _amount(row.max_aggregate),
+                                    row.admitted, appetite.path, row.active))
+        return Market(tuple(carriers.values()), tuple(products), tuple(appetites.values()))
+
+    def _compile_all(self, rows: list[MarketAppetite]) -> None:
+        for row in rows:
+            self.compiled(row.content_hash, row.source, row.path)
+
+
+def _amount(value: Decimal | None) -> Decimal | None:
+    if value is None:
+        return None
+    return Decimal(int(value)) if value == value.to_integral_value() else value

@@ -1,0 +1,1 @@
+"""HTTP plumbing of the service: route declarations and the request pipeline, bodies, errors, OpenAPI, middlewares, rate limits and serving."""

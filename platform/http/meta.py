@@ -1,0 +1,102 @@
+"""The service's own routes: OpenAPI document, Swagger UI from local files, health."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from aiohttp import web
+from pydantic import BaseModel, Field
+from swagger_ui.utils import SWAGGER_UI_PY_ROOT
+
+from insureops.platform.auth.requirements import Auth
+from insureops.platform.http.routing import Call, RouteTable
+from insureops.platform.keys import DATABASE, OPENAPI_DOCUMENT
+from insureops.platform.migrations import current_revision
+
+DOCS_PATH = "/api/docs"
+OPENAPI_PATH = "/api/openapi.json"
+SWAGGER_ASSETS = SWAGGER_UI_PY_ROOT / "static"  # swagger-ui-py's bundled Swagger UI files
+_ASSETS = ("swagger-ui.css", "index.css", "swagger-ui-bundle.js",
+           "swagger-ui-standalone-preset.js", "favicon-32x32.png", "favicon-16x16.png")
+
+routes = RouteTable("service", "The service itself: API description, documentation, health.")
+
+
+class OpenApiDocument(BaseModel):
+    """An OpenAPI 3.1 document."""
+
+    model_config = {"extra": "allow"}
+
+    openapi: str
+    info: dict[str, object]
+    paths: dict[str, object]
+
+
+class AssetPath(BaseModel):
+    filename: str = Field(pattern="^[A-Za-z0-9._-]+$", description="A Swagger UI asset file.")
+
+
+class Health(BaseModel):
+    status: str = Field(description="'ok' when the service and its database answer.")
+    database_revision: str | None = Field(description="Applied platform migration.")
+
+
+@routes.get(OPENAPI_PATH, response=OpenApiDocument, auth=Auth.NONE,
+            summary="This API's OpenAPI 3.1 description")
+async def openapi_document(call: Call[None, None]) -> web.StreamResponse:
+    return web.json_response(call.request.config_dict[OPENAPI_DOCUMENT].get())
+
+
+def swagger_page(title: str) -> str:
+    """Swagger UI's page, pointing at our document and at assets served by this service."""
+    assets = f"{DOCS_PATH}/static"
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<title>{html.escape(title)}</title>
+<link rel="stylesheet" type="text/css" href="{assets}/swagger-ui.css">
+<link rel="stylesheet" type="text/css" href="{assets}/index.css">
+<link rel="icon" type="image/png" href="{assets}/favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="{assets}/swagger-ui-bundle.js" charset="UTF-8"></script>
+<script src="{assets}/swagger-ui-standalone-preset.js" charset="UTF-8"></script>
+<script>
+window.onload = function () {{
+  window.ui = SwaggerUIBundle({{
+    url: "{OPENAPI_PATH}", dom_id: "#swagger-ui", deepLinking: true, validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl], layout: "StandaloneLayout",
+  }});
+}};
+</script>
+</body>
+</html>
+"""
+
+
+@routes.get(DOCS_PATH, response=None, auth=Auth.NONE, content_type="text/html",
+            summary="Swagger UI (served from local files)")
+async def docs_page(call: Call[None, None]) -> web.Response:
+    return web.Response(text=swagger_page("insureops API"), content_type="text/html")
+
+
+@routes.get(f"{DOCS_PATH}/static/{{filename}}", response=None, auth=Auth.NONE,
+            path_model=AssetPath, content_type="application/octet-stream",
+            summary="A Swagger UI asset")
+async def docs_asset(call: Call[None, None]) -> web.StreamResponse:
+    if call.path.filename not in _ASSETS:
+        raise web.HTTPNotFound()
+    return web.FileResponse(Path(SWAGGER_ASSETS, call.path.filename),
+                            headers={"Cache-Control": "public, max-age=86400"})
+
+
+@routes.get("/api/health/", response=Health, auth=Auth.NONE,
+            summary="Liveness and database reachability")
+async def health(call: Call[None, None]) -> Health:
+    database = call.request.config_dict[DATABASE]
+    await database.ping()  # unreachable: the error middleware answers 503
+    return Health(status="ok", database_revision=await current_revision(database.engine))

@@ -1,0 +1,1 @@
+"""What the service connects out to: the address policy, the checking resolver and the LLM providers' HTTP clients."""

@@ -1,0 +1,154 @@
+"""Request and response shapes of the client and policy operations (HTTP bodies, MCP tool inputs).
+
+The record payloads *are* the data model's JSON Schemas: validation runs schema/'s schema (with
+one {field, message} per failure) and the published schema (OpenAPI, MCP tool input) is that same
+schema, so the HTTP API and the local MCP server accept exactly the same payloads.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from insureops.platform.http.timestamps import IsoDate, IsoDateTime
+from insureops.platform.tenancy.book.validation import payload_errors
+from insureops.schema.enums import ENUMS
+from insureops.schema.jsonschemas import Mode, resource_schema
+
+MAX_PAGE = 200
+DEFAULT_PAGE = 50
+
+
+class SchemaPayload(BaseModel):
+    """A JSON object validated by a data-model JSON Schema; the fields sent are in `values`."""
+
+    model_config = ConfigDict(extra="allow")
+    resource: ClassVar[str]
+    mode: ClassVar[Mode]
+    descriptions: ClassVar[dict[str, str]] = {}  # what the service adds to the data model's words
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _validate_with_schema(cls, data: Any, handler: Any) -> Any:
+        if isinstance(data, cls):
+            return data
+        errors = payload_errors(cls.resource, cls.mode, data)
+        if errors:
+            raise ValidationError.from_exception_data(cls.__name__, [
+                InitErrorDetails(type=PydanticCustomError("schema", error["message"]),
+                                 loc=tuple(error["field"].split(".")), input=None)
+                for error in errors])
+        return handler(data)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict[str, Any]:
+        schema = resource_schema(cls.resource, cls.mode)
+        schema.pop("$schema", None)
+        schema.pop("$id", None)
+        for name, description in cls.descriptions.items():
+            schema["properties"][name] = {**schema["properties"][name],
+                                          "description": description}
+        return schema
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The fields given, as decoded JSON (dates, uuids and decimals still in JSON form)."""
+        return dict(self.model_extra or {})
+
+
+class ClientCreate(SchemaPayload):
+    resource = "Client"
+    mode = "create"
+
+
+class ClientUpdate(SchemaPayload):
+    """A partial update: only the fields given change (PATCH and PUT alike)."""
+
+    resource = "Client"
+    mode = "update"
+
+
+POLICY_REFERENCES = {
+    "client_id": "The policy's client, of the same workspace: the client's `id` or its `uuid` "
+                 "(either one; stored and answered as the client's `id`).",
+    "producer_id": "The producer's `id`, of the same workspace.",
+}
+
+
+class PolicyCreate(SchemaPayload):
+    resource = "Policy"
+    mode = "create"
+    descriptions = POLICY_REFERENCES
+
+
+class PolicyUpdate(SchemaPayload):
+    """A partial update; a `status` change must follow the policy state machine."""
+
+    resource = "Policy"
+    mode = "update"
+    descriptions = POLICY_REFERENCES
+
+
+class ClientRecord(SchemaPayload):
+    """A stored client: every field of the data model."""
+
+    resource = "Client"
+    mode = "read"
+
+
+class PolicyRecord(SchemaPayload):
+    """A stored policy: every field of the data model."""
+
+    resource = "Policy"
+    mode = "read"
+
+
+class ListQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int = Field(DEFAULT_PAGE, ge=1, le=MAX_PAGE, description="Page size (max 200).")
+    cursor: str | None = Field(None, max_length=512,
+                               description="`next_cursor` of the previous page (opaque).")
+
+
+class ClientListQuery(ListQuery):
+    """Filters of the client list (all optional, combined with AND)."""
+
+    email: str | None = Field(None, max_length=255, description="Exact e-mail (case-insensitive).")
+    name_contains: str | None = Field(None, max_length=255,
+                                      description="Part of the name (case-insensitive).")
+    country: str | None = Field(None, max_length=100, description="Exact country.")
+    created_from: IsoDateTime | None = Field(None, description="Created at or after.")
+    created_to: IsoDateTime | None = Field(None, description="Created before.")
+
+
+PolicyStatus = Literal[ENUMS["policy_status"]]  # type: ignore[valid-type]
+LineOfBusiness = Literal[ENUMS["lob"]]  # type: ignore[valid-type]
+
+
+class PolicyListQuery(ListQuery):
+    """Filters of the policy list (all optional, combined with AND)."""
+
+    status: PolicyStatus | None = None  # type: ignore[valid-type]
+    line_of_business: LineOfBusiness | None = None  # type: ignore[valid-type]
+    client_uuid: uuid.UUID | None = Field(None, description="Policies of this client (its uuid).")
+    policy_number: str | None = Field(None, max_length=50, description="Exact policy number.")
+    start_date_from: IsoDate | None = Field(None, description="start_date on or after.")
+    start_date_to: IsoDate | None = Field(None, description="start_date on or before.")
+    end_date_from: IsoDate | None = Field(None, description="end_date on or after.")
+    end_date_to: IsoDate | None = Field(None, description="end_date on or before.")
+    created_from: IsoDateTime | None = Field(None, description="Created at or after.")
+    created_to: IsoDateTime | None = Field(None, description="Created before.")
+
+
+class ClientPage(BaseModel):
+    items: list[ClientRecord]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")
+
+
+class PolicyPage(BaseModel):
+    items: list[PolicyRecord]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")

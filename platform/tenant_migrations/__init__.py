@@ -1,1 +1,0 @@
-"""The alembic environment and revisions of the tenant data model, run by platform.tenant_schema."""
