@@ -61,6 +61,22 @@ LINE_ALIASES: dict[str, str] = {
     "D&O": "DO", "E&O": "EO",
 }
 
+# Names agents write instead of codes ("general liability", "workers comp"), in upper case.
+LINE_NAMES: dict[str, str] = {
+    "GENERAL LIABILITY": "CGL", "COMMERCIAL GENERAL LIABILITY": "CGL", "LIABILITY": "CGL",
+    "WORKERS COMPENSATION": "WORK", "WORKERS COMP": "WORK", "WORKERS' COMPENSATION": "WORK",
+    "WORKMENS COMP": "WORK", "COMMERCIAL AUTO": "AUTOB", "BUSINESS AUTO": "AUTOB",
+    "GARAGE LIABILITY": "GARAG", "GARAGEKEEPERS": "GARAG", "GARAGE KEEPERS": "GARAG",
+    "COMMERCIAL PROPERTY": "PROPC", "PROFESSIONAL LIABILITY": "EO",
+    "ERRORS AND OMISSIONS": "EO", "ERRORS & OMISSIONS": "EO", "MALPRACTICE": "EO",
+    "MEDICAL MALPRACTICE": "EO", "CYBER LIABILITY": "CYBER", "COMMERCIAL UMBRELLA": "UMBRC",
+    "EXCESS LIABILITY": "UMBRC", "LIQUOR LIABILITY": "LIQUR", "EMPLOYMENT PRACTICES": "EPLI",
+    "EMPLOYMENT PRACTICES LIABILITY": "EPLI", "EPL": "EPLI", "INLAND MARINE": "INMRC",
+    "DIRECTORS AND OFFICERS": "DO", "DIRECTORS & OFFICERS": "DO", "COMMERCIAL CRIME": "CRIM",
+    "FIDELITY": "CRIM", "BUSINESSOWNERS": "BOP", "BUSINESSOWNERS POLICY": "BOP",
+    "BUSINESS OWNERS POLICY": "BOP",
+}
+
 _BY_CODE = {line.code: line for line in LINES}
 
 
@@ -70,8 +86,9 @@ def line_by_code(code: str) -> LineOfBusiness | None:
 
 
 def canonical_line(code: str) -> str | None:
-    """The ACORD code `code` means (any case, known aliases), or None when it means none."""
-    upper = code.strip().upper()
+    """The ACORD code `code` means (any case, known aliases and names), or None."""
+    upper = " ".join(code.replace("_", " ").replace("-", " ").split()).upper()
     if upper in _BY_CODE:
         return upper
-    return LINE_ALIASES.get(upper)
+    return LINE_ALIASES.get(upper) or LINE_NAMES.get(upper) or LINE_NAMES.get(
+        upper.removesuffix(" INSURANCE").removesuffix(" COVERAGE"))

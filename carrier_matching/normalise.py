@@ -27,6 +27,8 @@ from insureops.engine.ir.errors import EvaluationError
 from insureops.schema.business import CONSTRUCTION_CLASSES
 
 _NAICS = re.compile(r"^[0-9]{2,6}$")
+AMOUNT_FIELDS = ("annual_revenue", "payroll", "employee_count", "years_in_business",
+                 "requested_limit")
 CONSTRUCTION_WORDS: dict[str, str] = {
     "frame": "frame", "wood frame": "frame", "wood": "frame", "timber": "frame", "1": "frame",
     "joisted masonry": "joisted_masonry", "masonry": "joisted_masonry", "brick": "joisted_masonry",
@@ -77,6 +79,7 @@ def normalise_business(business: Mapping, *, as_of: date | None = None) -> Norma
     data = _whole_numbers(dict(business))
     warnings: list[str] = []
     problems: list[tuple[str, str, str]] = []
+    _amounts(data, warnings, problems)
     _state(data, warnings, problems)
     _naics(data, warnings, problems)
     _lines(data, warnings, problems)
@@ -87,6 +90,22 @@ def normalise_business(business: Mapping, *, as_of: date | None = None) -> Norma
     _described(data, warnings)
     data["activities"] = described.activities(data.get("description"))
     return Normalised(data, tuple(warnings))
+
+
+def _amounts(data: dict, warnings: list[str], problems: list) -> None:
+    """Amounts written as text ("$1,500,000", "12") read as numbers."""
+    for field in AMOUNT_FIELDS:
+        value = data.get(field)
+        if not isinstance(value, str):
+            continue
+        text = value.strip().replace(",", "").replace("$", "").replace("_", "")
+        try:
+            amount = Decimal(text)
+        except ArithmeticError:
+            problems.append((field, "invalid_number", f"{value!r} is not a number"))
+            continue
+        data[field] = int(amount) if amount == amount.to_integral_value() else amount
+        warnings.append(f"{field} {value!r} read as {data[field]}")
 
 
 def _state(data: dict, warnings: list[str], problems: list) -> None:
@@ -153,7 +172,7 @@ def _line(field: str, value: Any, warnings: list[str], problems: list) -> Any:
     if code is None:
         problems.append((field, "unknown_line", f"{value!r} is not a line of business code "
                          "(BOP, CGL, WORK, AUTOB, GARAG, PROPC, EO, CYBER, UMBRC, LIQUR, EPLI, "
-                         "INMRC, DO, CRIM)"))
+                         "INMRC, DO, CRIM) nor a line's name"))
         return value
     if code != value.strip().upper():
         warnings.append(f"line {value!r} read as {code}")

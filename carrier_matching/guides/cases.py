@@ -28,6 +28,7 @@ GOOD_ANSWERS = {
     "cyber": {"records": 8000, "mfa": True, "backups": True},
     "contractor": {"subcontracted_percent": 10, "residential_percent": 20, "max_stories": 2},
 }
+PAST = {"decline": "declined", "refer": "referred", "accept": "accepted"}
 GROUP = {"liquor": "operations", "contractor": "operations", "property": "property",
          "fleet": "fleet", "cyber": "cyber"}
 
@@ -170,7 +171,7 @@ def _class_cases(spec: ProductSpec, base: dict) -> list[str]:
     if outside is not None:
         expect = ('decision == "refer" and "outside_class" in tags' if spec.outside == "refer"
                   else 'decision == "decline" and tags == ["outside_class"]')
-        out.append(_test(f"a class outside the program ({outside}) is {spec.outside}d",
+        out.append(_test(f"a class outside the program ({outside}) is {PAST[spec.outside]}",
                          _with(base, naics=outside), expect))
     away = next((s for s in ("AK", "HI", "ME", "ND", "DC", "VT", "WY", "NY", "CA", "FL", "TX")
                  if s not in spec.states), None)
@@ -220,13 +221,13 @@ def _operation_cases(spec: ProductSpec, base: dict) -> list[str]:
         text = f"{base['description']} Also {phrase}."
         expect = (f'decision == "decline" and tags == ["{op.tag}"]' if op.decision == "decline"
                   else f'decision == "refer" and "{op.tag}" in tags')
-        out.append(_test(f"{op.title.lower()}: {op.decision}d from the description",
+        out.append(_test(f"{op.title.lower()}: {PAST[op.decision]} from the description",
                          _with(base, description=text), expect))
     if spec.operations:
         op = spec.operations[0]
         text = f"{base['description']} No {op.phrases[0]}."
         out.append(_test(f"a description that denies it (\"no {op.phrases[0]}\") is not "
-                         f"{op.decision}d", _with(base, description=text),
+                         f"{PAST[op.decision]}", _with(base, description=text),
                          'decision == "accept"'))
     return out
 
@@ -332,7 +333,7 @@ def _question_cases(spec: ProductSpec, base: dict) -> list[str]:
         bad = _bad_answer(topic, settings)
         if bad is not None:
             key, value, decision = bad
-            out.append(_test(f"{group}.{key} = {json_value(value)} is {decision}d",
+            out.append(_test(f"{group}.{key} = {json_value(value)} is {PAST[decision]}",
                              _set(base, (group, key), value), f'decision == "{decision}"'))
     return out
 

@@ -61,13 +61,13 @@ def _threshold(name: str, field: str, expr: str, reads: str, settings: dict[str,
     if top is not None:
         out += rule(f"{name}_above_maximum", f"{what.capitalize()} beyond the program", PRIORITY,
                     f"{expr} > {number(top)}",
-                    [f"decline {message(reads + f' is more than the {plain(top)} this program writes')}",
+                    [f"decline {message(reads + f' is more than the {plain(top)}{unit} this program writes')}",
                      f"tag {quote(tag)}"])
     if edge is not None:
         cond = f"{expr} > {number(edge)}" + (f" and {expr} <= {number(top)}" if top is not None else "")
         out += rule(f"{name}_high", f"{what.capitalize()} above the program's comfort", PRIORITY,
                     cond,
-                    [f"refer {message(reads + f' is above the {plain(edge)} the program writes without review')}",
+                    [f"refer {message(reads + f' is above the {plain(edge)}{unit} the program writes without review')}",
                      f"tag {quote(tag)}"])
     return out
 
@@ -97,10 +97,15 @@ def _property(s: dict[str, Any]) -> list[str]:
                     [f"{frame} \"Frame construction: {'outside the program' if frame == 'decline' else 'the underwriter reviews the building and its fire protection'}\"",
                      'tag "property"'])
     points = int(s.get("points", 5))
+    out += ['table better_construction "Construction that burns less" hit first priority 355',
+            "    | business.property.construction | => better_construction |",
+            '    | "masonry_non_combustible" | "masonry non-combustible" |',
+            '    | "modified_fire_resistive" | "modified fire resistive" |',
+            '    | "fire_resistive" | "fire resistive" |',
+            "    | - | null |", "end", ""]
     out += rule("noncombustible_credit", "Score: non-combustible construction", PRIORITY,
-                'business.property.construction in {"masonry_non_combustible", '
-                '"modified_fire_resistive", "fire_resistive"}',
-                [f"score += {points}", "reason \"Construction: {business.property.construction}, "
+                "outputs.better_construction is not null",
+                [f"score += {points}", "reason \"Construction: {outputs.better_construction}, "
                  "a better fire risk\""])
     if s.get("min_year") is not None or s.get("refer_year") is not None:
         out += rule("ask_year_built", "Not answered: year built", PRIORITY,

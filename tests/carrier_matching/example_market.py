@@ -29,3 +29,8 @@ def product_count() -> int:
     """How many products the example market's manifests list (read without compiling)."""
     return sum(len(tomllib.loads(path.read_text(encoding="utf-8")).get("products", []))
                for path in MARKET_FOLDER.glob("*/carrier.toml"))
+
+
+def carrier_count() -> int:
+    """How many carriers the example market has (its folders with a manifest)."""
+    return len(list(MARKET_FOLDER.glob("*/carrier.toml")))

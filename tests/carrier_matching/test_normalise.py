@@ -135,3 +135,17 @@ def test_unanswered_questions_come_back_once_each_when_products_ask_them():
     said = match({"naics": "484121", "state": "MO", "description": "Dry van freight, no hazmat."},
                  example_market(), as_of=AS_OF, lines=["AUTOB"])
     assert "fleet.hazmat" not in {q.field for q in said.questions}
+
+
+def test_lines_written_as_names_are_read_as_their_codes_when_agents_type_them():
+    found = read(lines_of_business=["General Liability", "workers comp", "Cyber Liability "
+                                    "Insurance", "liquor_liability"])
+    assert found.business["lines_of_business"] == ["CGL", "WORK", "CYBER", "LIQUR"]
+
+
+def test_amounts_written_as_text_are_read_as_numbers_when_they_are_numbers():
+    found = read(annual_revenue="$1,500,000", employee_count="12")
+    assert (found.business["annual_revenue"], found.business["employee_count"]) == (1_500_000, 12)
+    with pytest.raises(BusinessInputError) as caught:
+        read(annual_revenue="plenty")
+    assert caught.value.code == "invalid_number"
