@@ -1,39 +1,75 @@
-"""SQLAlchemy queries of the accounts area; every function receives the session it works in."""
+"""The accounts area's store: its port (`AccountsRepository`, what the use cases may ask) and its
+one implementation, this module's SQLAlchemy queries; every function receives the session it
+works in. The fast tests give the use cases an in-memory fake of the port instead.
+"""
 
 from __future__ import annotations
 
 import datetime
+from typing import Protocol
 
 from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.accounts.models import Session, VerificationCode
 from insureops.platform.identity import Membership, User, Workspace
 
 
+class AccountsRepository(Protocol):
+    """What the accounts use cases ask of their store (this module answers it)."""
+
+    async def user_by_email(self, session: AsyncSession, email: str) -> User | None: ...
+
+    async def add_user_with_workspace(self, session: AsyncSession, user: User,
+                                      workspace: Workspace) -> bool: ...
+
+    async def memberships_of(self, session: AsyncSession,
+                             user_id: str) -> list[tuple[Workspace, str]]: ...
+
+    async def take_code_try(self, session: AsyncSession, user_id: str, now: datetime.datetime,
+                            max_tries: int) -> str | None: ...
+
+    async def mark_verified(self, session: AsyncSession, user_id: str,
+                            now: datetime.datetime) -> None: ...
+
+    async def replace_code(self, session: AsyncSession, code: VerificationCode) -> None: ...
+
+    async def delete_code(self, session: AsyncSession, user_id: str) -> None: ...
+
+    async def add_session(self, session: AsyncSession, login: Session) -> None: ...
+
+    async def session_with_user(self, session: AsyncSession, id_hash: str
+                                ) -> tuple[Session, User, list[tuple[Workspace, str]]] | None: ...
+
+    async def slide_session(self, session: AsyncSession, id_hash: str, now: datetime.datetime,
+                            expires_at: datetime.datetime) -> None: ...
+
+    async def delete_session(self, session: AsyncSession, id_hash: str) -> None: ...
+
+    async def delete_expired_sessions(self, session: AsyncSession, user_id: str,
+                                      now: datetime.datetime, also: str | None = None
+                                      ) -> None: ...
+
+
 async def user_by_email(session: AsyncSession, email: str) -> User | None:
     return (await session.execute(select(User).where(User.email == email))).scalar_one_or_none()
 
 
-async def user_by_id(session: AsyncSession, user_id: str) -> User | None:
-    return await session.get(User, user_id)
-
-
 async def add_user_with_workspace(session: AsyncSession, user: User,
-                                  workspace: Workspace) -> None:
-    """The user, their workspace and the owner membership joining them."""
-    session.add_all([user, workspace])
-    await session.flush()
-    session.add(Membership(user_id=user.id, workspace_id=workspace.tenant_id, role="owner",
-                           created_at=user.created_at))
-    await session.flush()
-
-
-async def owned_workspaces(session: AsyncSession, user_id: str) -> list[Workspace]:
-    statement = (select(Workspace).join(Membership, Membership.workspace_id == Workspace.tenant_id)
-                 .where(Membership.user_id == user_id, Membership.role == "owner")
-                 .order_by(Membership.created_at, Workspace.tenant_id))
-    return list((await session.execute(statement)).scalars())
+                                  workspace: Workspace) -> bool:
+    """The user, their workspace and the owner membership joining them; False (the transaction
+    rolled back) when the address was taken meanwhile (a concurrent sign-up)."""
+    try:
+        session.add_all([user, workspace])
+        await session.flush()
+        session.add(Membership(user_id=user.id, workspace_id=workspace.tenant_id, role="owner",
+                               created_at=user.created_at))
+        await session.flush()
+    except IntegrityError:
+        await session.rollback()
+        return False
+    return True
 
 
 async def memberships_of(session: AsyncSession, user_id: str) -> list[tuple[Workspace, str]]:

@@ -1,7 +1,8 @@
 """Use cases of the accounts area: sign-up, verification, resend, login, sessions and logout.
 
-No aiohttp here: each use case takes a unit of work, the area's dependencies and a command.
-Mail goes out after the commit, so a rolled-back change never sends a message.
+No aiohttp here: each use case takes a unit of work, the area's dependencies and a command, and
+reaches the store through its port (`AccountsDeps.accounts`: the SQL repository, or a fake in
+the fast tests). Mail goes out after the commit, so a rolled-back change never sends a message.
 """
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy.exc import IntegrityError
-
-from insureops.platform.accounts import repository as repo
+from insureops.platform.accounts import repository
 from insureops.platform.accounts.credentials import (
     codes_match,
     hash_code,
@@ -28,6 +27,7 @@ from insureops.platform.accounts.errors import (
     WeakPasswordError,
 )
 from insureops.platform.accounts.models import Session, VerificationCode
+from insureops.platform.accounts.repository import AccountsRepository
 from insureops.platform.auth.requirements import AuthKind, Membership, Principal, Role, UserIdentity
 from insureops.platform.data.database import Database, UnitOfWork
 from insureops.platform.email import EmailBackend, EmailMessage, TemplateRenderer
@@ -62,6 +62,7 @@ class AccountsDeps:
     passwords: Passwords
     secret_key: bytes
     clock: Callable[[], float]
+    accounts: AccountsRepository = repository  # the store (the module is its implementation)
 
     def now(self) -> datetime.datetime:
         return datetime.datetime.fromtimestamp(self.clock(), tz=datetime.UTC)
@@ -124,7 +125,7 @@ async def signup(uow: UnitOfWork, deps: AccountsDeps, command: SignupCommand) ->
     # Hash before looking the address up, so both paths cost the same time.
     password_hash = await deps.passwords.hash_off_loop(command.password)
     now = deps.now()
-    user = await repo.user_by_email(uow.session, email)
+    user = await deps.accounts.user_by_email(uow.session, email)
     if user is not None and user.email_verified_at is not None:
         await uow.commit()
         await _send(deps, user, "signup_attempt", {"name": user.name, "email": user.email})
@@ -134,11 +135,8 @@ async def signup(uow: UnitOfWork, deps: AccountsDeps, command: SignupCommand) ->
                     password_hash=password_hash, created_at=now)
         workspace = Workspace(tenant_id=new_tenant_id(now.timestamp()),
                               name=workspace_name(command.name), created_at=now)
-        try:
-            await repo.add_user_with_workspace(uow.session, user, workspace)
-        except IntegrityError:  # a concurrent sign-up of the same address won: same answer
-            await uow.session.rollback()
-            return
+        if not await deps.accounts.add_user_with_workspace(uow.session, user, workspace):
+            return  # a concurrent sign-up of the same address won: the same answer
     else:
         user.name, user.password_hash = command.name, password_hash
     code = await _issue_code(uow, deps, user, now)
@@ -147,7 +145,7 @@ async def signup(uow: UnitOfWork, deps: AccountsDeps, command: SignupCommand) ->
 
 async def resend_code(uow: UnitOfWork, deps: AccountsDeps, email: str) -> None:
     """A new code for an unverified address (the old one stops working); otherwise nothing."""
-    user = await repo.user_by_email(uow.session, normalise_email(email))
+    user = await deps.accounts.user_by_email(uow.session, normalise_email(email))
     if user is None or user.email_verified_at is not None:
         return
     code = await _issue_code(uow, deps, user, deps.now())
@@ -162,22 +160,22 @@ async def verify(uow: UnitOfWork, deps: AccountsDeps, command: VerifyCommand) ->
     Every refusal is the same InvalidCodeError: a wrong, expired or exhausted code answers like
     an address with no pending sign-up, so the route tells nobody which addresses signed up.
     """
-    user = await repo.user_by_email(uow.session, normalise_email(command.email))
+    user = await deps.accounts.user_by_email(uow.session, normalise_email(command.email))
     if user is None or user.email_verified_at is not None:
         raise InvalidCodeError(CODE_REFUSED)
     now = deps.now()
-    code_hash = await repo.take_code_try(uow.session, user.id, now, MAX_CODE_TRIES)
+    code_hash = await deps.accounts.take_code_try(uow.session, user.id, now, MAX_CODE_TRIES)
     await uow.commit()  # the try counts even though the use case may fail
     if code_hash is None or not codes_match(code_hash, deps.secret_key, user.id,
                                             command.code.strip()):
         raise InvalidCodeError(CODE_REFUSED)
-    await repo.mark_verified(uow.session, user.id, now)
-    await repo.delete_code(uow.session, user.id)
+    await deps.accounts.mark_verified(uow.session, user.id, now)
+    await deps.accounts.delete_code(uow.session, user.id)
 
 
 async def login(uow: UnitOfWork, deps: AccountsDeps, command: LoginCommand) -> LoginResult:
     """Check the password and open a new session (any session presented with it is ended)."""
-    user = await repo.user_by_email(uow.session, normalise_email(command.email))
+    user = await deps.accounts.user_by_email(uow.session, normalise_email(command.email))
     stored = user.password_hash if user is not None else None
     if not await deps.passwords.verify_off_loop(stored, command.password):
         raise InvalidCredentialsError("The e-mail or the password is wrong.")
@@ -188,53 +186,54 @@ async def login(uow: UnitOfWork, deps: AccountsDeps, command: LoginCommand) -> L
     now = deps.now()
     # rotation: a planted or old id never survives a login
     previous = command.previous_session_id
-    await repo.delete_expired_sessions(uow.session, user.id, now,
+    await deps.accounts.delete_expired_sessions(uow.session, user.id, now,
                                        also=hash_session_id(previous) if previous else None)
-    memberships = await _memberships(uow, user.id)
+    memberships = await _memberships(uow, deps, user.id)
     active = next((m for m in memberships if m.role is Role.OWNER), None) or next(
         iter(memberships), None)
     session_id = new_session_id()
     row = Session(id_hash=hash_session_id(session_id), user_id=user.id,
                   active_workspace_id=active and active.workspace_id, created_at=now,
                   last_seen_at=now, expires_at=now + SESSION_LIFETIME)
-    await repo.add_session(uow.session, row)
+    await deps.accounts.add_session(uow.session, row)
     return LoginResult(session_id, _principal(user, memberships, row))
 
 
-async def resume_session(database: Database, now: datetime.datetime,
-                         session_id: str) -> SessionLookup | None:
+async def resume_session(database: Database, now: datetime.datetime, session_id: str,
+                         accounts: AccountsRepository = repository) -> SessionLookup | None:
     """The principal of a live session, sliding its expiry; None when unknown or expired.
 
     The session, its user and their memberships are one read outside a transaction; a write
     follows only when the session has run out (its row goes) or its expiry slides forward
     (at most once per SESSION_SLIDE_STEP)."""
     id_hash = hash_session_id(session_id)
-    found = await database.read(lambda uow: repo.session_with_user(uow.session, id_hash))
+    found = await database.read(lambda uow: accounts.session_with_user(uow.session, id_hash))
     if found is None:
         return None
     row, user, workspaces = found
     if now >= row.expires_at:
         async with database.unit_of_work() as uow:
-            await repo.delete_session(uow.session, id_hash)
+            await accounts.delete_session(uow.session, id_hash)
         return None
     refreshed = now - row.last_seen_at >= SESSION_SLIDE_STEP
     if refreshed:
         row.last_seen_at, row.expires_at = now, now + SESSION_LIFETIME
         async with database.unit_of_work() as uow:
-            await repo.slide_session(uow.session, id_hash, now, row.expires_at)
+            await accounts.slide_session(uow.session, id_hash, now, row.expires_at)
     memberships = [Membership(workspace.tenant_id, workspace.name, Role(role))
                    for workspace, role in workspaces]
     return SessionLookup(_principal(user, memberships, row), refreshed)
 
 
-async def logout(uow: UnitOfWork, session_hash: str) -> None:
+async def logout(uow: UnitOfWork, session_hash: str,
+                 accounts: AccountsRepository = repository) -> None:
     """End the session: its row goes, so the cookie is worthless even if it was copied."""
-    await repo.delete_session(uow.session, session_hash)
+    await accounts.delete_session(uow.session, session_hash)
 
 
-async def _memberships(uow: UnitOfWork, user_id: str) -> list[Membership]:
+async def _memberships(uow: UnitOfWork, deps: AccountsDeps, user_id: str) -> list[Membership]:
     return [Membership(workspace.tenant_id, workspace.name, Role(role))
-            for workspace, role in await repo.memberships_of(uow.session, user_id)]
+            for workspace, role in await deps.accounts.memberships_of(uow.session, user_id)]
 
 
 def _principal(user: User, memberships: list[Membership], row: Session) -> Principal:
@@ -247,7 +246,7 @@ async def _issue_code(uow: UnitOfWork, deps: AccountsDeps, user: User,
                       now: datetime.datetime) -> str:
     """Store a fresh code's hash (replacing any older code) and commit; return the code."""
     code = new_code()
-    await repo.replace_code(uow.session, VerificationCode(
+    await deps.accounts.replace_code(uow.session, VerificationCode(
         user_id=user.id, code_hash=hash_code(deps.secret_key, user.id, code),
         expires_at=now + CODE_LIFETIME, failed_tries=0, created_at=now))
     await uow.commit()

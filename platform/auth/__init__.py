@@ -1,1 +1,2 @@
-"""Who calls: route requirements and principals, the API key and identity-provider token authenticators, the service's secret keys."""
+"""Who calls: route requirements and principals, the API key and identity-provider token
+authenticators, the service's secret keys."""

@@ -1,1 +1,2 @@
-"""Carrier finder area: Carriers, products and appetites; search, scored matching, classification and website scans."""
+"""Carrier finder area: Carriers, products and appetites; search, scored matching, classification
+and website scans."""

@@ -1,7 +1,7 @@
 """Classification for /classify/ and /scan/: offline, or asked of the workspace's LLM provider.
 
-With a workspace key (platform/records/llm_keys.py) the provider chooses among the offline candidates
-(carrier_matching/llm_classification.py checks its answer); any failure keeps the offline result
+With a workspace key (platform/records/llm_keys.py) the provider chooses among the offline
+candidates (carrier_matching/llm_classification.py checks its answer); any failure keeps the offline result
 and names why in `fallback_reason`, so a provider outage never fails a classification.
 """
 

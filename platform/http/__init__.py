@@ -1,1 +1,2 @@
-"""HTTP plumbing of the service: route declarations and the request pipeline, bodies, errors, OpenAPI, middlewares, rate limits and serving."""
+"""HTTP plumbing of the service: route declarations and the request pipeline, bodies, errors,
+OpenAPI, middlewares, rate limits and serving."""

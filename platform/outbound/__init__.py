@@ -1,1 +1,2 @@
-"""What the service connects out to: the address policy, the checking resolver and the LLM providers' HTTP clients."""
+"""What the service connects out to: the address policy, the checking resolver and the LLM
+providers' HTTP clients."""

@@ -1,4 +1,4 @@
-"""Tenant database pools: one bounded store (one pool) per workspace and instance, made on first use.
+"""Tenant database pools: one bounded store (one pool) per workspace and instance, made on use.
 
 Stores are kept per tenant (at most `max_tenants`, least recently used closed first), rebuilt
 when the saved URL changes and closed on app cleanup; a database that is down answers

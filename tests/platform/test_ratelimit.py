@@ -15,7 +15,6 @@ from insureops.platform.http.ratelimit import (
     RateLimiter,
     client_address,
 )
-from insureops.platform.migrations import upgrade
 
 LIMITED = "/api/probe/limited/"
 BY_EMAIL = "/api/probe/limited-by-email/"
@@ -114,7 +113,6 @@ async def test_error_responses_keep_the_headers_when_the_route_is_limited(make_p
 async def test_expired_windows_are_purged_when_the_limiter_runs_later(settings):
     database = Database.connect(settings.database_url)
     try:
-        await upgrade(database.engine)
         clock = FakeClock(T0)
         limiter = RateLimiter(database.engine, clock=clock, purge_every_seconds=30)
         limit = RateLimit("purge", 5, 60)
@@ -134,7 +132,6 @@ async def test_reserve_grants_exactly_the_limit_when_a_hundred_callers_race(sett
     """Issue 28: one conditional upsert per caller; the stored count never passes the limit."""
     database = Database.connect(settings.database_url)
     try:
-        await upgrade(database.engine)
         limiter = RateLimiter(database.engine, clock=FakeClock(T0))
         limit = RateLimit("reserve", 10, 60, RateKey.EMAIL)
         states = await asyncio.gather(*[limiter.reserve(limit, "ann@example.com")
@@ -153,7 +150,6 @@ async def test_reserve_grants_exactly_the_limit_when_a_hundred_callers_race(sett
 async def test_counters_store_no_subject_in_clear_when_counting_addresses(settings):
     database = Database.connect(settings.database_url)
     try:
-        await upgrade(database.engine)
         await RateLimiter(database.engine).hit(RateLimit("signup", 5, 3600, RateKey.EMAIL),
                                                  "ann@example.com")
         async with database.sessions() as session:

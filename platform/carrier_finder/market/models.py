@@ -1,4 +1,5 @@
-"""ORM models of the carrier market: carriers, products and the versioned appetites they point at."""
+"""ORM models of the carrier market: carriers, products and the versioned appetites they point
+at."""
 
 from __future__ import annotations
 

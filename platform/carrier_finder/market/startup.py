@@ -1,4 +1,5 @@
-"""Start-up of the carrier finder: the example market on an empty embedded database, the classifier."""
+"""Start-up of the carrier finder: the example market on an empty embedded database, and the
+classifier's index read before the first request."""
 
 from __future__ import annotations
 

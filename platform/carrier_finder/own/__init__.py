@@ -1,1 +1,2 @@
-"""The own sub-area: a workspace's own carriers and products, their appetites rules of the rule studio."""
+"""The own sub-area: a workspace's own carriers and products, their appetites rules of the rule
+studio."""

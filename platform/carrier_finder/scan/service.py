@@ -130,7 +130,8 @@ def prospect_business(prospect: Prospect) -> ReferenceBusiness:
         state=state.upper() if len(state) == 2 else (state or None))
 
 
-async def workspace_businesses(uow: UnitOfWork, workspace_id: str | None) -> list[ReferenceBusiness]:
+async def workspace_businesses(uow: UnitOfWork,
+                               workspace_id: str | None) -> list[ReferenceBusiness]:
     """The prospects the session's workspace sees (platform/records/prospects.py), as businesses."""
     if workspace_id is None:
         return []

@@ -1,8 +1,8 @@
 """Fetching a business's website safely: checked addresses on every hop, bounded size and time.
 
 A scan URL is user input the service fetches from its own network, so: http and https only, no
-credentials in the URL; every address a host resolves to must be public (platform/outbound/addresses.py)
-or inside `Settings.scan_allowed_networks`, and never a cloud metadata address; the connection
+credentials in the URL; every address a host resolves to must be public
+(platform/outbound/addresses.py) or inside `Settings.scan_allowed_networks`, and never a cloud metadata address; the connection
 goes to the addresses that were checked (the resolver that checks them is the one the connector
 uses, so a name cannot re-resolve elsewhere between check and connect); redirects are followed
 by hand, at most MAX_REDIRECTS, each one checked again; the body is streamed and cut at

@@ -10,7 +10,6 @@ from sqlalchemy import exc, select
 
 from insureops.platform.data.database import Database
 from insureops.platform.identity import Workspace
-from insureops.platform.migrations import upgrade
 from insureops.platform.rules_studio.models import Rule, RuleVersion
 
 NOW = datetime.datetime(2027, 1, 15, 8, 0, tzinfo=datetime.UTC)
@@ -18,9 +17,8 @@ WORKSPACES = ("01JWS000000000000000000001", "01JWS000000000000000000002")
 
 
 @pytest.fixture
-async def database(database_urls):
-    database = Database.connect(database_urls.async_)
-    await upgrade(database.engine)
+async def database(platform_database_urls):  # a copy of the migrated template
+    database = Database.connect(platform_database_urls.async_)
     async with database.unit_of_work() as uow:
         for tenant_id in WORKSPACES:
             uow.session.add(Workspace(tenant_id=tenant_id, name="Agency", created_at=NOW))

@@ -11,7 +11,6 @@ from argon2 import PasswordHasher
 from insureops.platform.data.database import Database
 from insureops.platform.email import DeliveryResult, DeliveryStatus, TemplateRenderer
 from insureops.platform.identity import Membership, Passwords, User, Workspace
-from insureops.platform.migrations import upgrade
 from insureops.platform.team import service
 from insureops.platform.team.errors import LastOwnerError, MemberNotFoundError
 from insureops.platform.team.invitations import TEMPLATE_DIRECTORY, hash_token
@@ -33,9 +32,8 @@ class Mailbox:
 
 
 @pytest.fixture
-async def database(database_urls):
-    database = Database.connect(database_urls.async_)
-    await upgrade(database.engine)
+async def database(platform_database_urls):  # a copy of the migrated template
+    database = Database.connect(platform_database_urls.async_)
     async with database.unit_of_work() as uow:
         uow.session.add(Workspace(tenant_id=WORKSPACE, name="Lee Agency", created_at=NOW))
         for number, (email, role) in enumerate((("ann@example.com", "owner"),
