@@ -17,7 +17,6 @@ from insureops.carrier_matching.regulation import (
     REGULATORY_TAG,
     regulatory_decline,
 )
-from insureops.engine.ir.errors import EngineError
 
 DECISION_RANK = {"accept": 0, "refer": 1, "decline": 2}
 BUSINESS_INPUT = "business"
@@ -147,10 +146,8 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
             continue
         answer = answers.get(appetite.path)
         if answer is None:
-            result = next(appetite.ruleset.evaluate_many(  # the engine's batch entry point
-                ({BUSINESS_INPUT: business},), as_of=as_of, explain=explain))
-            if isinstance(result, EngineError):  # an error value: raised, as evaluate does
-                raise result
+            result = appetite.ruleset.evaluate({BUSINESS_INPUT: business}, as_of=as_of,
+                                               explain=explain)
             decision = result.decision or "decline"
             kinds = reason_kinds(appetite.ruleset.ir, result.fired, len(result.reasons))
             reasons, questions = arrange(decision, result.reasons, kinds)

@@ -38,18 +38,29 @@ def _dollars(number: str) -> str:
 def reason_kinds(ruleset: ir.Ruleset, fired: Sequence[str], count: int) -> list[str]:
     """For each of `count` reasons, the decision its action carries (`accept`, `refer`,
     `decline`) or `reason`; all `reason` when the fired rules do not account for them."""
-    rules = {item.name: item for item in ruleset.items if isinstance(item, ir.Rule)}
+    rules = _rule_kinds(ruleset)
     kinds: list[str] = []
     for name in fired:
-        rule = rules.get(name)
-        if rule is None:
-            continue
-        for action in rule.actions:
-            if isinstance(action, ir.DecisionAction):
-                kinds.append(action.decision)
-            elif isinstance(action, ir.ReasonAction):
-                kinds.append(REASON)
+        kinds.extend(rules.get(name, ()))
     return kinds if len(kinds) == count else [REASON] * count
+
+
+_KINDS: dict[int, tuple[ir.Ruleset, dict[str, tuple[str, ...]]]] = {}
+
+
+def _rule_kinds(ruleset: ir.Ruleset) -> dict[str, tuple[str, ...]]:
+    """Rule name -> the kinds of the reasons its actions give, made once per ruleset (a match
+    reads it for every product's answer); the ruleset is kept so its id stays its own."""
+    found = _KINDS.get(id(ruleset))
+    if found is not None and found[0] is ruleset:
+        return found[1]
+    kinds = {item.name: tuple(action.decision if isinstance(action, ir.DecisionAction)
+                              else REASON for action in item.actions
+                              if isinstance(action, (ir.DecisionAction, ir.ReasonAction)))
+             for item in ruleset.items if isinstance(item, ir.Rule)}
+    if len(_KINDS) < 4096:
+        _KINDS[id(ruleset)] = (ruleset, kinds)
+    return kinds
 
 
 def arrange(decision: str, reasons: Sequence[str],

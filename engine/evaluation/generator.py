@@ -394,8 +394,10 @@ class Emitter:
             names.append(name)
         last = Code(names[-1], parts[-1].slot)
         combine = "BOTH" if op == "and" else "EITHER"
-        return Code(f"({text}{combine}({', '.join(names[:-1] + [self.converted(last)])}, "
-                    f"span={where}))")
+        # no operand stopped it: all of them `other` (the usual case) gives `other` at once
+        settled = " and ".join(f"{name} is {other}" for name in names)
+        return Code(f"({text}{other} if {settled} else {combine}("
+                    f"{', '.join(names[:-1] + [self.converted(last)])}, span={where}))")
 
     def operation(self, op: str) -> str:
         """The text calling operator `op`'s implementation: `<text>(left, right, span)`
