@@ -42,7 +42,9 @@ then
     refer "seen"
 end
 '''
-HOSTILE_CASE = {"id": "one", "inputs": {"c": {"items": list(range(40_000))}}}
+# cases each just under the engine's work budget: a simulate that runs for minutes
+HOSTILE_CASES = [{"id": f"c{n}", "inputs": {"c": {"items": list(range(999))}}}
+                 for n in range(200)]
 CODE = re.compile(r"To: (\S+)\nSubject: Your insureops verification code: (\d{6})")
 TIMEOUT = aiohttp.ClientTimeout(total=120)
 
@@ -214,7 +216,7 @@ async def measure(server: Server, email: str, key: str, path: str, args: argpars
 
 async def simulate(session: aiohttp.ClientSession, url: str, started: float) -> str:
     """One worst-case simulate: its status, error code and seconds from the attack's start."""
-    async with session.post(url, json={"source": SCAN, "cases": [HOSTILE_CASE]}) as answer:
+    async with session.post(url, json={"source": SCAN, "cases": HOSTILE_CASES}) as answer:
         body = await answer.json(content_type=None)
     code = body.get("error", {}).get("code", "") if isinstance(body, dict) else ""
     return f"{answer.status} {code}".strip() + f" @{time.monotonic() - started:.1f}s"

@@ -11,11 +11,13 @@ from insureops.carrier_matching.manifest import MANIFEST_NAME, ManifestResult, p
 from insureops.carrier_matching.market import (
     Appetite,
     Carrier,
+    Intermediary,
     Market,
     MarketInvalidError,
     Problem,
     Product,
 )
+from insureops.carrier_matching.profiles import INTERMEDIARIES_NAME, parse_intermediaries
 from insureops.dsl.api import check_source, compile_ruleset
 from insureops.dsl.diagnostics import Diagnostic
 from insureops.dsl.errors import RulesetInvalidError
@@ -47,14 +49,18 @@ def check_market(texts: Mapping[str, str], *, as_of: date | None = None,
     """Check every manifest and appetite in `texts` (relative path with `/` -> file text): each
     appetite checks with no error or warning and, with `run_tests`, passes its embedded tests
     (`as_of` is the date tests without their own `as of` see); each product names a known line,
-    known states and an appetite of its carrier's folder. Only `carrier.toml` and `.rules`
-    files are read; other files (README.md) are ignored."""
+    known states and an appetite of its carrier's folder. Only `carrier.toml`, the market's
+    `intermediaries.toml` and `.rules` files are read; other files (README.md) are ignored."""
     problems: list[Problem] = []
     manifests: dict[str, ManifestResult] = {}
     sources: dict[str, str] = {}
+    intermediaries: list[Intermediary] = []
     for path in sorted(texts):
         folder, _, name = path.rpartition("/")
-        if name == MANIFEST_NAME and "/" not in folder and folder:
+        if path == INTERMEDIARIES_NAME:
+            intermediaries, found = parse_intermediaries(path, texts[path])
+            problems += found
+        elif name == MANIFEST_NAME and "/" not in folder and folder:
             manifests[path] = parse_manifest(path, texts[path])
             problems += manifests[path].problems
         elif name.endswith(APPETITE_SUFFIX):
@@ -69,10 +75,12 @@ def check_market(texts: Mapping[str, str], *, as_of: date | None = None,
                                     f"carrier folder `{folder}` has appetites but no carrier.toml"))
     appetites, tests_run = _check_appetites(sources, as_of, run_tests, problems)
     carriers, products = _check_references(manifests, sources, appetites, problems)
+    _check_access(manifests, intermediaries, problems)
     problems.sort(key=lambda p: (p.file, p.line or 0, p.column or 0))
     if problems:
         return MarketReport(None, tuple(problems), tests_run)
-    market = Market(tuple(carriers), tuple(products), tuple(appetites[p] for p in sorted(appetites)))
+    market = Market(tuple(carriers), tuple(products), tuple(appetites[p] for p in sorted(appetites)),
+                    tuple(intermediaries))
     return MarketReport(market, (), tests_run)
 
 
@@ -180,6 +188,27 @@ def _check_references(manifests: dict[str, ManifestResult], sources: dict[str, s
         problems.append(Problem(path, None, None, "unused_appetite",
                                 "no product of the carrier's manifest names this appetite"))
     return carriers, products
+
+
+def _check_access(manifests: dict[str, ManifestResult], intermediaries: list[Intermediary],
+                  problems: list[Problem]) -> None:
+    """Each `via` names a wholesaler or MGA of the market, of the kind `access` says."""
+    known = {intermediary.id: intermediary for intermediary in intermediaries}
+    for path, manifest in manifests.items():
+        carrier = manifest.carrier
+        if carrier is None:
+            continue
+        accesses = [("carrier", None, carrier.profile.access if carrier.profile else None)]
+        accesses += [(manifest.tables[p.id], p.id, p.access) for p in manifest.products]
+        for table, _, access in accesses:
+            if access is None or access.via is None:
+                continue
+            found = known.get(access.via)
+            if found is None or found.kind != access.path:
+                line, column = manifest.locator.where(table, "via")
+                problems.append(Problem(path, line, column, "unknown_intermediary",
+                                        f"`via` \"{access.via}\" is not a {access.path} in "
+                                        f"{INTERMEDIARIES_NAME}"))
 
 
 def _diagnostic(path: str, diagnostic: Diagnostic) -> Problem:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
@@ -13,6 +14,67 @@ if TYPE_CHECKING:
 
 MarketType = Literal["admitted", "surplus_lines"]
 Severity = Literal["error", "warning"]
+CarrierType = Literal["national", "regional", "specialty", "excess_and_surplus"]
+AccessPath = Literal["direct", "wholesaler", "mga"]
+Strength = Literal["preferred", "standard", "limited"]
+CARRIER_TYPES: tuple[str, ...] = ("national", "regional", "specialty", "excess_and_surplus")
+ACCESS_PATHS: tuple[str, ...] = ("direct", "wholesaler", "mga")
+STRENGTHS: tuple[str, ...] = ("preferred", "standard", "limited")
+CARRIER_TYPE_NAMES = {"national": "national carrier", "regional": "regional carrier",
+                      "specialty": "specialty carrier", "excess_and_surplus": "E&S carrier"}
+
+
+@dataclass(frozen=True, slots=True)
+class Territory:
+    """An underwriting territory: the states it covers and the underwriter who answers for them."""
+
+    name: str
+    states: frozenset[str]
+    underwriter: str
+    email: str
+    phone: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """How an agent reaches a carrier: a direct appointment, or through a named wholesaler or
+    MGA of the market (`via`, an intermediary's id)."""
+
+    path: AccessPath
+    via: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Intermediary:
+    """A wholesaler or MGA of the market, through which agents reach some carriers."""
+
+    id: str
+    name: str
+    kind: Literal["wholesaler", "mga"]
+    states: frozenset[str]
+    contact: str
+    email: str
+    phone: str | None = None
+    portal: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CarrierProfile:
+    """What an agent needs beyond the appetite: the carrier's type, how to reach it, who
+    underwrites each territory, where submissions go and how current the guide is."""
+
+    type: CarrierType
+    access: Access
+    territories: tuple[Territory, ...]
+    submission_email: str | None
+    submission_portal: str | None
+    quote_url: str | None
+    guide_effective: date
+    guide_reviewed: date
+
+    def territory(self, state: str | None) -> Territory | None:
+        """The territory that answers for `state`, or None."""
+        return next((t for t in self.territories if state in t.states), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +90,7 @@ class Carrier:
     states: frozenset[str]
     website: str | None = None
     active: bool = True
+    profile: CarrierProfile | None = None
 
     @property
     def admitted(self) -> bool:
@@ -51,6 +114,9 @@ class Product:
     admitted: bool
     appetite: str
     active: bool = True
+    strength: Strength | None = None
+    access: Access | None = None  # None: the carrier's
+    quote_url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +150,7 @@ class Market:
     carriers: tuple[Carrier, ...]
     products: tuple[Product, ...]
     appetites: tuple[Appetite, ...]
+    intermediaries: tuple[Intermediary, ...] = ()
 
     @cached_property
     def _carriers(self) -> dict[str, Carrier]:
@@ -95,6 +162,9 @@ class Market:
 
     def carrier(self, carrier_id: str) -> Carrier | None:
         return self._carriers.get(carrier_id)
+
+    def intermediary(self, intermediary_id: str | None) -> Intermediary | None:
+        return next((i for i in self.intermediaries if i.id == intermediary_id), None)
 
     def appetite(self, path: str) -> Appetite | None:
         """The appetite stored at `path` (a product's `appetite`)."""

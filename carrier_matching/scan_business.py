@@ -1,35 +1,24 @@
 """The Business a website scan describes: its words, its best class and the state its address names.
 
 The scan hands this profile to the recommendations ruleset and to the matcher, so both read the
-same business. The state is read from "City, ST" (optionally with a ZIP code) in the title,
-meta description or text; the state named most often wins, the first named on a tie.
+same business. The state is read from "City, ST" or "City, State" (optionally with a ZIP code:
+"Portland, Oregon 97232") in the title, meta description or text; the state named most often
+wins, the first named on a tie.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from typing import Any
 
-from insureops.carrier_matching.jurisdictions import STATE_CODES
+from insureops.carrier_matching.states import states_in_addresses
 
-# A capitalised place name of up to four words, a comma, a two-letter code, an optional ZIP.
-_PLACE_STATE = re.compile(
-    r"\b[A-Z][A-Za-z.'\-]*(?: [A-Z][A-Za-z.'\-]*){0,3}, ([A-Z]{2})(?: \d{5}(?:-\d{4})?)?\b"
-)
 MAX_DESCRIPTION_CHARS = 2_000  # what the classifier reads of a text, too
 MAX_NAME_CHARS = 255  # Business.name
 
 
 def find_state(*texts: str | None) -> str | None:
-    """The state code the texts name most often as "City, ST", or None."""
-    found = Counter(
-        match
-        for text in texts
-        if text
-        for match in _PLACE_STATE.findall(text)
-        if match in STATE_CODES
-    )
+    """The state code the texts name most often as "City, ST" or "City, State", or None."""
+    found = states_in_addresses(*texts)
     if not found:
         return None
     return found.most_common(1)[0][0]

@@ -13,8 +13,8 @@ from insureops.dsl.expressions import ExpressionChecker, Scope, suggest
 from insureops.dsl.reachability import check_reachability
 from insureops.dsl.tablecheck import check_table
 from insureops.engine import ir
-from insureops.engine.evaluation.expressions import expression_depth
 from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.tree import expression_depth
 from insureops.schema.registry import ANY_TYPE, TypeRegistry
 
 

@@ -15,6 +15,7 @@ from insureops.dsl import domains as dm
 from insureops.dsl.diagnostics import Diagnostic, warning
 from insureops.engine import ir
 from insureops.engine.ir.printer import format_expr
+from insureops.engine.ir.tree import conjuncts
 
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
@@ -52,10 +53,8 @@ def check_reachability(ruleset: ir.Ruleset, consts: dict[str, object],
 
 
 def split_and(expr: ir.Expr) -> list[ir.Expr]:
-    """The conjuncts of `a and b and c`."""
-    if isinstance(expr, ir.Binary) and expr.op == "and":
-        return split_and(expr.left) + split_and(expr.right)
-    return [expr]
+    """The conjuncts of `a and b and c` (the engine's one definition, `ir/tree.py`)."""
+    return conjuncts(expr)
 
 
 def atom(expr: ir.Expr, consts: dict[str, object]) -> tuple[ir.Expr, dm.Domain] | None:

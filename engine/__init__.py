@@ -22,19 +22,17 @@ _MOVED = {
             "operations",
             "builtins",
             "regex",
+            "costs",
+            "tree",
         ],
         "ir",
     ),
     **dict.fromkeys(
         [
             "compiler",
-            "direct",
-            "codegen",
-            "codetext",
-            "expressions",
-            "fastpaths",
-            "comprehensions",
-            "program",
+            "generator",
+            "ruleset_code",
+            "runtime",
             "explain",
             "interpreter",
             "selftest",
@@ -42,7 +40,7 @@ _MOVED = {
         ],
         "evaluation",
     ),
-    **dict.fromkeys(["reads", "projection", "conversion", "jsonio"], "inputs"),
+    **dict.fromkeys(["slots", "conversion", "jsonio"], "inputs"),
 }
 
 

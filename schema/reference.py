@@ -60,7 +60,7 @@ DECISIONS = """\
 - **Tenant databases.** `insureops schema apply URL` (postgresql://, postgresql+psycopg://,
   sqlite:///PATH) creates everything in one transaction, records the version in
   `insureops_data_model` and stamps the tenant alembic environment (version table
-  `insureops_tenant_alembic_version`, revisions in `platform/tenant_migrations/versions/`, each
+  `insureops_tenant_alembic_version`, revisions in `platform/tenancy/migrations/versions/`, each
   naming its `data_model_version`). Again: no-op. A newer or unknown version, or data-model tables
   without a version row: refused, exit 1. A later version adds a revision with explicit operations,
   which `apply` runs to upgrade a database in place. Open tenant databases with

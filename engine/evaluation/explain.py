@@ -10,6 +10,7 @@ from insureops.engine.ir import numbers
 from insureops.engine.ir.errors import EvaluationError
 from insureops.engine.ir.operators import EXPLAINED, NEGATED, ORDERING
 from insureops.engine.ir.printer import format_expr
+from insureops.engine.ir.tree import chain
 from insureops.engine.ir.values import format_literal
 
 _MISSING = object()
@@ -89,7 +90,7 @@ def near_misses(condition: object, records: list, source: str | None) -> list[st
 def _explain(expr: object, values: dict, source: str | None, out: list[str]) -> None:
     value = values.get(id(expr), _MISSING)
     if isinstance(expr, ir.Binary) and expr.op in ("and", "or"):
-        for operand in _chain(expr, expr.op):
+        for operand in chain(expr, expr.op):
             found = values.get(id(operand), _MISSING)
             if found is False or found is None:
                 _explain(operand, values, source, out)
@@ -127,12 +128,6 @@ def _value_of(expr: object, values: dict) -> object:
     return values.get(id(expr), _MISSING)
 
 
-def _chain(expr: object, op: str) -> list:
-    if isinstance(expr, ir.Binary) and expr.op == op:
-        return _chain(expr.left, op) + _chain(expr.right, op)
-    return [expr]
-
-
 def cell_miss(cell: object, subject: str, value: object, operands: list) -> str:
     """Why a table cell did not match the column's `value`."""
     if isinstance(cell, ir.NullCell):
@@ -142,9 +137,8 @@ def cell_miss(cell: object, subject: str, value: object, operands: list) -> str:
     return comparison_miss(cell.op, subject, value, operands[0])
 
 
-def item_entry(item: object, *, matched: bool, skipped: str | None) -> dict:
+def item_entry(node: object, kind: str, *, matched: bool, skipped: str | None) -> dict:
     """The fields every trace entry has: name, kind, title, span, matched, skipped."""
-    node = item.node
-    return {"name": node.name, "kind": item.kind, "title": node.title,
+    return {"name": node.name, "kind": kind, "title": node.title,
             "span": span_dict(node.name_span or node.span), "matched": matched,
             "skipped": skipped}

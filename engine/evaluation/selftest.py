@@ -6,7 +6,7 @@ from datetime import date
 
 from insureops.engine import ir
 from insureops.engine.evaluation.explain import text_of
-from insureops.engine.evaluation.expressions import EVAL
+from insureops.engine.evaluation.generator import expression_function
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import Limits
@@ -15,13 +15,14 @@ from insureops.engine.ir.tree import children
 from insureops.engine.ir.values import format_literal
 
 
-def run_tests(compiled, expectations: list, as_of: date | None) -> list[TestOutcome]:
+def run_tests(compiled, names: tuple, as_of: date | None) -> list[TestOutcome]:
     """One outcome per test, in file order; an evaluation error fails the test with its
-    message instead of escaping."""
+    message instead of escaping. `names` are the result names an expectation reads."""
     outcomes = []
-    for test, expect in zip(compiled.ir.tests, expectations):
+    for test in compiled.ir.tests:
         day = next((given.as_of for given in test.givens if given.as_of is not None), as_of)
         try:
+            expect = expression_function(test.expect, compiled.consts, names)
             outcomes.append(_run_one(compiled, test, expect, day))
         except EngineError as error:
             outcomes.append(TestOutcome(test.description, False,
@@ -30,16 +31,15 @@ def run_tests(compiled, expectations: list, as_of: date | None) -> list[TestOutc
 
 
 def _run_one(compiled, test: ir.TestCase, expect, day: date | None) -> TestOutcome:
-    make = type(compiled.expression_compiler())(compiled.consts, frozenset(), Limits())
-    scratch = {EVAL: Evaluation(day, Limits(), {})}
-    inputs = {given.name: make.compile(given.value)(scratch) for given in test.givens}
+    limits = Limits()
+    inputs = {given.name: expression_function(given.value, compiled.consts)(
+        Evaluation.start(day, limits, {})) for given in test.givens}
     result = compiled.evaluate(inputs, as_of=day)
-    # the result's values as the language's own (a shared read-only empty list is a list)
+    # the result's values as the language's own (its tuples are lists)
     env = {"decision": result.decision, "score": result.score, "outputs": dict(result.outputs),
            "reasons": list(result.reasons), "tags": list(result.tags),
            "fired": list(result.fired)}
-    env[EVAL] = Evaluation(day, Limits(), {})
-    verdict = expect(env)
+    verdict = expect(Evaluation.start(day, limits, {}), *env.values())
     if verdict is True:
         return TestOutcome(test.description, True, None, test.span)
     shown = ", ".join(f"{label} = {format_literal(value)}"

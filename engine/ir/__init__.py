@@ -7,6 +7,7 @@ printer) import nothing from `evaluation/` or `inputs/`.
 """
 
 from insureops.engine.ir.nodes import (
+    DECISION_RANK,
     Action,
     AnyCell,
     Between,
@@ -53,6 +54,7 @@ from insureops.engine.ir.nodes import (
 )
 
 __all__ = [
+    "DECISION_RANK",
     "Action",
     "AnyCell",
     "Between",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation, Rounded
 
-from insureops.engine.ir import Span, numbers
+from insureops.engine.ir import Span, costs, numbers
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EvaluationError
 from insureops.engine.ir.numbers import ARITHMETIC_ERRORS, ROUNDING, arithmetic_error
@@ -178,8 +178,9 @@ class Function:
     its arguments. `items`, when set, lets the function take one list or set instead of
     several arguments, whose items must be of that kind ("any": any). A null argument gives
     null without calling the implementation unless `null_tolerant`; `clock` marks what reads
-    the evaluation's as-of moment (never cached across as-of dates); `on_list` is the direct
-    path's Python on one list argument `_a` (others fall back)."""
+    the evaluation's as-of moment (never cached across as-of dates); `scans` what the cost model
+    charges (`engine/ir/costs.py`): "text" its first argument's characters, "items" the
+    items of its one list argument."""
 
     name: str
     implementation: Builtin
@@ -191,18 +192,20 @@ class Function:
     items: str | None = None
     null_tolerant: bool = False
     clock: bool = False
-    on_list: str | None = None
+    scans: str | None = None
 
 
 _TEXT, _NUMBER, _MOMENT = ("string",), ("number",), ("date", "datetime")
 
 _ENTRIES = [
     Function("len", _len, 1, 1, (("string", "list", "set", "object"),), "number",
-             "characters of a string, items of a list or set, keys of an object",
-             on_list="len(_a)"),
-    Function("lower", _lower, 1, 1, (_TEXT,), "string", "the string in lower case"),
-    Function("upper", _upper, 1, 1, (_TEXT,), "string", "the string in upper case"),
-    Function("trim", _trim, 1, 1, (_TEXT,), "string", "the string without surrounding spaces"),
+             "characters of a string, items of a list or set, keys of an object"),
+    Function("lower", _lower, 1, 1, (_TEXT,), "string", "the string in lower case",
+             scans="text"),
+    Function("upper", _upper, 1, 1, (_TEXT,), "string", "the string in upper case",
+             scans="text"),
+    Function("trim", _trim, 1, 1, (_TEXT,), "string", "the string without surrounding spaces",
+             scans="text"),
     Function("round", _round, 1, 2, (_NUMBER, _NUMBER), "number",
              "rounded half up to `digits` (default 0, may be negative)"),
     Function("abs", _abs, 1, 1, (_NUMBER,), "number", "the absolute value"),
@@ -211,11 +214,14 @@ _ENTRIES = [
     Function("ceil", _integral("ceil", ROUND_CEILING), 1, 1, (_NUMBER,), "number",
              "the smallest whole number not below"),
     Function("min", _extreme("min", less), 1, None, None, "items",
-             "the smallest of its arguments, or of one list's non-null items", items="any"),
+             "the smallest of its arguments, or of one list's non-null items", items="any",
+             scans="items"),
     Function("max", _extreme("max", greater), 1, None, None, "items",
-             "the largest of its arguments, or of one list's non-null items", items="any"),
+             "the largest of its arguments, or of one list's non-null items", items="any",
+             scans="items"),
     Function("sum", _sum, 1, None, None, "number",
-             "the total of its arguments, or of one list's non-null items", items="number"),
+             "the total of its arguments, or of one list's non-null items", items="number",
+             scans="items"),
     Function("today", _today, 0, 0, (), "date", "the as-of date", clock=True),
     Function("now", _now, 0, 0, (), "datetime", "the as-of moment", clock=True),
     Function("date", _date, 1, 1, (("string", "date", "datetime"),), "date",
@@ -254,4 +260,14 @@ def call_builtin(name: str, args: list, ev: Evaluation, span: Span | None) -> ob
         for value in args:
             if value is None:
                 return None
+    if function.scans is not None:
+        _charge(function.scans, args, ev, span)
     return function.implementation(args, ev, span)
+
+
+def _charge(scans: str, args: list, ev: Evaluation, span: Span | None) -> None:
+    first = args[0]
+    if scans == "text" and type(first) is str:
+        costs.charge(ev, len(first) // costs.CHARS_PER_STEP, span)
+    elif scans == "items" and len(args) == 1 and isinstance(first, COLLECTIONS):
+        costs.charge(ev, len(first), span)

@@ -1,31 +1,47 @@
-"""The per-call state of one evaluation: as-of time, limits, step budget, regex cache."""
+"""The per-call state of one evaluation: as-of time, limits, the work budget, regex cache."""
 
 from __future__ import annotations
 
 from datetime import date, datetime, time, timezone
 
+import msgspec
+
 from insureops.engine.ir import Span
 from insureops.engine.ir.errors import EvaluationError
-from insureops.engine.ir.limits import Budget, Limits
+from insureops.engine.ir.limits import Limits, steps_exceeded
 
 
-class Evaluation(Budget):
+class Evaluation(msgspec.Struct, gc=False):
     """Options and counters of one call to `evaluate` (never shared between calls, except the
     regex cache, which belongs to the compiled ruleset and only holds compiled patterns).
-    It is its own step budget (one object less to build per evaluation)."""
 
-    __slots__ = ("as_of", "limits", "regexes")
+    `remaining` is the work budget left (`Limits.max_steps`, charged by the cost model of
+    `engine/ir/costs.py`); `input_left` the input values a rule may still read whole
+    (`Limits.max_input_nodes`), each value counted once: `wholes` keeps what was converted. A msgspec struct: made from positional arguments in C, as
+    every evaluation makes one."""
 
-    def __init__(self, as_of: date | None, limits: Limits, regexes: dict) -> None:
-        self.limit = self.remaining = limits.max_steps
-        self.as_of = as_of
-        self.limits = limits
-        self.regexes = regexes
+    remaining: int
+    as_of: date | None
+    limits: Limits
+    regexes: dict
+    input_left: int
+    wholes: dict | None = None  # input values converted whole, by (id(raw), id(slot))
+
+    @classmethod
+    def start(cls, as_of: date | None, limits: Limits, regexes: dict) -> Evaluation:
+        """A fresh evaluation under `limits`."""
+        return cls(limits.max_steps, as_of, limits, regexes, limits.max_input_nodes)
 
     @property
-    def budget(self) -> Budget:
-        """The step budget of this evaluation (the evaluation itself)."""
+    def budget(self) -> Evaluation:
+        """The work budget of this evaluation (the evaluation itself)."""
         return self
+
+    def charge(self, steps: int, span: Span | None) -> None:
+        """Take `steps`; raise `limit_steps` once the evaluation has used more than allowed."""
+        self.remaining -= steps
+        if self.remaining < 0:
+            steps_exceeded(self.limits.max_steps, span)
 
     def today(self, span: Span | None) -> date:
         """The as-of date (`today()`); an error when the caller gave none."""

@@ -40,26 +40,3 @@ class LimitExceededError(EvaluationError):
     """An evaluation exceeded one of the bounds of `insureops.engine.ir.limits.Limits`."""
 
     default_code = "limit_exceeded"
-
-
-class Invalid:
-    """A read input value that failed its conversion, held in the converted input in place of
-    the value: reading it raises its error, so every path fails where it reads the value, not
-    before (docs/rules-language.md, "Input data")."""
-
-    __slots__ = ("code", "kind", "message", "span")
-
-    def __init__(self, error: EngineError) -> None:
-        self.kind, self.message, self.code, self.span = (type(error), error.message,
-                                                         error.code, error.span)
-
-    def fail(self) -> None:
-        """Raise the conversion's error (a new one each time: errors get located)."""
-        raise self.kind(self.message, code=self.code, span=self.span)
-
-
-def checked(value: object) -> object:
-    """`value`, or the error of an `Invalid` one."""
-    if type(value) is Invalid:
-        value.fail()
-    return value

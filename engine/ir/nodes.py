@@ -204,6 +204,8 @@ class SetAction:
 
 
 Decision = TypingLiteral["accept", "refer", "decline"]
+#: how severe each decision is: the most severe of a run wins (a rank above 0 means decided)
+DECISION_RANK: dict[str, int] = {"accept": 1, "refer": 2, "decline": 3}
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from insureops.engine.ir import Span, numbers
+from insureops.engine.ir import Span, costs, numbers
 from insureops.engine.ir.context import Evaluation
-from insureops.engine.ir.errors import EvaluationError, Invalid, LimitExceededError
+from insureops.engine.ir.errors import EvaluationError, LimitExceededError
 from insureops.engine.ir.values import Duration, kind_of
 
 ORDERED = frozenset({Decimal, str, date, datetime})
@@ -73,12 +73,14 @@ def add(a: object, b: object, span: Span | None, ev: Evaluation) -> object:
             raise LimitExceededError(f"a string grew beyond the limit of "
                                      f"{ev.limits.max_string_length:,} characters",
                                      code="limit_string_length", span=span)
+        costs.charge(ev, (len(a) + len(b)) // costs.CHARS_PER_STEP, span)
         return a + b
     if ta in SEQUENCES and tb in SEQUENCES:
         if len(a) + len(b) > ev.limits.max_list_size:
             raise LimitExceededError(f"a list grew beyond the limit of "
                                      f"{ev.limits.max_list_size:,} items", code="limit_list_size",
                                      span=span)
+        costs.charge(ev, len(a) + len(b), span)
         return [*a, *b]
     if tb is Duration and ta in (date, datetime):
         return _shift(a, b, span)
@@ -271,14 +273,9 @@ def ends_with(text: object, suffix: object, span: Span | None) -> bool | None:
 def member(obj: object, name: str, span: Span | None) -> object:
     """`obj.name`: null when obj is null or lacks the key; an error on a non-object."""
     if type(obj) is dict:
-        value = obj.get(name)
-        if type(value) is Invalid:
-            value.fail()
-        return value
+        return obj.get(name)
     if obj is None:
         return None
-    if type(obj) is Invalid:
-        obj.fail()
     raise EvaluationError(f"cannot read field `{name}` of {kind_of(obj)}", code="type_mismatch",
                           span=span)
 

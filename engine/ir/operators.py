@@ -2,8 +2,8 @@
 
 One `Operator` per operator of `ir.BinaryOp`: its group (for the checker), the implementation
 on runtime values (`operations.py`), the Python operator the generated code may use on operands
-of one plain type, the reflected method the closures' constant tests use, and the negated
-wording of explanations. Adding an operator: docs/architecture.md "Adding an operator".
+of one plain type, and the negated wording of explanations. Adding an operator:
+docs/architecture.md "Adding an operator".
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ class Operator:
     group: str  # "arithmetic", "comparison", "ordering", "string", "membership", "logic"
     implementation: Callable[..., object] | None
     python: str | None = None  # infix Python operator, valid on two operands of one plain type
-    reflected: str | None = None  # `operand op value` as `value.<reflected>(operand)`
     negated: str | None = None  # "is not equal to": why `a op b` did not hold
     arity: int = 2
 
@@ -37,12 +36,12 @@ _ENTRIES = [
     Operator("*", "arithmetic", ops.multiply),
     Operator("/", "arithmetic", ops.divide),
     Operator("%", "arithmetic", ops.remainder),
-    Operator("==", "comparison", ops.equal, "==", "__eq__", "is not equal to"),
-    Operator("!=", "comparison", ops.not_equal, "!=", "__ne__", "is equal to"),
-    Operator("<", "ordering", ops.less, "<", "__gt__"),
-    Operator("<=", "ordering", ops.less_equal, "<=", "__ge__"),
-    Operator(">", "ordering", ops.greater, ">", "__lt__"),
-    Operator(">=", "ordering", ops.greater_equal, ">=", "__le__"),
+    Operator("==", "comparison", ops.equal, "==", "is not equal to"),
+    Operator("!=", "comparison", ops.not_equal, "!=", "is equal to"),
+    Operator("<", "ordering", ops.less, "<"),
+    Operator("<=", "ordering", ops.less_equal, "<="),
+    Operator(">", "ordering", ops.greater, ">"),
+    Operator(">=", "ordering", ops.greater_equal, ">="),
     Operator("and", "logic", None),
     Operator("or", "logic", None),
     Operator("??", "logic", None),
@@ -60,7 +59,6 @@ assert set(OPERATORS) == set(get_args(BinaryOp)), "every ir.BinaryOp needs one r
 # The tables the paths read, derived once.
 IMPLEMENTATIONS = {o.name: o.implementation for o in _ENTRIES if o.implementation is not None}
 PYTHON = {o.name: o.python for o in _ENTRIES if o.python is not None}
-REFLECTED = {o.name: o.reflected for o in _ENTRIES if o.reflected is not None}
 NEGATED = {o.name: o.negated for o in _ENTRIES if o.negated is not None}
 ORDERING = frozenset(o.name for o in _ENTRIES if o.group == "ordering")
 # the operators an explanation words as "`left` is <value>, not ...": every test of two values

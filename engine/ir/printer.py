@@ -57,8 +57,9 @@ def _escape(text: str, braces: bool) -> str:
             out.append(_ESCAPES[char])
         elif ord(char) < 32 or ord(char) == 127:
             out.append(f"\\u{ord(char):04x}")
-        elif braces and char in "{}":
-            out.append(char * 2)
+        elif char in "{}":  # doubled in a message; escaped elsewhere, where a `{` followed by
+            # a `"` and a `}` would read as an interpolation to the lexer
+            out.append(char * 2 if braces else "\\" + char)
         else:
             out.append(char)
     return "".join(out)

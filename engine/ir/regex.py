@@ -12,7 +12,7 @@ import re
 from re import _constants as sre_constants  # the parser `re` itself uses; stable across 3.11+
 from re import _parser as sre_parser
 
-from insureops.engine.ir import Span
+from insureops.engine.ir import Span, costs
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EvaluationError, LimitExceededError
 from insureops.engine.ir.operations import mismatch
@@ -144,4 +144,5 @@ def search(subject: object, pattern: object, span: Span | None, ev: Evaluation) 
         raise LimitExceededError(
             f"text of {len(subject)} characters is too long to match against {pattern!r} "
             f"(limit {guarded.max_subject} for this pattern)", code="limit_regex", span=span)
+    costs.regex(ev, subject, span)
     return guarded.pattern.search(subject) is not None

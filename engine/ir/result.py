@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -10,51 +11,45 @@ import msgspec
 from insureops.engine.ir import Span
 
 
-class _EmptyList(list):
-    """The empty list every result without reasons, tags or fired items shares: read-only."""
+class Outputs(dict):
+    """A result's outputs: a dict that refuses changes (so a Result stays as the engine made
+    it), still a dict to every reader and writer of JSON, and picklable (results cross from
+    the rules workers' processes)."""
 
     __slots__ = ()
 
     def _read_only(self, *_: object, **__: object) -> None:
-        raise TypeError("a Result is immutable: copy its lists to change them")
-
-    append = extend = insert = remove = pop = clear = sort = reverse = _read_only
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
-
-
-class _EmptyMapping(dict):
-    """The empty outputs every result without outputs shares: read-only."""
-
-    __slots__ = ()
-
-    def _read_only(self, *_: object, **__: object) -> None:
-        raise TypeError("a Result is immutable: copy its outputs to change them")
+        raise TypeError("a Result is immutable: copy its outputs (dict(result.outputs)) to "
+                        "change them")
 
     __setitem__ = __delitem__ = __ior__ = _read_only
     clear = pop = popitem = setdefault = update = _read_only
 
+    def __reduce__(self) -> tuple:
+        return (Outputs, (dict(self),))
 
-NO_ITEMS: list = _EmptyList()
-NO_OUTPUTS: dict = _EmptyMapping()
+
+NO_ITEMS: tuple = ()
+NO_OUTPUTS: Mapping = Outputs()
 
 
 class Result(msgspec.Struct, frozen=True, gc=False):
-    """What an evaluation decided (immutable). `tags` is sorted and unique; `fired` and
-    `reasons` are in firing order; `trace` is None unless an explanation was asked for.
+    """What an evaluation decided, immutable: `reasons`, `tags` (sorted, unique) and `fired`
+    (in firing order) are tuples, `outputs` a read-only dict (`Outputs`); `trace` is None unless an
+    explanation was asked for.
 
-    Built lazily: an evaluation that fills no list or outputs (most fire nothing) makes none,
-    and its result holds the shared read-only `NO_ITEMS` and `NO_OUTPUTS`, which compare
-    equal to `[]` and `{}`. A msgspec struct rather than a named tuple: made from positional
-    arguments in C. Not tracked by the garbage collector (`gc=False`): a result holds
-    strings, numbers and containers the engine made, never itself."""
+    An evaluation that fills no list or outputs (most fire nothing) makes none: its result
+    holds the shared `NO_ITEMS` and `NO_OUTPUTS`. A msgspec struct rather than a named tuple:
+    made from positional arguments in C. Not tracked by the garbage collector (`gc=False`): a
+    result holds strings, numbers and containers the engine made, never itself."""
 
     ruleset: str
     decision: str | None
     score: Decimal
-    outputs: dict
-    reasons: list[str]
-    tags: list[str]
-    fired: list[str]
+    outputs: Mapping
+    reasons: tuple[str, ...]
+    tags: tuple[str, ...]
+    fired: tuple[str, ...]
     trace: list | None = None
 
     def to_dict(self) -> dict:

@@ -42,3 +42,31 @@ def children(node: object) -> tuple:
         if isinstance(node, kind):
             return found(node)
     return ()
+
+
+def chain(expr: object, op: str) -> list:
+    """The operands of a chain of one operator (`a and b and c` -> [a, b, c]), left to right,
+    without recursion (a chain of thousands of conditions is a deep tree)."""
+    found, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Binary) and node.op == op:
+            stack.append(node.right)
+            stack.append(node.left)
+        else:
+            found.append(node)
+    return found
+
+
+def conjuncts(expr: object) -> list:
+    """The conditions of `a and b and ...` (one for any other expression)."""
+    return chain(expr, "and")
+
+
+def expression_depth(expr: object) -> int:
+    """The nesting depth of an expression tree, computed without recursion."""
+    deepest, level = 0, [expr]
+    while level:
+        deepest += 1
+        level = [child for node in level for child in children(node)]
+    return deepest

@@ -201,10 +201,12 @@ def _refuse_constant(name: str) -> None:
 class CaseEvaluator:
     """Evaluates cases against one compiled ruleset, turning every failure into a CaseError."""
 
-    def __init__(self, compiled: Any, *, filename: str, explain: bool = False) -> None:
+    def __init__(self, compiled: Any, *, filename: str, explain: bool = False,
+                 limits: Limits | None = None) -> None:
         self.compiled = compiled
         self.filename = filename
         self.explain = explain
+        self.limits = limits  # None: the engine's defaults
         self.input_names = tuple(decl.name for decl in compiled.ir.inputs)
         self._required = frozenset(self.input_names)
 
@@ -214,7 +216,8 @@ class CaseEvaluator:
         if refused is not None:
             return refused
         try:
-            return self.compiled.evaluate(case.inputs, as_of=case.as_of, explain=self.explain)
+            return self.compiled.evaluate(case.inputs, as_of=case.as_of, explain=self.explain,
+                                          limits=self.limits)
         except EngineError as exc:
             return self._error(exc, case)
         except (ArithmeticError, ValueError, TypeError, RecursionError) as exc:
@@ -236,7 +239,8 @@ class CaseEvaluator:
                 else:
                     refused.append((case, self._refused(case)))
 
-        for outcome in self.compiled.evaluate_many(items(), explain=self.explain):
+        for outcome in self.compiled.evaluate_many(items(), explain=self.explain,
+                                                   limits=self.limits):
             if refused:  # evaluate_many reads one item per outcome: these came before it
                 yield from refused
                 refused.clear()

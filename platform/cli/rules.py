@@ -20,6 +20,21 @@ import click
 AS_OF_HELP = "Evaluation date (YYYY-MM-DD) for today() and effective windows; default: today."
 
 
+def _max_steps_option(func: Any) -> Any:
+    return click.option(
+        "--max-steps", "max_steps", type=click.IntRange(min=1), default=None,
+        help="The work budget of one case (the engine's Limits.max_steps, default 1,000,000): "
+             "raise it for rulesets that scan long lists offline.")(func)
+
+
+def _limits(max_steps: int | None):
+    """The engine's limits for a run: its defaults, with --max-steps when given."""
+    if max_steps is None:
+        return None
+    from insureops.engine.ir.limits import Limits
+    return Limits(max_steps=max_steps)
+
+
 def _as_of_option(func: Any) -> Any:
     return click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]),
                         default=None, metavar="DATE", help=AS_OF_HELP)(func)
@@ -180,8 +195,9 @@ def test_command(files: tuple[str, ...], as_of: datetime | None) -> None:
 @click.option("--out", type=click.Path(dir_okay=False),
               help="Write results here (JSON Lines); default: stdout, summary on stderr.")
 @click.option("--explain", is_flag=True, help="Add each case's evaluation trace to its result.")
+@_max_steps_option
 @_as_of_option
-def simulate(file: str, cases: str, out: str | None, explain: bool,
+def simulate(file: str, cases: str, out: str | None, explain: bool, max_steps: int | None,
              as_of: datetime | None) -> None:
     """Evaluate FILE on each case of --cases, then summarise.
 
@@ -197,7 +213,8 @@ def simulate(file: str, cases: str, out: str | None, explain: bool,
     from insureops.platform.cli.rules_output import progress_bar, render_summary
 
     compiled = _compile_or_exit(file)
-    evaluator = CaseEvaluator(compiled, filename=file, explain=explain)
+    evaluator = CaseEvaluator(compiled, filename=file, explain=explain,
+                              limits=_limits(max_steps))
     summary = SummaryAccumulator.for_ruleset(compiled.ir)
     expectations = ExpectationTally()
     started = time.perf_counter()
@@ -230,8 +247,9 @@ def simulate(file: str, cases: str, out: str | None, explain: bool,
               help="JSON Lines cases, as for `rules simulate`.")
 @click.option("--json", "as_json", is_flag=True, help="Print the impact as one JSON object.")
 @click.option("--examples", default=3, show_default=True, help="Case ids kept per transition.")
+@_max_steps_option
 @_as_of_option
-def diff(old: str, new: str, cases: str, as_json: bool, examples: int,
+def diff(old: str, new: str, cases: str, as_json: bool, examples: int, max_steps: int | None,
          as_of: datetime | None) -> None:
     """Compare OLD and NEW rulesets on the same cases.
 
@@ -250,8 +268,9 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int,
     from insureops.platform.cli.rules_output import progress_bar, render_diff
 
     old_compiled, new_compiled = _compile_or_exit(old), _compile_or_exit(new)
-    evaluator_old = CaseEvaluator(old_compiled, filename=old)
-    evaluator_new = CaseEvaluator(new_compiled, filename=new)
+    limits = _limits(max_steps)
+    evaluator_old = CaseEvaluator(old_compiled, filename=old, limits=limits)
+    evaluator_new = CaseEvaluator(new_compiled, filename=new, limits=limits)
     impact = DiffAccumulator.for_rulesets(old_compiled.ir, new_compiled.ir, examples=examples)
     started = time.perf_counter()
     with _open_cases(cases) as stream, progress_bar(stream, sys.stderr, "comparing") as on_progress:

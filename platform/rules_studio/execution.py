@@ -166,6 +166,6 @@ async def execute(database: Database, deps: StudioDeps, records: RecordReader, a
     if outcome.result is None:
         raise EvaluationFailedError(
             f"Version {version.number} could not be evaluated on these inputs "
-            f"({outcome.error_code}); logged as execution {row.id}.", outcome.error_code,
-            row.id)
+            f"({outcome.error_code}: {outcome.error_message}); logged as execution {row.id}.",
+            outcome.error_code, row.id)
     return row, outcome.result

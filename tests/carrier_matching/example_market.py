@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -21,3 +22,15 @@ def read_texts(folder: Path = MARKET_FOLDER) -> dict[str, str]:
 @cache
 def example_market() -> Market:
     return load_market(read_texts(), as_of=AS_OF)
+
+
+@cache
+def product_count() -> int:
+    """How many products the example market's manifests list (read without compiling)."""
+    return sum(len(tomllib.loads(path.read_text(encoding="utf-8")).get("products", []))
+               for path in MARKET_FOLDER.glob("*/carrier.toml"))
+
+
+def carrier_count() -> int:
+    """How many carriers the example market has (its folders with a manifest)."""
+    return len(list(MARKET_FOLDER.glob("*/carrier.toml")))

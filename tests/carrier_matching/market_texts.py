@@ -10,6 +10,17 @@ naic_code = "11111"
 rating = "A"
 market = "admitted"
 states = ["CA", "TX"]
+type = "regional"
+access = "direct"
+submission_email = "submissions@alpha.example"
+guide_effective = 2025-07-01
+guide_reviewed = 2026-01-15
+
+[[territories]]
+name = "Home"
+states = ["TX", "CA"]
+underwriter = "Ada Quill"
+email = "ada.quill@alpha.example"
 
 [[products]]
 id = "gl"
@@ -19,6 +30,7 @@ description = "General liability for electricians."
 minimum_premium = 500
 max_limit = 1_000_000
 appetite = "electricians.rules"
+strength = "standard"
 
 [[products]]
 id = "umbrella"
@@ -28,6 +40,7 @@ description = "Umbrella over Alpha general liability."
 minimum_premium = 400
 max_limit = 1_000_000
 appetite = "electricians.rules"
+strength = "standard"
 """
 
 APPETITE = """\

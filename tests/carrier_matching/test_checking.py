@@ -70,8 +70,8 @@ def test_embedded_tests_are_skipped_when_not_asked_for():
 def test_unknown_appetite_is_reported_at_the_product_when_the_file_is_missing():
     texts = market_texts()
     texts["alpha/carrier.toml"] = texts["alpha/carrier.toml"].replace(
-        'appetite = "electricians.rules"\n\n', 'appetite = "electrician.rules"\n\n', 1)
-    assert problems(texts) == [("alpha/carrier.toml", 16, 1, "unknown_appetite")]
+        'appetite = "electricians.rules"\nstrength', 'appetite = "electrician.rules"\nstrength', 1)
+    assert problems(texts) == [("alpha/carrier.toml", 27, 1, "unknown_appetite")]
 
 
 def test_unused_appetite_is_reported_when_no_product_names_it():
@@ -84,7 +84,7 @@ def test_limit_mismatch_is_reported_when_a_product_maximum_differs_from_its_appe
     texts = market_texts()
     texts["alpha/carrier.toml"] = texts["alpha/carrier.toml"].replace(
         "max_limit = 1_000_000\nappetite", "max_limit = 2_000_000\nappetite", 1)
-    assert problems(texts) == [("alpha/carrier.toml", 15, 1, "limit_mismatch")]
+    assert problems(texts) == [("alpha/carrier.toml", 26, 1, "limit_mismatch")]
 
 
 def test_appetite_must_read_one_business_when_it_declares_other_inputs():

@@ -32,14 +32,15 @@ def test_manifest_gives_carrier_and_products_when_valid():
 
 
 def test_all_states_means_fifty_states_and_dc_when_written_as_all():
-    result = parse_manifest(PATH, MANIFEST.replace('states = ["CA", "TX"]', 'states = "all"'))
+    text = MANIFEST.replace('states = ["CA", "TX"]', 'states = "all"')
+    result = parse_manifest(PATH, text.replace('states = ["TX", "CA"]', 'states = "all"'))
     assert result.carrier.states == STATE_CODES and len(STATE_CODES) == 51
 
 
 def test_unknown_line_is_located_with_a_hint_when_misspelt():
     result = parse_manifest(PATH, MANIFEST.replace('line = "CGL"', 'line = "CGLL"'))
     (problem,) = result.problems
-    assert (problem.code, problem.line, problem.column) == ("unknown_line", 11, 1)
+    assert (problem.code, problem.line, problem.column) == ("unknown_line", 22, 1)
     assert 'did you mean "CGL"' in problem.message and "products[0].line" in problem.message
 
 
@@ -50,10 +51,10 @@ def test_unknown_state_is_reported_when_a_code_is_not_a_state():
 
 
 def test_product_states_must_be_written_by_the_carrier_when_listed():
-    text = MANIFEST.replace('appetite = "electricians.rules"\n\n',
-                            'appetite = "electricians.rules"\nstates = ["NY"]\n\n', 1)
+    text = MANIFEST.replace('strength = "standard"\n\n',
+                            'strength = "standard"\nstates = ["NY"]\n\n', 1)
     result = parse_manifest(PATH, text)
-    assert codes_and_places(result) == [("invalid_field", 17, 1)]
+    assert codes_and_places(result) == [("invalid_field", 29, 1)]
     assert "NY" in result.problems[0].message
 
 
@@ -86,7 +87,7 @@ def test_rating_and_naic_code_are_checked_when_malformed():
 
 def test_duplicate_product_ids_are_reported_when_a_carrier_repeats_one():
     result = parse_manifest(PATH, MANIFEST.replace('id = "umbrella"', 'id = "gl"'))
-    assert codes_and_places(result) == [("duplicate_id", 19, 1)]
+    assert codes_and_places(result) == [("duplicate_id", 31, 1)]
     assert len(result.products) == 1
 
 

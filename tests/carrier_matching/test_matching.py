@@ -63,7 +63,8 @@ def test_match_returns_declines_with_their_reasons_when_a_class_is_excluded():
     results = match(ROOFER, example_market(), as_of=AS_OF).results
     granite = next(r for r in results if r.product.id == "granite-trades/trades-gl")
     assert granite.decision == "decline"
-    assert granite.reasons == ("NAICS 238160 is an excluded class",)
+    assert granite.reasons == (
+        "Roofing contractors (NAICS 238160) is excluded: Granite Trades does not write it",)
     assert "excluded_class" in granite.tags
 
 
@@ -117,7 +118,7 @@ class OnlyGranite:
     """A candidate index that keeps one appetite: the seam carrier_matching.pruning plugs into."""
 
     def candidates(self, business: Mapping) -> frozenset[str]:
-        return frozenset({"appetite.granite_trades.trades_liability"})
+        return frozenset({"appetite.granite_trades.trades_gl"})
 
     def why_pruned(self, name: str, business: Mapping) -> str:
         return f"{name} cannot accept NAICS {business['naics']}"
@@ -128,7 +129,7 @@ def test_match_declines_pruned_appetites_with_the_index_reason_when_an_index_is_
     kept = match(ELECTRICIAN, market, as_of=AS_OF, index=OnlyGranite())
     evaluated = [r for r in kept.results if r.evaluated]
     assert {market.appetite(r.product.appetite).name for r in evaluated} == \
-        {"appetite.granite_trades.trades_liability"}
+        {"appetite.granite_trades.trades_gl"}
     pruned = [r for r in kept.results if "pruned" in r.tags]
     assert len(pruned) == kept.pruned > 0
     assert pruned[0].reasons[0].endswith("cannot accept NAICS 238210")

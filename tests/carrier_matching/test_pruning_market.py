@@ -148,21 +148,21 @@ def test_every_appetite_is_kept_when_class_and_state_are_missing():
 
 
 def test_why_pruned_names_the_state_when_a_state_program_meets_another_state():
-    reason = index().why_pruned("appetite.granite_trades.trades_liability",
+    reason = index().why_pruned("appetite.granite_trades.trades_gl",
                                 {"naics": "238210", "state": "FL"})
     assert reason.startswith("state FL is not in the states this appetite accepts or refers")
-    assert index().why_pruned("appetite.granite_trades.trades_liability",
+    assert index().why_pruned("appetite.granite_trades.trades_gl",
                               {"naics": "238210", "state": "AZ"}) is None
 
 
 def test_why_pruned_names_the_class_when_an_excluded_class_meets_a_contractor_program():
-    reason = index().why_pruned("appetite.granite_trades.trades_liability",
+    reason = index().why_pruned("appetite.granite_trades.trades_gl",
                                 {"naics": "238160", "state": "AZ"})
     assert reason.startswith("NAICS 238160 is not among the classes")
 
 
 def test_constraints_give_prefixes_and_states_when_an_appetite_is_regional():
-    constraints = index().constraints("appetite.granite_trades.trades_liability")
+    constraints = index().constraints("appetite.granite_trades.trades_gl")
     assert constraints.state_codes == frozenset(
         {"AZ", "CA", "CO", "ID", "NM", "NV", "OR", "TX", "UT", "WA"})
     assert set(constraints.naics_prefixes) == {"236118", "2382", "2383"}
@@ -171,9 +171,9 @@ def test_constraints_give_prefixes_and_states_when_an_appetite_is_regional():
 
 def test_for_criteria_narrows_by_prefix_and_state_when_the_rest_is_unknown():
     contractors = index().for_criteria(naics="238", state="AZ")
-    assert "appetite.granite_trades.trades_liability" in contractors
-    assert "appetite.prairie_mutual.local_contractors" not in contractors  # not filed in AZ
-    assert "appetite.beacon_education.schools_childcare" not in contractors
+    assert "appetite.granite_trades.trades_gl" in contractors
+    assert "appetite.prairie_mutual.contractors_wc" not in contractors  # not filed in AZ
+    assert "appetite.beacon_education.education_gl" not in contractors
     assert index().for_criteria(naics="2381", state="AZ") < contractors
     assert index().for_criteria() == frozenset(rulesets())
     for name in index().for_criteria(state="WY"):
@@ -181,7 +181,7 @@ def test_for_criteria_narrows_by_prefix_and_state_when_the_rest_is_unknown():
 
 
 def test_constraints_list_excluded_states_when_an_appetite_writes_every_other_state():
-    constraints = index().constraints("appetite.caduceus.clinic_pl")
+    constraints = index().constraints("appetite.caduceus.clinic_mpl")
     assert constraints.state_codes is None
     assert constraints.excluded_states == {"IL", "NY", "PA"}
     assert not constraints.admits_state("NY") and constraints.admits_state("OH")

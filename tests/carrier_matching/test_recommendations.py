@@ -38,6 +38,7 @@ def test_nothing_is_recommended_when_no_row_matched():
     {"line": ["CGL"], "why": []},
     {"line": "CGL", "why": "x"},
     {"line": ["LIQUOR"], "why": ["not a line code"]},
+    {"line": ["CRIME"], "why": ["the old spelling of CRIM"]},
 ])
 def test_result_is_refused_when_it_is_not_a_recommendations_result(outputs):
     with pytest.raises(RecommendationsError):
@@ -48,8 +49,8 @@ def test_restaurant_gets_package_comp_and_liquor_liability_when_the_shipped_rule
     recommended = recommend(ruleset, {"naics": "722511", "employee_count": 12,
                                       "description": "Trattoria with wine list and cocktails"})
     lines = {r.line: r.reasons for r in recommended}
-    assert list(lines) == ["BOP", "WORK", "CGL"]
-    assert len(lines["CGL"]) == 1 and "liquor liability" in lines["CGL"][0]
+    assert list(lines) == ["BOP", "WORK", "LIQUR"]
+    assert len(lines["LIQUR"]) == 1 and "liquor liability" in lines["LIQUR"][0]
     assert len(lines["WORK"]) == 2
 
 

@@ -26,7 +26,7 @@ def test_spec_example_runs_end_to_end_when_compiled(spec_source):
     assert result.score == Decimal(40)
     assert str(result.outputs["factor"]) == "1.20"
     assert result.outputs["tier"] == "B"
-    assert result.fired == ["core_trades", "territory_factor"]
+    assert result.fired == ("core_trades", "territory_factor")
 
 
 def test_large_losses_decline_with_interpolated_reason_when_three_claims_are_large(spec_source):
@@ -34,8 +34,8 @@ def test_large_losses_decline_with_interpolated_reason_when_three_claims_are_lar
     result = compile_ruleset(spec_source).evaluate(
         {"business": {**SMALL_ELECTRICIAN, "prior_claims": claims}}, as_of=AS_OF)
     assert result.decision == "decline"
-    assert result.reasons == ["3 large losses in five years"]
-    assert result.fired == ["large_losses"]
+    assert result.reasons == ("3 large losses in five years",)
+    assert result.fired == ("large_losses",)
 
 
 def test_compile_ruleset_is_the_api_function_when_imported_from_the_package():

@@ -181,16 +181,13 @@ def ruleset(*items: object, inputs: dict | None = None, consts: dict | None = No
 
 
 def build(ruleset_ir: ir.Ruleset, schemas: dict | None = None, *, reference: bool = False,
-          source: str | None = None, generate_after: int = 0):
-    """Compile with the closure compiler (or the reference interpreter). The untraced fast path
-    is generated from the first evaluation on (`generate_after=0`), unlike compile_ir's default,
-    so that tests exercise it; pass a large `generate_after` for the closures' warm-up tier."""
+          source: str | None = None):
+    """Compile to the one compiled form (or run by the reference interpreter)."""
     schemas = schemas or {}
     declared = {d.name: schemas.get(d.name) for d in ruleset_ir.inputs}
     if reference:
         return compile_reference(ruleset_ir, input_schemas=declared, source=source)
-    return compile_ir(ruleset_ir, input_schemas=declared, source=source,
-                      generate_after=generate_after)
+    return compile_ir(ruleset_ir, input_schemas=declared, source=source)
 
 
 def value_of(expression: object, **inputs: object):

@@ -80,7 +80,7 @@ def test_the_business_schema_converts_claim_dates_when_evaluated():
     result = build(rs, {"business": schema}).evaluate(
         {"business": {"founded_on": "2001-01-01", "prior_claims": [{"date": "2024-01-02",
                                                                      "amount": 10.5}]}})
-    assert result.fired == ["r"]
+    assert result.fired == ("r",)
     converted = InputConverter(schema).convert(
         "business", {"prior_claims": [{"date": "2024-01-02", "amount": 10.5}]}, Limits())
     assert converted["prior_claims"] == [{"date": date(2024, 1, 2), "amount": Decimal("10.5")}]

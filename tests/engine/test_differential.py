@@ -1,8 +1,8 @@
-"""The closure compiler agrees with the reference interpreter on the same IR, and random
+"""The compiled form agrees with the reference interpreter on the same IR, and random
 expressions, well-typed or not, only ever give a value or an EvaluationError. (Whole
 rulesets run both ways are compared in test_codegen.py.) Random typed and untyped input
-records give the same outcome on every path: closures, generated code after the warm-up,
-explanations and the interpreter (issue 12: one validation semantics)."""
+records give the same outcome plain and explained, compiled and interpreted (one validation
+semantics)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from insureops.dsl.api import parse_ruleset
 from insureops.engine import ir
-from insureops.engine.evaluation.compiler import GENERATE_AFTER
 from insureops.engine.inputs.jsonio import dumps
 from insureops.engine.ir.builtins import FUNCTIONS as BUILTINS
 from insureops.engine.ir.errors import EngineError, EvaluationError
@@ -131,19 +130,17 @@ def outcome(pair, explain=False):
         except EvaluationError as error:
             found.append(("error", error.code))
         else:
-            found.append(("value", dumps(result.outputs), result.fired, result.tags))
+            found.append(("value", dumps(dict(result.outputs)), result.fired, result.tags))
     return found
 
 
 def both(expression):
-    """The compiled, closure-run and interpreted rulesets computing `expression` two ways: as
-    an output value and as a rule condition (each in its own ruleset). "Compiled" runs the
-    generated fast path; "closures" is a ruleset's warm-up tier before it is generated."""
+    """The compiled and interpreted rulesets computing `expression` two ways: as an output
+    value and as a rule condition (each in its own ruleset)."""
     inputs = {"business": "Any", "x": "Any"}
     as_value = ruleset(rule("value", True, set_output("v", expression)), inputs=inputs)
     as_condition = ruleset(rule("condition", expression, tag("hit")), inputs=inputs)
     return ((build(as_value), build(as_condition)),
-            (build(as_value, generate_after=10**9), build(as_condition, generate_after=10**9)),
             (build(as_value, reference=True), build(as_condition, reference=True)))
 
 
@@ -151,15 +148,14 @@ def both(expression):
 @given(expressions)
 def test_compiler_agrees_with_the_interpreter_when_given_random_expressions(expression):
     try:
-        compiled, closures, reference = both(expression)
+        compiled, reference = both(expression)
     except EngineError as error:  # e.g. nested deeper than the compile limit
         assert error.code in ("invalid_ir", "limit_expression_depth")
         return
     expected = outcome(reference)
     assert outcome(compiled) == expected
-    assert outcome(closures) == expected
-    explained = outcome(compiled, explain=True)
-    assert explained == expected
+    assert outcome(compiled, explain=True) == expected
+    assert outcome(reference, explain=True) == expected
 
 
 EXAMPLES = [
@@ -190,10 +186,10 @@ EXAMPLES = [
 
 @pytest.mark.parametrize("expression", EXAMPLES)
 def test_compiler_agrees_with_the_interpreter_when_given_tricky_examples(expression):
-    compiled, closures, reference = both(expression)
+    compiled, reference = both(expression)
     expected = outcome(reference)
-    assert outcome(compiled) == outcome(closures) == expected
-    assert outcome(closures, explain=True) == outcome(reference, explain=True) == expected
+    assert outcome(compiled) == expected
+    assert outcome(compiled, explain=True) == outcome(reference, explain=True) == expected
 
 
 
@@ -220,18 +216,11 @@ WARM = {"naics": "238210", "state": "CA", "annual_revenue": 900000, "employee_co
 
 @functools.cache
 def _appetite_paths(typed: bool) -> dict:
-    """The appetite example on every path (the generated one warmed up), typed with its
-    Business schema or with the schema left out (as under `Any`)."""
+    """The appetite example on every path, typed with its Business schema or with the schema
+    left out (as under `Any`)."""
     rs = parse_ruleset(APPETITE.read_text(encoding="utf-8"))
     schemas = {"business": default_registry().get("Business")} if typed else None
-    paths = compile_paths(rs, schemas)
-    for _ in range(GENERATE_AFTER + 1):
-        paths["generated"][0].evaluate({"business": WARM}, as_of=AS_OF)
-    assert callable(paths["generated"][0]._generated)
-    # typed, the example runs on the direct path (untyped, claim dates are strings compared
-    # with a date: a type error the direct path leaves to the generated one)
-    assert (paths["generated"][0]._direct is not None) is typed
-    return paths
+    return compile_paths(rs, schemas)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,6 +1,6 @@
 """`CompiledRuleset.evaluate_many` (issue 12's batch entry point) gives, item by item, what
-`evaluate` gives on the same input: typed and untyped, across the warm-up tier, errors as
-values, per-item as-of dates, lazily."""
+`evaluate` gives on the same input: typed and untyped, errors as values, per-item as-of dates,
+lazily."""
 
 from __future__ import annotations
 
@@ -14,24 +14,24 @@ from test_differential import APPETITE, RECORDS, WARM
 
 from insureops.dsl import BatchItem, EngineError, Limits, Result, compile_ruleset
 from insureops.dsl.api import parse_ruleset
-from insureops.engine.evaluation.compiler import GENERATE_AFTER, compile_ir
+from insureops.engine.evaluation.compiler import compile_ir
 from insureops.engine.inputs.jsonio import dumps
 from insureops.schema.registry import default_registry
 
 AS_OF = date(2025, 6, 15)
 
 
-def _compiled(typed: bool, generate_after: int | None = None):
+def _compiled(typed: bool):
     rs = parse_ruleset(APPETITE.read_text(encoding="utf-8"))
     schema = default_registry().get("Business") if typed else None
-    return compile_ir(rs, input_schemas={"business": schema}, generate_after=generate_after)
+    return compile_ir(rs, input_schemas={"business": schema})
 
 
 def _value(outcome) -> tuple:
     """A batch item's outcome in the form `engine_paths.outcome` gives a single call's."""
     if isinstance(outcome, EngineError):
         return ("error", outcome.code)
-    return ("value", dumps(outcome.outputs), outcome.decision, dumps(outcome.score),
+    return ("value", dumps(dict(outcome.outputs)), outcome.decision, dumps(outcome.score),
             tuple(outcome.fired), tuple(outcome.tags))
 
 
@@ -39,8 +39,7 @@ def _value(outcome) -> tuple:
 @given(st.lists(RECORDS, min_size=1, max_size=40), st.booleans())
 def test_evaluate_many_agrees_with_evaluate_when_given_many_typed_and_untyped_inputs(
         records, typed):
-    # generated from the 10th evaluation on: the batch crosses from closures to generated code
-    single, batch = _compiled(typed, generate_after=10), _compiled(typed, generate_after=10)
+    single, batch = _compiled(typed), _compiled(typed)
     expected = [path_outcome(single, {"business": r}, as_of=AS_OF) for r in records]
     found = [_value(o) for o in batch.evaluate_many(({"business": r} for r in records),
                                                     as_of=AS_OF)]
@@ -48,16 +47,15 @@ def test_evaluate_many_agrees_with_evaluate_when_given_many_typed_and_untyped_in
 
 
 @pytest.mark.parametrize("typed", [True, False])
-def test_evaluate_many_agrees_with_evaluate_when_run_past_the_warm_up(typed):
+def test_evaluate_many_agrees_with_evaluate_when_run_over_many_records(typed):
     records = [{**WARM, "employee_count": n % 40, "annual_revenue": 50_000 * n,
                 "prior_claims": [{"amount": 20_000, "date": "2025-01-01"}] * (n % 4)}
-               for n in range(GENERATE_AFTER * 3)]
-    records[100] = {**WARM, "employee_count": 2.5}  # an error value in the generated tier
+               for n in range(200)]
+    records[100] = {**WARM, "employee_count": 2.5}  # an error value amid the batch
     single, batch = _compiled(typed), _compiled(typed)
     expected = [path_outcome(single, {"business": r}, as_of=AS_OF) for r in records]
     found = [_value(o) for o in batch.evaluate_many([{"business": r} for r in records],
                                                     as_of=AS_OF)]
-    assert callable(batch._generated)
     assert found == expected
     assert (("error", "invalid_input") in found) == typed  # 2.5 breaks the integer schema
 
@@ -85,11 +83,10 @@ def test_evaluate_many_uses_each_items_as_of_when_given_batch_items():
 def test_evaluate_many_refuses_over_limit_input_when_the_batch_has_limits():
     compiled = compile_ruleset(APPETITE.read_text(encoding="utf-8"))
     big = {**WARM, "state": list(range(50))}  # read whole (interpolated): counted
-    for _ in range(GENERATE_AFTER + 1):  # on the generated path too
-        outcomes = list(compiled.evaluate_many([{"business": WARM}, {"business": big}],
-                                               as_of=AS_OF, limits=Limits(max_input_nodes=20)))
-        assert type(outcomes[0]) is Result
-        assert outcomes[1].code == "limit_input_size"
+    outcomes = list(compiled.evaluate_many([{"business": WARM}, {"business": big}],
+                                           as_of=AS_OF, limits=Limits(max_input_nodes=20)))
+    assert type(outcomes[0]) is Result
+    assert outcomes[1].code == "limit_input_size"
 
 
 def test_evaluate_many_reads_items_lazily_when_given_a_generator():

@@ -101,8 +101,8 @@ def test_an_invalid_pattern_is_an_evaluation_error_when_matched():
 
 
 def test_matches_uses_search_semantics_when_unanchored():
-    assert run(binary("matches", name("business.s"), "82"), {"s": "238210"}).fired == ["r"]
-    assert run(binary("matches", name("business.s"), "^82"), {"s": "238210"}).fired == []
+    assert run(binary("matches", name("business.s"), "82"), {"s": "238210"}).fired == ("r",)
+    assert run(binary("matches", name("business.s"), "^82"), {"s": "238210"}).fired == ()
 
 
 def test_list_size_is_limited_when_concatenation_grows_a_list():
@@ -140,7 +140,7 @@ def test_limits_have_documented_defaults_when_constructed():
 
 def test_subject_length_shrinks_with_the_patterns_quantifiers_when_they_can_backtrack():
     pattern = binary("matches", name("business.s"), "a*a*a*b")
-    assert run(pattern, {"s": "a" * 60}).fired == []
+    assert run(pattern, {"s": "a" * 60}).fired == ()
     started = time.perf_counter()
     with pytest.raises(LimitExceededError) as raised:
         run(pattern, {"s": "a" * 500})
@@ -151,5 +151,5 @@ def test_subject_length_shrinks_with_the_patterns_quantifiers_when_they_can_back
 
 def test_simple_patterns_take_long_subjects_when_they_cannot_backtrack():
     pattern = binary("matches", name("business.s"), "^[A-Z]{2}[0-9]{4}$")
-    assert run(pattern, {"s": "CA1234"}).fired == ["r"]
-    assert run(pattern, {"s": "x" * 9_000}).fired == []
+    assert run(pattern, {"s": "CA1234"}).fired == ("r",)
+    assert run(pattern, {"s": "x" * 9_000}).fired == ()

@@ -10,8 +10,15 @@ from typing import get_args
 
 from insureops.dsl import expressions as checker
 from insureops.engine import ir
-from insureops.engine.evaluation import codetext, explain, expressions, fastpaths, interpreter
-from insureops.engine.ir.operators import IMPLEMENTATIONS, NEGATED, OPERATORS, PYTHON, docs_table
+from insureops.engine.evaluation import explain, generator, interpreter, runtime
+from insureops.engine.ir.operators import (
+    EXPLAINED,
+    IMPLEMENTATIONS,
+    NEGATED,
+    OPERATORS,
+    PYTHON,
+    docs_table,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,15 +47,28 @@ def test_every_grammar_operator_has_an_entry():
 
 
 def test_the_paths_read_the_registry():
-    assert expressions._PLAIN is IMPLEMENTATIONS
-    assert interpreter._BINARY is IMPLEMENTATIONS
-    assert codetext.COMPARE is PYTHON
-    assert set(codetext.SLOW) == set(PYTHON)
+    assert set(runtime.OPERATIONS) == set(IMPLEMENTATIONS)
+    assert interpreter.IMPLEMENTATIONS is IMPLEMENTATIONS
+    assert generator.PYTHON is PYTHON
     assert explain._NEGATED_WORDS is NEGATED
-    assert set(fastpaths._PLAIN) <= set(IMPLEMENTATIONS)
     assert checker._ORDERING == {"<", "<=", ">", ">="}
     assert checker._ARITHMETIC == {"+", "-", "*", "/", "%"}
 
 
 def test_docs_table_is_derived_from_the_registry():
     assert docs_table() in (ROOT / "docs" / "architecture.md").read_text()
+
+
+def test_table_cells_take_every_comparing_operator_when_the_registry_lists_them():
+    assert set(get_args(ir.CellOp)) == EXPLAINED
+
+
+def test_the_recipe_names_every_generated_artefact_and_the_test_that_checks_it():
+    recipe = (ROOT / "docs" / "architecture.md").read_text()
+    recipe = recipe[recipe.index("### Adding an operator"):recipe.index("### Adding a built-in")]
+    for artefact, checked_by in [
+            ("dsl/rules.lalr", "tests/dsl/test_grammar.py"),
+            ("web/src/keywords.generated.ts", "tests/platform/studio_web/test_page.py"),
+            ("platform/studio_web/static/", "tests/platform/studio_web/test_page.py")]:
+        assert f"`{artefact}`" in recipe and checked_by in recipe, artefact
+        assert (ROOT / artefact).exists() and (ROOT / checked_by).is_file()

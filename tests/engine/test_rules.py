@@ -39,8 +39,8 @@ def test_rules_run_by_descending_priority_then_file_order_when_priorities_tie():
                  rule("high", True, reason("high"), priority=10),
                  rule("second_tie", True, reason("b")))
     result = evaluate(rs)
-    assert result.fired == ["high", "first_tie", "second_tie", "low"]
-    assert result.reasons == ["high", "a", "b", "low"]
+    assert result.fired == ("high", "first_tie", "second_tie", "low")
+    assert result.reasons == ("high", "a", "b", "low")
 
 
 def test_later_rules_read_outputs_when_an_earlier_rule_sets_them():
@@ -52,7 +52,7 @@ def test_later_rules_read_outputs_when_an_earlier_rule_sets_them():
 
 def test_reading_an_output_nothing_set_is_null_when_evaluated():
     rs = ruleset(rule("r", binary("==", name("outputs.missing"), 1), reason("x")))
-    assert evaluate(rs).fired == []
+    assert evaluate(rs).fired == ()
 
 
 def test_score_adds_and_subtracts_exactly_when_rules_fire():
@@ -87,7 +87,7 @@ def test_the_most_severe_decision_wins_when_several_rules_decide(decisions, expe
     rs = ruleset(*[rule(f"r{i}", True, makers[d](d)) for i, d in enumerate(decisions)])
     result = evaluate(rs)
     assert result.decision == expected
-    assert result.reasons == decisions
+    assert result.reasons == tuple(decisions)
 
 
 def test_default_decision_applies_when_no_rule_decides():
@@ -101,20 +101,20 @@ def test_stop_ends_the_evaluation_after_the_rules_actions_when_it_fires():
                       priority=5),
                  rule("second", True, accept("never")))
     result = evaluate(rs)
-    assert result.fired == ["first"]
-    assert result.tags == ["still_runs"]
+    assert result.fired == ("first",)
+    assert result.tags == ("still_runs",)
     assert result.decision == "decline"
 
 
 def test_tags_are_sorted_and_unique_when_several_rules_tag():
     rs = ruleset(rule("a", True, tag("zeta"), tag("alpha")), rule("b", True, tag("alpha")))
-    assert evaluate(rs).tags == ["alpha", "zeta"]
+    assert evaluate(rs).tags == ("alpha", "zeta")
 
 
 def test_a_null_condition_does_not_match_when_the_field_is_missing():
     rs = ruleset(rule("r", binary("<", name("business.years"), 3), refer()))
     result = evaluate(rs, {"years": None})
-    assert result.fired == []
+    assert result.fired == ()
     assert result.decision is None
 
 
@@ -127,7 +127,7 @@ def test_a_non_boolean_condition_is_an_error_when_evaluated():
 
 def test_disabled_rules_are_skipped_when_enabled_is_false():
     rs = ruleset(rule("off", True, accept(), enabled=False), rule("on", True, refer()))
-    assert evaluate(rs).fired == ["on"]
+    assert evaluate(rs).fired == ("on",)
 
 
 @pytest.mark.parametrize(("as_of", "fires"), [
@@ -138,7 +138,7 @@ def test_disabled_rules_are_skipped_when_enabled_is_false():
 ])
 def test_effective_window_is_inclusive_when_as_of_is_on_a_boundary(as_of, fires):
     rs = ruleset(rule("young", True, refer(), effective=(date(2025, 1, 1), date(2026, 12, 31))))
-    assert (evaluate(rs, as_of=as_of).fired == ["young"]) is fires
+    assert (evaluate(rs, as_of=as_of).fired == ("young",)) is fires
 
 
 def test_an_effective_window_without_as_of_is_an_error_when_evaluated():
@@ -155,7 +155,7 @@ def test_messages_interpolate_values_plainly_when_a_reason_has_expressions():
                                               name("business.none"), "}")),
                       reason(text("flag: ", name("business.flag")))))
     result = evaluate(rs, {"n": 3, "amount": Decimal("1.20"), "state": "CA", "flag": True})
-    assert result.reasons == ["3 large losses of 1.20 in CA ({null}", "flag: true"]
+    assert result.reasons == ("3 large losses of 1.20 in CA ({null}", "flag: true")
 
 
 def test_a_non_string_tag_is_an_error_when_applied():
@@ -186,7 +186,7 @@ def test_several_inputs_are_all_readable_when_declared():
                  inputs={"claim": "Any", "policy": "Any"})
     compiled = build(rs)
     result = compiled.evaluate({"claim": {"amount": 200}, "policy": {"limit": 100}})
-    assert result.fired == ["r"]
+    assert result.fired == ("r",)
     with pytest.raises(EvaluationError) as raised:
         compiled.evaluate({"claim": {"amount": 1}})
     assert raised.value.code == "missing_input"

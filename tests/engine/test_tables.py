@@ -46,13 +46,13 @@ def test_hit_first_takes_the_first_matching_row_when_several_match(state, employ
     result = evaluate(territory(), business={"state": state, "employees": employees})
     assert result.outputs == {"factor": Decimal(factor), "tier": tier}
     assert str(result.outputs["factor"]) == factor
-    assert result.fired == ["territory_factor"]
+    assert result.fired == ("territory_factor",)
 
 
 def test_a_table_does_not_fire_when_no_row_matches():
     result = evaluate(territory(rows=FACTORS[:2]), business={"state": "NV", "employees": 1})
     assert result.outputs == {}
-    assert result.fired == []
+    assert result.fired == ()
 
 
 def test_hit_unique_sets_outputs_when_exactly_one_row_matches():
@@ -70,13 +70,13 @@ def test_hit_unique_is_an_evaluation_error_when_two_rows_match():
 def test_hit_collect_lists_every_matching_rows_values_when_several_match():
     result = evaluate(territory("collect"), business={"state": "CA", "employees": 3})
     assert result.outputs == {"factor": [Decimal("1.20"), Decimal("1.00")], "tier": ["B", "A"]}
-    assert result.fired == ["territory_factor"]
+    assert result.fired == ("territory_factor",)
 
 
 def test_hit_collect_gives_empty_lists_when_nothing_matches():
     result = evaluate(territory("collect", FACTORS[:1]), business={"state": "NV", "employees": 3})
     assert result.outputs == {"factor": [], "tier": []}
-    assert result.fired == []
+    assert result.fired == ()
 
 
 @pytest.mark.parametrize(("cell", "value", "matches"), [
@@ -112,7 +112,7 @@ def test_tables_and_rules_interleave_by_priority_when_ordered():
     after = rule("after", binary("==", name("outputs.seen"), "x"), reason("a"))
     setter = rule("setter", True, set_output("before", "x"), priority=10)
     result = evaluate(after, t, before, setter, business={"v": 1})
-    assert result.fired == ["before", "setter", "t", "after"]
+    assert result.fired == ("before", "setter", "t", "after")
     assert result.outputs == {"before": "x", "seen": "x"}
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from insureops.carrier_matching.lines import LINES
+from tests.carrier_matching.example_market import carrier_count, product_count
 from tests.platform.carrier_finder.conftest import start_finder
 
 
@@ -20,7 +22,7 @@ async def all_pages(finder, path: str, **params) -> list[dict]:
 async def test_carriers_lists_every_active_carrier_over_keyset_pages_when_paged(finder):
     items = await all_pages(finder, "/carriers/", limit=10)
     ids = [item["id"] for item in items]
-    assert len(ids) == 43 and ids == sorted(ids) and len(set(ids)) == 43
+    assert len(ids) == carrier_count() and ids == sorted(ids) and len(set(ids)) == len(ids)
     granite = next(item for item in items if item["id"] == "granite-trades")
     assert granite["lines"] == ["CGL", "INMRC", "UMBRC", "WORK"] and granite["product_count"] == 4
 
@@ -49,17 +51,17 @@ async def test_products_filter_by_naics_prefix_and_carrier_when_asked(finder):
     assert {item["id"] for item in items} >= {"granite-trades/trades-gl"}
     assert all(item["carrier_id"] == "granite-trades" for item in items)
     all_products = await all_pages(finder, "/products/", limit=200)
-    assert len(all_products) == 155
+    assert len(all_products) == product_count()
 
 
 async def test_appetites_carry_source_hash_and_version_when_listed(finder):
     items = await all_pages(finder, "/appetites/", carrier="granite-trades")
     names = [item["name"] for item in items]
-    assert "appetite.granite_trades.trades_liability" in names
-    liability = items[names.index("appetite.granite_trades.trades_liability")]
+    assert "appetite.granite_trades.trades_gl" in names
+    liability = items[names.index("appetite.granite_trades.trades_gl")]
     assert liability["source"].lstrip().startswith("#") and len(liability["content_hash"]) == 64
     assert liability["version"] == 1
-    assert liability["products"] == ["granite-trades/trades-gl", "granite-trades/trades-umbrella"]
+    assert liability["products"] == ["granite-trades/trades-gl"]  # each product its own appetite
 
 
 async def test_listing_answers_400_when_the_cursor_is_mangled(finder):
@@ -107,13 +109,13 @@ async def test_jurisdictions_narrow_to_where_the_market_has_appetite_when_criter
 
 async def test_product_lines_count_candidate_products_when_narrowed(finder):
     everything = await (await finder.post("/product-lines/", {})).json()
-    assert len(everything["product_lines"]) == 12
-    assert sum(row["product_count"] for row in everything["product_lines"]) == 155
+    assert len(everything["product_lines"]) == len(LINES)
+    assert sum(row["product_count"] for row in everything["product_lines"]) == product_count()
     narrowed = await (await finder.post("/product-lines/", {"state": "AK"})).json()
     assert narrowed["product_lines"] and all(row["product_count"] > 0
                                              for row in narrowed["product_lines"])
     assert len(narrowed["product_lines"]) < 12 or sum(
-        row["product_count"] for row in narrowed["product_lines"]) < 155
+        row["product_count"] for row in narrowed["product_lines"]) < product_count()
 
 
 async def test_market_routes_answer_empty_lists_when_no_market_is_stored(aiohttp_client,

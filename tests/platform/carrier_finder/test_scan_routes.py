@@ -70,8 +70,8 @@ async def test_restaurant_site_gets_package_comp_and_liquor_liability_when_scann
     assert body["final_url"].endswith("/pages/restaurant")
     assert body["naics"] == "722511"
     recommended = lines(body)
-    assert {"BOP", "WORK", "CGL"} <= set(recommended)
-    assert any("liquor liability" in reason for reason in recommended["CGL"])
+    assert {"BOP", "WORK", "LIQUR"} <= set(recommended)
+    assert any("liquor liability" in reason for reason in recommended["LIQUR"])
 
 
 async def test_software_site_gets_errors_and_omissions_and_cyber_when_scanned(api, site):

@@ -107,7 +107,7 @@ def test_evaluator_returns_the_engine_result_when_inputs_are_complete(evaluator)
     (case,) = _read('{"id": 1, "inputs": {"business": {"annual_revenue": 5000}, '
                     '"extra": {"since": "2021-05-01"}}}')
     result = evaluator.evaluate(case)
-    assert (result.decision, result.score, result.fired) == ("accept", 5, ["big"])
+    assert (result.decision, result.score, result.fired) == ("accept", 5, ("big",))
 
 
 def test_evaluator_reports_missing_input_when_an_input_is_absent(evaluator):

@@ -175,9 +175,22 @@ def _doubled_reasons(rules: int) -> str:
 
 
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # no database in the bound
-async def test_simulate_is_413_naming_the_bound_when_its_results_grow_past_it(studio, owner):
-    response = await simulate(studio, owner, source=_doubled_reasons(70),
+async def test_a_case_whose_result_outgrows_the_engine_bound_is_an_error_naming_it(studio,
+                                                                                   owner):
+    response = await simulate(studio, owner, source=_doubled_reasons(3),
                               cases=[{"id": "one", "inputs": {"c": {}}}])
+    assert response.status == 200
+    (case,) = (await response.json())["results"]
+    assert case["error"]["code"] == "limit_result_size"
+    assert "Limits.max_result_size" in case["error"]["message"]
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # no database in the bound
+async def test_simulate_is_413_naming_the_bound_when_its_results_grow_past_it(studio, owner):
+    # each case's result (one reason of half a million characters) is within the engine's
+    # bound; seventy of them are past the response's
+    response = await simulate(studio, owner, source=_doubled_reasons(1),
+                              cases=[{"id": f"c{n}", "inputs": {"c": {}}} for n in range(70)])
     assert response.status == 413
     error = (await response.json())["error"]
     assert error["code"] == "simulation_too_large"

@@ -145,7 +145,7 @@ def test_an_appetite_is_tried_on_a_business_when_its_kind_is_appetite(live_servi
     log_in(page, live_service)
 
     page.get_by_role("button", name="New rule").click()
-    set_source(page, (carrier / "distributors.rules").read_text())
+    set_source(page, (carrier / "dist-gl.rules").read_text())
     page.locator("#rule-kind").select_option("appetite")
     page.get_by_role("button", name="Create (runs tests)").click()
     check(page.locator("#message")).to_contain_text("Saved version 1")

@@ -1,0 +1,250 @@
+"""A business as the matcher reads it: states in any case or by name, NAICS 2017 codes mapped
+to 2022 with a warning, line codes by their aliases, construction in words, plain answers
+the description states, whole numbers whole; and what cannot be read, refused with its field.
+
+`normalise_business` never guesses silently: every change it makes is a warning, and every
+value it cannot read is a `BusinessInputError` naming the field (the service answers 400
+`business_invalid`; the error is also the engine's EvaluationError, which every caller of
+`match` already handles).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from insureops.carrier_matching import description as described
+from insureops.carrier_matching import naics_reference
+from insureops.carrier_matching.lines import canonical_line
+from insureops.carrier_matching.market import MarketError
+from insureops.carrier_matching.naics_concordance import replacement
+from insureops.carrier_matching.states import state_code
+from insureops.engine.ir.errors import EvaluationError
+from insureops.schema.business import CONSTRUCTION_CLASSES
+
+_NAICS = re.compile(r"^[0-9]{2,6}$")
+AMOUNT_FIELDS = ("annual_revenue", "payroll", "employee_count", "years_in_business",
+                 "requested_limit")
+CONSTRUCTION_WORDS: dict[str, str] = {
+    "frame": "frame", "wood frame": "frame", "wood": "frame", "timber": "frame", "1": "frame",
+    "joisted masonry": "joisted_masonry", "masonry": "joisted_masonry", "brick": "joisted_masonry",
+    "block": "joisted_masonry", "concrete block": "joisted_masonry", "cmu": "joisted_masonry",
+    "2": "joisted_masonry",
+    "non combustible": "non_combustible", "noncombustible": "non_combustible",
+    "steel": "non_combustible", "metal": "non_combustible", "3": "non_combustible",
+    "masonry non combustible": "masonry_non_combustible",
+    "masonry noncombustible": "masonry_non_combustible", "4": "masonry_non_combustible",
+    "modified fire resistive": "modified_fire_resistive", "5": "modified_fire_resistive",
+    "fire resistive": "fire_resistive", "fire resistant": "fire_resistive",
+    "reinforced concrete": "fire_resistive", "concrete": "fire_resistive", "6": "fire_resistive",
+}
+# Answers a description may state plainly: (group, field, phrases that say yes)
+DESCRIBED_FLAGS = (
+    ("fleet", "hazmat", ("hazmat", "hazardous materials", "hazardous material", "placarded")),
+    ("operations", "open_past_midnight", ("late night", "after midnight", "past midnight",
+                                          "open late", "late hours")),
+    ("operations", "live_entertainment", ("live music", "live entertainment", "live bands",
+                                          "dj", "dance floor")),
+    ("property", "sprinklered", ("sprinklered", "fully sprinklered", "sprinkler system",
+                                 "sprinklers")),
+)
+
+
+class BusinessInputError(MarketError, EvaluationError):
+    """A business the matcher cannot read: `code` says what (`unknown_naics`, `invalid_state`,
+    `unknown_line`, `invalid_construction`), `details` lists `{"field", "message"}`."""
+
+    default_code = "business_invalid"
+
+    def __init__(self, problems: list[tuple[str, str, str]]) -> None:
+        self.details = [{"field": field, "message": message} for field, _, message in problems]
+        text = "; ".join(f"{field}: {message}" for field, _, message in problems)
+        EvaluationError.__init__(self, text, code=problems[0][1])
+
+
+@dataclass(frozen=True)
+class Normalised:
+    """The business as appetites read it, and what was changed to get there."""
+
+    business: dict
+    warnings: tuple[str, ...]
+
+
+def normalise_business(business: Mapping, *, as_of: date | None = None) -> Normalised:
+    """Read `business` as appetites read it; raises BusinessInputError naming each bad field."""
+    data = _whole_numbers(dict(business))
+    warnings: list[str] = []
+    problems: list[tuple[str, str, str]] = []
+    _amounts(data, warnings, problems)
+    _state(data, warnings, problems)
+    _naics(data, warnings, problems)
+    _lines(data, warnings, problems)
+    _construction(data, warnings, problems)
+    if problems:
+        raise BusinessInputError(problems)
+    _years(data, as_of, warnings)
+    _described(data, warnings)
+    data["activities"] = described.activities(data.get("description"))
+    return Normalised(data, tuple(warnings))
+
+
+def _amounts(data: dict, warnings: list[str], problems: list) -> None:
+    """Amounts written as text ("$1,500,000", "12") read as numbers."""
+    for field in AMOUNT_FIELDS:
+        value = data.get(field)
+        if not isinstance(value, str):
+            continue
+        text = value.strip().replace(",", "").replace("$", "").replace("_", "")
+        try:
+            amount = Decimal(text)
+        except ArithmeticError:
+            problems.append((field, "invalid_number", f"{value!r} is not a number"))
+            continue
+        data[field] = int(amount) if amount == amount.to_integral_value() else amount
+        warnings.append(f"{field} {value!r} read as {data[field]}")
+
+
+def _state(data: dict, warnings: list[str], problems: list) -> None:
+    value = data.get("state")
+    if value is None:
+        return
+    if not isinstance(value, str):
+        problems.append(("state", "invalid_state", "must be a state code or name"))
+        return
+    code = state_code(value)
+    if code is None:
+        problems.append(("state", "invalid_state", f"{value!r} is not a US state or DC: give "
+                         "its two-letter code (OR) or its name (Oregon)"))
+        return
+    if code != value.strip().upper():
+        warnings.append(f"state {value!r} read as {code}")
+    data["state"] = code
+
+
+def _naics(data: dict, warnings: list[str], problems: list) -> None:
+    value = data.get("naics")
+    if value is None:
+        return
+    code = re.sub(r"[\s.-]", "", str(value))
+    if not _NAICS.match(code):
+        problems.append(("naics", "invalid_naics", f"{value!r} is not a NAICS code (2 to 6 "
+                         "digits)"))
+        return
+    if naics_reference.title(code) is not None:
+        data["naics"] = code
+        return
+    found = replacement(code)
+    if found is None:
+        problems.append(("naics", "unknown_naics", f"{code} is not a NAICS 2022 code (nor a "
+                         "2017 code that 2022 replaced): check it, or classify the business "
+                         "from its description"))
+        return
+    title = naics_reference.title(found.naics_2022)
+    warnings.append(f"NAICS {code} ({found.title_2017}) is a 2017 code: read as NAICS 2022 "
+                    f"{found.naics_2022} ({title})" + (f"; {found.note}" if found.note else ""))
+    data["naics"] = found.naics_2022
+
+
+def _lines(data: dict, warnings: list[str], problems: list) -> None:
+    lines = data.get("lines_of_business")
+    if isinstance(lines, list):
+        data["lines_of_business"] = [_line(f"lines_of_business[{i}]", line, warnings, problems)
+                                     for i, line in enumerate(lines)]
+    requests = data.get("requests")
+    if isinstance(requests, list):
+        fixed = []
+        for index, request in enumerate(requests):
+            if isinstance(request, Mapping) and isinstance(request.get("line"), str):
+                request = {**request, "line": _line(f"requests[{index}].line", request["line"],
+                                                     warnings, problems)}
+            fixed.append(request)
+        data["requests"] = fixed
+
+
+def _line(field: str, value: Any, warnings: list[str], problems: list) -> Any:
+    if not isinstance(value, str):
+        return value
+    code = canonical_line(value)
+    if code is None:
+        problems.append((field, "unknown_line", f"{value!r} is not a line of business code "
+                         "(BOP, CGL, WORK, AUTOB, GARAG, PROPC, EO, CYBER, UMBRC, LIQUR, EPLI, "
+                         "INMRC, DO, CRIM) nor a line's name"))
+        return value
+    if code != value.strip().upper():
+        warnings.append(f"line {value!r} read as {code}")
+    return code
+
+
+def _construction(data: dict, warnings: list[str], problems: list) -> None:
+    building = data.get("property")
+    if not isinstance(building, Mapping) or building.get("construction") is None:
+        return
+    value = building["construction"]
+    if value in CONSTRUCTION_CLASSES:
+        return
+    words = re.sub(r"[^a-z0-9]+", " ", str(value).lower()).strip()
+    found = CONSTRUCTION_WORDS.get(words)
+    if found is None:
+        problems.append(("property.construction", "invalid_construction", f"{value!r} is not a "
+                         f"construction class ({', '.join(CONSTRUCTION_CLASSES)})"))
+        return
+    warnings.append(f"construction {value!r} read as {found}")
+    data["property"] = {**building, "construction": found}
+
+
+def _years(data: dict, as_of: date | None, warnings: list[str]) -> None:
+    founded = data.get("founded_on")
+    if data.get("years_in_business") is not None or as_of is None or not isinstance(founded, str):
+        return
+    try:
+        start = date.fromisoformat(founded)
+    except ValueError:
+        return
+    years = as_of.year - start.year - ((as_of.month, as_of.day) < (start.month, start.day))
+    if years >= 0:
+        data["years_in_business"] = years
+        warnings.append(f"years_in_business {years}, counted from founded_on {founded}")
+
+
+def _described(data: dict, warnings: list[str]) -> None:
+    text = data.get("description")
+    if not isinstance(text, str) or not text:
+        return
+    for group, field, phrases in DESCRIBED_FLAGS:
+        current = data.get(group)
+        if isinstance(current, Mapping) and current.get(field) is not None:
+            continue
+        if described.mentions(text, phrases):
+            answer = True
+        elif described.denies(text, phrases):
+            answer = False
+        else:
+            continue
+        data[group] = {**(current if isinstance(current, Mapping) else {}), field: answer}
+        warnings.append(f"{group}.{field} read from the description: {'yes' if answer else 'no'}")
+    building = data.get("property")
+    if not (isinstance(building, Mapping) and building.get("year_built") is not None):
+        year = described.year_built(text)
+        if year is not None:
+            data["property"] = {**(building if isinstance(building, Mapping) else {}),
+                                "year_built": year}
+            warnings.append(f"property.year_built read from the description: {year}")
+
+
+def _whole_numbers(value: Any) -> Any:
+    """Whole floats and decimals as ints, all the way down (so no reason reads `1000000.0`)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole_numbers(item) for item in value]
+    return value

@@ -1,0 +1,68 @@
+"""Reasons as a broker reads them: money written as money, the reason that decided first, and
+the "ask the client" lines taken out as questions.
+
+The engine returns reasons in firing order as plain text. Each comes from one action of a fired
+rule, so the ruleset's rules say which decision (or none) each reason carries; that is how the
+reason that declined is put before the refer-style ones that fired earlier.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
+
+from insureops.carrier_matching.questions import ASK_REASON_PREFIX
+from insureops.engine import ir
+
+# `$` and a plain number, as an appetite writes money (`${business.annual_revenue}`)
+_MONEY = re.compile(r"\$(-?\d+(?:\.\d+)?)(?![\d,])")
+REASON = "reason"
+
+
+def format_money(text: str) -> str:
+    """`text` with each `$` + plain number written as dollars: "$1000000.0" -> "$1,000,000"."""
+    return _MONEY.sub(lambda m: _dollars(m.group(1)), text)
+
+
+def _dollars(number: str) -> str:
+    try:
+        amount = Decimal(number)
+    except InvalidOperation:
+        return "$" + number
+    if amount == amount.to_integral_value():
+        return f"${int(amount):,}"
+    return f"${amount:,.2f}"
+
+
+def reason_kinds(ruleset: ir.Ruleset, fired: Sequence[str], count: int) -> list[str]:
+    """For each of `count` reasons, the decision its action carries (`accept`, `refer`,
+    `decline`) or `reason`; all `reason` when the fired rules do not account for them."""
+    rules = {item.name: item for item in ruleset.items if isinstance(item, ir.Rule)}
+    kinds: list[str] = []
+    for name in fired:
+        rule = rules.get(name)
+        if rule is None:
+            continue
+        for action in rule.actions:
+            if isinstance(action, ir.DecisionAction):
+                kinds.append(action.decision)
+            elif isinstance(action, ir.ReasonAction):
+                kinds.append(REASON)
+    return kinds if len(kinds) == count else [REASON] * count
+
+
+def arrange(decision: str, reasons: Sequence[str],
+            kinds: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The reasons with the deciding ones first (then the other decisions by severity, then
+    plain reasons), money formatted; and, apart, the "ask the client" lines."""
+    order = {decision: 0, "decline": 1, "refer": 2, "accept": 3, REASON: 4}
+    asks, kept = [], []
+    for position, (text, kind) in enumerate(zip(reasons, kinds)):
+        text = format_money(text)
+        if text.startswith(ASK_REASON_PREFIX):
+            asks.append(text)
+        else:
+            kept.append((order.get(kind, 4), position, text))
+    kept.sort()
+    return tuple(text for _, _, text in kept), tuple(asks)

@@ -1,0 +1,441 @@
+"""A ruleset's rule loop as generated code: `run(inputs, ev)` and `run_traced(inputs, ev)`.
+
+Rules and tables run once each by descending priority, ties in file order (sorted once). The
+plain function skips disabled items entirely, charges every item to the work budget up front,
+keeps the run's score, decision and lists in locals (made when something first fires) and
+builds the `Result` itself. The traced function, generated from the same emitter with
+recording on, also reports skipped items and every evaluated sub-expression.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from insureops.engine import ir
+from insureops.engine.evaluation.generator import NOT_CONSTANT, Code, Column, Emitter, Scope, Source
+from insureops.engine.inputs.slots import Slot
+from insureops.engine.ir import numbers
+from insureops.engine.ir.errors import EngineError
+from insureops.engine.ir.limits import DEFAULT_LIMITS
+from insureops.engine.ir.printer import format_expr
+from insureops.engine.ir.tree import conjuncts
+
+
+class RulesetCode:
+    """Generates one ruleset's functions. `items` are its rules and tables in run order
+    (disabled ones included: the trace reports them), `slots` the input slots in declared
+    order, `finish` (ruleset name, default decision), `source` the ruleset's text (for the
+    trace's expression texts)."""
+
+    def __init__(self, items: tuple, slots: dict[str, Slot], finish: tuple, consts: dict,
+                 folded: dict, clocked: frozenset, source: str | None) -> None:
+        self.items, self.slots, self.finish = items, slots, finish
+        self.consts, self.folded, self.clocked = consts, folded, clocked
+        self.source = source
+        self.text_columns: set[str] = set()  # table columns with a `_s<column>` string flag
+        self.outputs = any(isinstance(item, ir.Table) or any(
+            isinstance(action, ir.SetAction) for action in item.actions) for item in items)
+
+    def generate(self, traced: bool, general=None, regexes: dict | None = None):
+        """The function `run(inputs, ev) -> Result` (traced: the Result carries the trace).
+        Untraced, also `evaluate(inputs, *, as_of, explain, limits)`: the same body entered
+        with the default limits, its Evaluation made inside (one call frame for the common
+        call), handing any other call to `general`."""
+        src = Source()
+        emitter = Emitter(src, self.consts, self.folded, self.clocked, traced=traced)
+        scope = self._scope()
+        body = []
+        for item in self.items:
+            if not traced and not getattr(item, "enabled", True):
+                continue
+            body += self._item(src, emitter, item, scope, traced)
+        entries = ["run"] if traced else ["run", "evaluate"]
+        for entry in entries:
+            lines = self._head(src, traced, entry, general, regexes)
+            lines += ["    try:", *("        " + line for line in body or ["pass"]),
+                      "    except ENGINE_ERROR as _e:",
+                      "        raise LOCATED(_e, _i[0], _i[1]) from None",
+                      "    except RecursionError:", "        TOO_DEEP()",
+                      f"    return {self._finish(src, traced)}"]
+            src.functions.append(lines)
+        name = "<ruleset traced>" if traced else "<ruleset>"
+        namespace = src.build(name)
+        run = namespace["run"]
+        run.source = namespace["__source__"]
+        return run if traced else (run, namespace["evaluate"])
+
+    # --- the function's frame --------------------------------------------------------------
+
+    def _scope(self) -> dict[str, Scope]:
+        scope = {name: Scope(f"i{n}", slot, f"d{n}")
+                 for n, (name, slot) in enumerate(self.slots.items())}
+        scope["outputs"] = Scope("o")
+        return scope
+
+    def _head(self, src: Source, traced: bool, entry: str, general, regexes) -> list[str]:
+        declared = src.const(tuple(self.slots))
+        active = sum(1 for item in self.items if getattr(item, "enabled", True))
+        if entry == "run":
+            bounded = not traced and self._bounded()
+            lines = ["def run(inputs, ev):",
+                     f"    sized = ev.limits is not {src.const(DEFAULT_LIMITS)}" if bounded
+                     else "    sized = True"]
+        else:
+            limits = DEFAULT_LIMITS
+            lines = ["def evaluate(inputs, *, as_of=None, explain=False, limits=None):",
+                     "    if explain or limits is not None:",
+                     f"        return {src.const(general)}(inputs, as_of=as_of, explain=explain, "
+                     f"limits=limits)",
+                     f"    sized = {not self._bounded()}",
+                     f"    ev = EVALUATION({limits.max_steps - active}, as_of, "
+                     f"{src.const(limits)}, {src.const(regexes)}, {limits.max_input_nodes})"]
+            if active > limits.max_steps:
+                lines.append("    ev.charge(0, None)")
+        for n, (name, slot) in enumerate(self.slots.items()):
+            k = src.const(name)
+            lines += ["    try:", f"        i{n} = inputs[{k}]",
+                      f"    except KeyError: MISSING({k})",
+                      f"    except (TypeError, AttributeError): UNKNOWN(inputs, {declared})",
+                      f"    d{n} = type(i{n}) is DICT"]
+        lines += [f"    if len(inputs) != {len(self.slots)}: UNKNOWN(inputs, {declared})"]
+        if entry == "run" and not traced and active:
+            lines += [f"    ev.remaining -= {active}",
+                      "    if ev.remaining < 0: ev.charge(0, None)"]
+        lines += ["    score = ZERO; decision = None; rank = 0; _i = None",
+                  "    o = {}" if self.outputs or traced else "    o = None"]
+        if traced:
+            lines += ["    fired = []; reasons = []; tags = set(); trace = []; stopped = False"]
+        else:
+            lines += ["    fired = reasons = tags = None"]
+        return lines
+
+    def _finish(self, src: Source, traced: bool) -> str:
+        name, default = (src.const(value) for value in self.finish)
+        if traced:
+            return (f"RESULT({name}, decision or {default}, score, o, reasons, tags, fired, "
+                    f"trace, ev)")
+        # nothing fired and no outputs (most evaluations): nothing to size or copy; under the
+        # default limits a ruleset whose results cannot grow past them is not sized either
+        return (f"(RESULT if sized else UNSIZED)({name}, decision or {default}, score, o, "
+                f"reasons, tags, fired, None, ev) if fired or o else MADE({name}, decision or "
+                f"{default}, score, NO_OUTPUTS, NO_ITEMS, NO_ITEMS, NO_ITEMS)")
+
+    def _bounded(self) -> bool:
+        """Whether every result of the ruleset is within the default result size: every
+        message, tag and output a constant scalar, and all of them together small enough."""
+        total = 0
+        for item in self.items:
+            if isinstance(item, ir.Table):
+                values = [value for row in item.rows for value in row.values]
+                total += sum(len(name) for name in item.outputs)
+            else:
+                values = []
+                for action in item.actions:
+                    expr = getattr(action, "value", None) or getattr(action, "message", None) \
+                        or getattr(action, "tag", None)
+                    if expr is not None:
+                        values.append(expr)
+                    total += len(getattr(action, "name", "") or "")
+            for expr in values:
+                value = expr.value if isinstance(expr, ir.Literal) else self.folded.get(
+                    id(expr), NOT_CONSTANT)
+                if isinstance(expr, ir.Name) and expr.name in self.consts:
+                    value = self.consts[expr.name]
+                if type(value) is str:
+                    total += len(value)
+                elif type(value) in (Decimal, bool) or value is None:
+                    total += 1
+                else:
+                    return False
+        return total <= DEFAULT_LIMITS.max_result_size
+
+    # --- rules ---------------------------------------------------------------------------
+
+    def _item(self, src, emitter, item, scope, traced: bool) -> list[str]:
+        kind = "table" if isinstance(item, ir.Table) else "rule"
+        handle = src.const((kind, item))
+        lines = [f"_i = {handle}"]
+        if traced:
+            skip = src.const(item)
+            lines += [f"if stopped: trace.append(SKIPPED({skip}, {src.const(kind)}, "
+                      f"'after_stop'))"]
+            if not getattr(item, "enabled", True):
+                lines += [f"else: trace.append(SKIPPED({skip}, {src.const(kind)}, 'disabled'))"]
+                return lines
+            lines += ["else:", f"    ev.charge(1, {src.const(item.span)})"]
+            body = self._traced_item(src, emitter, item, scope, kind)
+            return lines + ["    " + line for line in body]
+        if kind == "table":
+            return lines + self._table(src, emitter, item, scope)
+        return lines + self._rule(src, emitter, item, scope)
+
+    def _window(self, src, item) -> str | None:
+        window = getattr(item, "effective", None)
+        if window is None:
+            return None
+        start, end = src.const(window.start), src.const(window.end)
+        return (f"(({start} <= _d <= {end}) if type(_d := ev.as_of) is DATE else "
+                f"{start} <= ev.today({src.const(window.span or item.span)}) <= {end})")
+
+    def _rule(self, src, emitter, node: ir.Rule, scope) -> list[str]:
+        lines = ["while True:"]
+        window = self._window(src, node)
+        if window is not None:
+            lines.append(f"    if not {window}: break")
+        lines.append("    _n = False")
+        span = src.const(node.condition.span)
+        for condition in conjuncts(node.condition):
+            code = emitter.expr(condition, scope)
+            wrong = emitter.converted(Code("_c", code.slot))
+            lines += [f"    _c = {code.text}", "    if _c is not True:",
+                      "        if _c is False: break",
+                      f"        _n = _c is None or NULLISH({wrong}, {span})"]
+        lines += ["    else:", "        if _n: break",
+                  "        if fired is None: fired = []",
+                  f"        fired.append({src.const(node.name)})"]
+        stops = False
+        for action in node.actions:
+            if isinstance(action, ir.StopAction):
+                stops = True
+                continue
+            lines += ["        " + line for line in self._action(src, emitter, action, scope)]
+        if stops:
+            lines.append(f"        return {self._finish(src, False)}")
+        lines.append("    break")
+        return lines
+
+    def _action(self, src, emitter, action, scope) -> list[str]:
+        span = src.const(action.span)
+        if isinstance(action, ir.ScoreAction):
+            value = emitter.expr(action.value, scope)
+            what = src.const(f"score {action.op}")
+            if type(value.constant) is Decimal:
+                amount = value.constant if action.op == "+=" else numbers.negated(value.constant)
+                return [f"try: score = EXACT_ADD(score, {src.const(amount)})",
+                        f"except ARITHMETIC as _x: raise ARITH({what}, {span}, _x) from None"]
+            return [f"score = SCORE(score, {emitter.converted(value)}, "
+                    f"{action.op == '+='}, {what}, {span})"]
+        if isinstance(action, ir.SetAction):
+            return [f"o[{src.const(action.name)}] = {self._kept(emitter, action.value, scope)}"]
+        if isinstance(action, ir.DecisionAction):
+            rank = ir.DECISION_RANK[action.decision]
+            return [f"_t = {self._message(src, emitter, action.message, scope)}",
+                    "if reasons is None: reasons = [_t]",
+                    "else: reasons.append(_t)",
+                    f"if rank < {rank}: rank = {rank}; decision = {src.const(action.decision)}"]
+        if isinstance(action, ir.ReasonAction):
+            return [f"_t = {self._message(src, emitter, action.message, scope)}",
+                    "if reasons is None: reasons = [_t]",
+                    "else: reasons.append(_t)"]
+        if isinstance(action, ir.TagAction):
+            return [f"_t = {self._message(src, emitter, action.tag, scope)}",
+                    "if tags is None: tags = {_t}",
+                    "else: tags.add(_t)"]
+        raise EngineError(f"unknown action {type(action).__name__}", code="invalid_ir",
+                          span=action.span)
+
+    @staticmethod
+    def _kept(emitter, expr, scope) -> str:
+        """The text of a value a result keeps: a shared constant list is copied (thawed)."""
+        code = emitter.expr(expr, scope)
+        if code.constant is not NOT_CONSTANT and type(code.constant) is not tuple:
+            return code.text
+        return f"THAW({emitter.converted(code)})"
+
+    @staticmethod
+    def _message(src, emitter, expr, scope) -> str:
+        code = emitter.expr(expr, scope)
+        if type(code.constant) is str:
+            return code.text
+        if isinstance(expr, ir.Interpolated) and not emitter.traced:
+            return code.text
+        return f"TEXT({emitter.converted(code)}, {src.const(getattr(expr, 'span', None))})"
+
+    # --- tables --------------------------------------------------------------------------
+
+    def _columns(self, src, emitter, node: ir.Table, scope) -> tuple[list[str], list[Code]]:
+        if any(len(row.cells) != len(node.inputs) or len(row.values) != len(node.outputs)
+               for row in node.rows):
+            raise EngineError(f"a row of table `{node.name}` has the wrong number of cells or "
+                              f"values for {len(node.inputs)} inputs and {len(node.outputs)} "
+                              f"outputs", code="invalid_ir", span=node.span)
+        lines, columns = [], []
+        for expr in node.inputs:
+            code = emitter.checked(emitter.expr(expr, scope))
+            column = src.fresh("_x")
+            lines.append(f"{column} = {code.text}")
+            if self._string_cells(node, len(columns)):  # tested as text by several cells
+                lines.append(f"_s{column} = type({column}) is STR")
+                self.text_columns.add(column)
+            columns.append(Code(column, code.slot))
+        return lines, columns
+
+    @staticmethod
+    def _string_cells(node: ir.Table, position: int) -> bool:
+        """Whether a column's cells compare it with string constants (then whether it is a
+        string is asked once per table run, not once per cell)."""
+        return any(isinstance(row.cells[position], ir.CompareCell)
+                   and isinstance(row.cells[position].operand, (ir.Literal, ir.SetExpr))
+                   for row in node.rows)
+
+    def _cell(self, src, emitter, cell, column: Code, scope) -> str | None:
+        """The text of one cell's test, true only when the cell matches; None for `-`."""
+        if isinstance(cell, ir.AnyCell):
+            return None
+        if isinstance(cell, ir.NullCell):
+            return f"({column.text} is None)"
+        span = cell.span
+        if isinstance(cell, ir.BetweenCell):
+            test = emitter.between_expr(
+                ir.Between(Column(column), cell.low, cell.high, span=span), scope)
+            return f"({test.text} is True)"
+        test = emitter.binary_expr(ir.Binary(cell.op, Column(column), cell.operand, span=span),
+                                   scope)
+        operand = emitter.expr(cell.operand, scope) if column.text in self.text_columns \
+            else None
+        if operand is not None and operand.constant is not NOT_CONSTANT:
+            direct = Emitter._string_test(cell.op, operand.constant, column.text, operand.text)
+            if direct is not None and not direct[1]:
+                return f"(({direct[0]}) if _s{column.text} else ({test.text} is True))"
+        return f"({test.text} is True)"
+
+
+    def _table(self, src, emitter, node: ir.Table, scope) -> list[str]:
+        lines, columns = self._columns(src, emitter, node, scope)
+        name = src.const(node.name)
+        fire = ["if fired is None: fired = []",
+                f"fired.append({name})"]
+        rows = [[t for t in (self._cell(src, emitter, cell, columns[n], scope)
+                             for n, cell in enumerate(row.cells)) if t is not None]
+                for row in node.rows]
+        if node.hit == "first":
+            lines.append("while True:")
+            for row, tests in zip(node.rows, rows):
+                lines.append(f"    if {' and '.join(tests) or 'True'}:")
+                for out, value in zip(node.outputs, row.values):
+                    lines.append(f"        o[{src.const(out)}] = "
+                                 f"{self._kept(emitter, value, scope)}")
+                lines += ["        " + line for line in fire] + ["        break"]
+            lines.append("    break")
+            return lines
+        lines.append("_m = []")
+        for number, tests in enumerate(rows, 1):
+            lines.append(f"if {' and '.join(tests) or 'True'}: _m.append({number})")
+        lines += self._apply(src, emitter, node, scope)
+        lines += ["if _m:", *("    " + line for line in fire)]
+        return lines
+
+    def _apply(self, src, emitter, node: ir.Table, scope) -> list[str]:
+        """Outputs from the matched rows `_m` of a `unique` or `collect` table."""
+        lines = []
+        if node.hit == "unique":
+            lines_of = src.const(tuple(str(row.span.line) if row.span else "?"
+                                       for row in node.rows))
+            lines.append(f"if len(_m) > 1: NOT_UNIQUE({src.const(node)}, "
+                         f"[{lines_of}[n - 1] for n in _m])")
+            for number, row in enumerate(node.rows, 1):
+                lines.append(f"if _m and _m[0] == {number}:")
+                for out, value in zip(node.outputs, row.values):
+                    lines.append(f"    o[{src.const(out)}] = {self._kept(emitter, value, scope)}")
+            return lines
+        for position, out in enumerate(node.outputs):
+            lines.append("_l = []")
+            for number, row in enumerate(node.rows, 1):
+                lines.append(f"if {number} in _m: _l.append("
+                             f"{self._kept(emitter, row.values[position], scope)})")
+            lines.append(f"o[{src.const(out)}] = _l")
+        return lines
+
+    # --- the trace -------------------------------------------------------------------------
+
+    def _traced_item(self, src, emitter, item, scope, kind: str) -> list[str]:
+        window = self._window(src, item)
+        skip = src.const(item)
+        lines = []
+        if window is not None:
+            lines += [f"if not {window}: trace.append(SKIPPED({skip}, {src.const(kind)}, "
+                      f"'outside_effective_window'))", "else:"]
+            indent = "    "
+        else:
+            indent = ""
+        body = self._traced_rule(src, emitter, item, scope) if kind == "rule" \
+            else self._traced_table(src, emitter, item, scope)
+        return lines + [indent + line for line in body]
+
+    def _traced_rule(self, src, emitter, node: ir.Rule, scope) -> list[str]:
+        code = emitter.expr(node.condition, scope)
+        wrong = emitter.converted(Code("_c", code.slot))
+        span = src.const(node.condition.span)
+        lines = ["rec = []", f"_c = {code.text}",
+                 f"if _c is not True and _c is not False and _c is not None: "
+                 f"TRUTH({wrong}, {span})",
+                 f"trace.append(RULE_ENTRY({src.const(node)}, _c is True, rec, "
+                 f"{src.const(self.source)}))",
+                 "if _c is True:", f"    fired.append({src.const(node.name)})"]
+        for action in node.actions:
+            if isinstance(action, ir.StopAction):
+                lines.append("    stopped = True")
+                continue
+            lines += ["    " + line for line in self._action(src, emitter, action, scope)]
+        return lines
+
+    def _traced_table(self, src, emitter, node: ir.Table, scope) -> list[str]:
+        lines = ["rec = []"]
+        column_lines, columns = self._columns(src, emitter, node, scope)
+        lines += column_lines
+        emitter.traced = False  # the trace shows the columns, then each row's first miss
+        try:
+            return lines + self._traced_rows(src, emitter, node, scope, columns)
+        finally:
+            emitter.traced = True
+
+    def _traced_rows(self, src, emitter, node: ir.Table, scope, columns) -> list[str]:
+        lines = []
+        texts = [_text(expr, self.source) for expr in node.inputs]
+        shown = ", ".join(f"REC_SHOWN({c.text}, {src.const(c.slot)})" if c.slot is not None
+                          else f"THAW({c.text})" for c in columns)
+        lines += [f"_vals = [{shown}]", "_rows = []", "_m = []", "while True:"]
+        collect = node.hit != "first"
+        for number, row in enumerate(node.rows, 1):
+            lines.append("    _why = None")
+            first = True
+            for n, cell in enumerate(row.cells):
+                test = self._cell(src, emitter, cell, columns[n], scope)
+                if test is None:
+                    continue
+                operands = [e for e in (getattr(cell, "operand", None),
+                                        getattr(cell, "low", None),
+                                        getattr(cell, "high", None)) if e is not None]
+                values = ", ".join(emitter.value(e, scope) for e in operands)
+                keyword = "if" if first else "elif"
+                first = False
+                lines.append(f"    {keyword} not {test}: _why = CELL_MISS({src.const(cell)}, "
+                             f"{src.const(texts[n])}, _vals[{n}], [{values}])")
+            lines += [f"    _rows.append(ROW_ENTRY({number}, {src.const(row)}, _why))",
+                      f"    if _why is None: _m.append({number})"]
+            if not collect:
+                lines.append("    if _m: break")
+        lines.append("    break")
+        if node.hit == "first":
+            for number, row in enumerate(node.rows, 1):
+                lines.append(f"if _m and _m[0] == {number}:")
+                for out, value in zip(node.outputs, row.values):
+                    lines.append(f"    o[{src.const(out)}] = {self._kept(emitter, value, scope)}")
+        else:
+            lines += self._apply(src, emitter, node, scope)
+        lines += ["if _m: fired.append(" + src.const(node.name) + ")",
+                  f"trace.append(TABLE_ENTRY({src.const(node)}, bool(_m), rec, "
+                  f"{src.const(tuple(texts))}, _vals, _rows, o, {node.hit == 'collect'}, "
+                  f"{src.const(self.source)}))"]
+        return lines
+
+
+def _text(expr, source: str | None) -> str:
+    span = getattr(expr, "span", None)
+    if source and span is not None and 0 <= span.start < span.end <= len(source):
+        return source[span.start:span.end]
+    try:
+        return format_expr(expr)
+    except ValueError:
+        return f"<{type(expr).__name__}>"
+
