@@ -233,10 +233,13 @@ def drop_postgres(admin: str) -> None:
 def start_server(setup: str, port: int, platform_url: str, tenant_url: str | None,
                  directory: str, source: str | None) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    if source:  # an earlier tree of the package, found before the installed one
-        env["PYTHONPATH"] = source
+    script = os.path.abspath(__file__)
+    if source:  # an earlier tree of the package, found before the installed one, served by
+        env["PYTHONPATH"] = source  # its own copy of this script (its modules may live elsewhere)
+        earlier = Path(source) / "insureops" / "bench" / "bench_hot_path.py"
+        script = str(earlier) if earlier.is_file() else script
     process = subprocess.Popen(
-        [sys.executable, os.path.abspath(__file__), "--serve", setup.removesuffix("-before"), "--port", str(port),
+        [sys.executable, script, "--serve", setup.removesuffix("-before"), "--port", str(port),
          "--platform-url", platform_url, "--tenant-url", tenant_url or "", "--directory",
          directory], stdout=subprocess.PIPE, text=True, env=env, cwd=directory)
     line = process.stdout.readline()

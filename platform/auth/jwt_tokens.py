@@ -19,7 +19,7 @@ from insureops.platform.config import Settings
 from insureops.platform.http.errors import ApiError
 from insureops.platform.keys import JWT_VERIFIER
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("insureops.platform.jwt_auth")  # the name logs have carried
 
 MAX_TOKEN_CHARS = 8000  # under the HTTP layer's 8,190-byte header line
 MAX_JWKS_BYTES = 1024 * 1024

@@ -13,7 +13,7 @@ from cryptography.fernet import Fernet, MultiFernet
 
 from insureops.platform.config import Settings
 
-logger = logging.getLogger("insureops.platform.auth.secret_keys")
+logger = logging.getLogger("insureops.platform.secret_keys")  # the name logs have carried
 
 
 class ConfigurationError(Exception):

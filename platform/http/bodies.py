@@ -22,7 +22,7 @@ from insureops.platform.data.columns import BIGINT_MAX, INTEGER_MAX, UNSTORABLE,
 from insureops.platform.http.errors import ApiError, ClientDisconnectedError, Handler
 from insureops.platform.keys import BODY_THREADS
 
-logger = logging.getLogger("insureops.platform.http.bodies")
+logger = logging.getLogger("insureops.platform.bodies")  # the name logs have carried
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 # The API's one policy for fields it does not know, in bodies and query strings alike: 400

@@ -14,7 +14,7 @@ from sqlalchemy import exc as sa_exc
 
 from insureops.platform.keys import ERROR_TABLE, REQUEST_ID
 
-logger = logging.getLogger("insureops.platform.http.errors")
+logger = logging.getLogger("insureops.platform.errors")  # the name logs have carried
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import CoreModeRef, DefsRef, GenerateJsonSchema, models_json_schema
 
 from insureops.platform.auth.requirements import AuthKind, AuthRequirement
 from insureops.platform.http.errors import ErrorBody
@@ -14,6 +14,25 @@ from insureops.platform.http.origins import SAFE_METHODS
 from insureops.platform.http.routing import Mount, Route
 
 REF_TEMPLATE = "#/components/schemas/{model}"
+
+# Models sharing a class name are published under their module's path
+# (`insureops__platform__prospects__payloads__ListQuery`); these modules moved (issue 30), and
+# their models keep the names the document published.
+PUBLISHED_MODULES = {
+    "insureops.platform.carrier_finder.market.payloads.":
+        "insureops.platform.carrier_finder.payloads.",
+    "insureops.platform.http.meta.": "insureops.platform.meta.",
+}
+
+
+class _PublishedNames(GenerateJsonSchema):
+    """Component names that outlive a module move (PUBLISHED_MODULES)."""
+
+    def get_defs_ref(self, core_mode_ref: CoreModeRef) -> DefsRef:
+        core_ref, mode = core_mode_ref
+        for moved, published in PUBLISHED_MODULES.items():
+            core_ref = core_ref.replace(moved, published)
+        return super().get_defs_ref((core_ref, mode))
 
 SECURITY_SCHEMES = {
     "sessionCookie": {"type": "apiKey", "in": "cookie", "name": "sessionid",
@@ -107,7 +126,8 @@ class _Builder:
     def __init__(self, mounts: tuple[Mount, ...]) -> None:
         self.mounts = mounts
         routes = [route for mount in mounts for route in mount.table.routes if route.documented]
-        refs, top = models_json_schema(_collect_models(routes), ref_template=REF_TEMPLATE)
+        refs, top = models_json_schema(_collect_models(routes), ref_template=REF_TEMPLATE,
+                                       schema_generator=_PublishedNames)
         self.refs = refs
         self.schemas: dict[str, Any] = top.get("$defs", {})
 

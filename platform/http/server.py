@@ -27,7 +27,7 @@ from aiohttp.web_runner import GracefulExit
 
 from insureops.platform.config import Settings
 
-logger = logging.getLogger("insureops.platform.http.server")
+logger = logging.getLogger("insureops.platform.server")  # the name logs have carried
 
 # Parser refusals -> a message that describes the problem without quoting the request.
 _PARSE_PROBLEMS: tuple[tuple[type[Exception], str], ...] = (

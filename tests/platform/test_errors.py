@@ -126,7 +126,7 @@ async def test_domain_error_is_mapped_through_the_table_when_an_area_registers_i
 
 
 async def test_unexpected_error_is_500_without_details_when_a_handler_fails(probe, caplog):
-    with caplog.at_level(logging.ERROR, logger="insureops.platform.http.errors"):
+    with caplog.at_level(logging.ERROR, logger="insureops.platform.errors"):
         response = await probe.get(f"{PROBE}/boom/", headers={"X-Request-ID": "req-42"})
     error = await error_of(response, 500)
     assert error["code"] == "internal_error"
@@ -138,7 +138,7 @@ async def test_unexpected_error_is_500_without_details_when_a_handler_fails(prob
 
 
 async def test_database_error_is_500_without_sql_when_a_query_is_wrong(probe, caplog):
-    with caplog.at_level(logging.ERROR, logger="insureops.platform.http.errors"):
+    with caplog.at_level(logging.ERROR, logger="insureops.platform.errors"):
         response = await probe.get(f"{PROBE}/bad-sql/")
     text = await response.text()
     assert (await error_of(response, 500))["code"] == "internal_error"

@@ -113,3 +113,13 @@ def test_document_is_built_once_and_only_when_first_asked_for(settings):
     holder = create_app(settings)[OPENAPI_DOCUMENT]
     assert holder._document is None
     assert holder.get() is holder.get()
+
+
+def test_models_sharing_a_name_keep_their_published_names_when_their_modules_move(settings):
+    """Issue 30 moved the carrier finder's payloads and the meta routes into packages; the
+    document's component names, which carry a module path for same-named models, stayed."""
+    schemas = create_app(settings)[OPENAPI_DOCUMENT].get()["components"]["schemas"]
+    assert {"insureops__platform__carrier_finder__payloads__ListQuery",
+            "insureops__platform__meta__AssetPath",
+            "insureops__platform__prospects__payloads__ListQuery",
+            "insureops__platform__studio_web__routes__AssetPath"} <= set(schemas)
