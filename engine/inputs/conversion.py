@@ -61,42 +61,45 @@ class InputConverter:
         """The runtime value of input `name`; `invalid_input` or a limit error if it cannot."""
         budget = [limits.max_input_nodes]
         try:
-            return self._convert(value, self._root, budget, limits, name, 1)
+            return self.convert_value(value, self.root_schema, budget, limits, name, 1)
         except RecursionError:
             raise LimitExceededError(f"input `{name}` is nested too deeply",
                                      code="limit_depth") from None
 
     @property
-    def _root(self) -> dict | None:
+    def root_schema(self) -> dict | None:
+        """The input's schema with its `$ref` followed."""
         return _resolve(self.root, self.root)
 
-    def _plan(self, schema: dict | None) -> _Plan:
+    def plan(self, schema: dict | None) -> _Plan:
+        """What the schema `schema` (part of this converter's) says, worked out once."""
         plan = self._plans.get(id(schema))
         if plan is None:
             plan = self._plans[id(schema)] = _Plan(schema, self.root)
         return plan
 
-    def _convert(self, value, schema, budget: list, limits: Limits, path: str, depth: int):
+    def convert_value(self, value, schema, budget: list, limits: Limits, path: str,
+                      depth: int):
         """Any value: containers are checked against the limits and walked."""
         kind = type(value)
         if kind is dict or kind is list or kind is tuple or kind is set or kind is frozenset \
                 or isinstance(value, Mapping):
             _enter(value, budget, limits, path, depth)
-            plan = self._plan(schema)
+            plan = self.plan(schema)
             if kind is list or kind is tuple:
                 return self._list(value, plan, budget, limits, path, depth)
             if kind is set or kind is frozenset:
                 return frozenset(self._list(value, plan, budget, limits, path, depth))
             return self._object(value, plan, budget, limits, path, depth)
-        plan = self._plan(schema)
-        return _scalar(value, plan.fmt, path, plan.integer)
+        plan = self.plan(schema)
+        return convert_scalar(value, plan.fmt, path, plan.integer)
 
     def _sub(self, plan: _Plan, key: object) -> _Plan:
         """The plan of property `key` (or of the items, key None), cached on the plan."""
         found = plan.plans.get(key)
         if found is None:
             schema = plan.items if key is None else plan.children.get(key, plan.extra)
-            found = plan.plans[key] = self._plan(schema)
+            found = plan.plans[key] = self.plan(schema)
         return found
 
     def _list(self, value, plan: _Plan, budget, limits, path: str, depth: int) -> list:
@@ -111,7 +114,7 @@ class InputConverter:
                 _enter(item, budget, limits, path, depth + 1)
                 append(self._object(item, item_plan, budget, limits, path, depth + 1))
             elif kind is str:
-                append(item if fmt is None else _convert_string(item, fmt, path))
+                append(item if fmt is None else convert_string(item, fmt, path))
             elif kind is int and -_BIG < item < _BIG:
                 append(Decimal(item))
             elif item is None or kind is bool or (
@@ -119,7 +122,7 @@ class InputConverter:
                     and (not integer or whole(item))):
                 append(item)
             else:
-                append(self._convert(item, schema, budget, limits, f"{path}[]", depth + 1))
+                append(self.convert_value(item, schema, budget, limits, f"{path}[]", depth + 1))
         return converted
 
     def _object(self, value: Mapping, plan: _Plan, budget, limits, path: str, depth: int):
@@ -133,12 +136,12 @@ class InputConverter:
                 fmt = formats.get(key) if open_format is None else formats.get(
                     key, None if key in children else open_format)
                 if fmt is not None:
-                    converted[key] = _convert_string(item, fmt, f"{path}.{key}")
+                    converted[key] = convert_string(item, fmt, f"{path}.{key}")
             elif kind is Decimal:
                 if not item.is_finite() or not in_range(item) or (
                         (key in plan.integers if key in children else plan.extra_integer)
                         and not whole(item)):
-                    _scalar(item, None, f"{path}.{key}", True)  # raises invalid_input
+                    convert_scalar(item, None, f"{path}.{key}", True)  # raises invalid_input
             elif kind is int:
                 converted[key] = Decimal(item) if -_BIG < item < _BIG else _convert_number(
                     item, f"{path}.{key}")
@@ -151,7 +154,7 @@ class InputConverter:
                 converted[key] = self._list(item, plan.plans.get(key) or self._sub(plan, key),
                                             budget, limits, f"{path}.{key}", depth + 1)
             elif item is not None and kind is not bool:
-                converted[key] = self._convert(item, children.get(key, extra), budget, limits,
+                converted[key] = self.convert_value(item, children.get(key, extra), budget, limits,
                                                f"{path}.{key}", depth + 1)
             if type(key) is not str:
                 raise EvaluationError(f"{path}: object keys must be strings",
@@ -176,12 +179,13 @@ def convert_input(name: str, value: object, schema: dict | None, limits: Limits)
     return InputConverter(schema).convert(name, value, limits)
 
 
-def _scalar(value: object, fmt: str | None, path: str, integer: bool = False) -> object:
+def convert_scalar(value: object, fmt: str | None, path: str, integer: bool = False) -> object:
+    """A scalar input value as a runtime value (`invalid_input` when it cannot be)."""
     kind = type(value)
     if value is None or kind is bool:
         return value
     if kind is str:
-        return _convert_string(value, fmt, path)
+        return convert_string(value, fmt, path)
     if kind is int or kind is float or kind is Decimal:
         number = _convert_number(value, path)
         if integer and not whole(number):
@@ -214,7 +218,8 @@ def _convert_number(value: object, path: str) -> Decimal:
     return number
 
 
-def _convert_string(value: str, fmt: str | None, path: str) -> object:
+def convert_string(value: str, fmt: str | None, path: str) -> object:
+    """A string of a `format: date`/`date-time` field as a date or datetime; else itself."""
     if fmt == "date":
         day = iso_date(value)
         if day is not None:

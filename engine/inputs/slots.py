@@ -15,7 +15,12 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
 
-from insureops.engine.inputs.conversion import InputConverter, _convert_string, _scalar, whole
+from insureops.engine.inputs.conversion import (
+    InputConverter,
+    convert_scalar,
+    convert_string,
+    whole,
+)
 from insureops.engine.ir.errors import EvaluationError, LimitExceededError
 from insureops.engine.ir.numbers import MAX_EXPONENT
 from insureops.engine.ir.values import Duration
@@ -39,7 +44,7 @@ class Slot:
     def __init__(self, converter: InputConverter, schema: dict | None, path: str,
                  depth: int) -> None:
         self.converter, self.schema, self.path, self.depth = converter, schema, path, depth
-        plan = converter._plan(schema)
+        plan = converter.plan(schema)
         self.fmt, self.integer = plan.fmt, plan.integer
         self._fields: dict[str, Slot] = {}
         self._item: Slot | None = None
@@ -48,13 +53,13 @@ class Slot:
     def root(cls, name: str, schema: dict | None) -> Slot:
         """The slot of input `name` with its JSON Schema (None for `Any`)."""
         converter = InputConverter(schema)
-        return cls(converter, converter._root, name, 1)
+        return cls(converter, converter.root_schema, name, 1)
 
     def field(self, name: str) -> Slot:
         """The slot of field `name` of the object here."""
         found = self._fields.get(name)
         if found is None:
-            plan = self.converter._plan(self.schema)
+            plan = self.converter.plan(self.schema)
             schema = plan.children.get(name, plan.extra)
             found = self._fields[name] = Slot(self.converter, schema, f"{self.path}.{name}",
                                               self.depth + 1)
@@ -63,7 +68,7 @@ class Slot:
     def item(self) -> Slot:
         """The slot of the items of the list here."""
         if self._item is None:
-            plan = self.converter._plan(self.schema)
+            plan = self.converter.plan(self.schema)
             self._item = Slot(self.converter, plan.items, f"{self.path}[]", self.depth + 1)
         return self._item
 
@@ -75,11 +80,11 @@ def value_of(raw: object, slot: Slot, ev) -> object:
     a limit error when it cannot be. A value already converted is returned as it is."""
     kind = type(raw)
     if kind is str:
-        return raw if slot.fmt is None else _convert_string(raw, slot.fmt, slot.path)
+        return raw if slot.fmt is None else convert_string(raw, slot.fmt, slot.path)
     if kind is int:
         if -BIG < raw < BIG:
             return SMALL[raw] if 0 <= raw < 1024 else Decimal(raw)
-        return _scalar(raw, None, slot.path, slot.integer)
+        return convert_scalar(raw, None, slot.path, slot.integer)
     if raw is None or kind is bool:
         return raw
     if kind is float:
@@ -93,10 +98,10 @@ def value_of(raw: object, slot: Slot, ev) -> object:
         if raw.is_finite() and -MAX_EXPONENT <= raw.adjusted() <= MAX_EXPONENT and (
                 not slot.integer or whole(raw)):
             return raw
-        return _scalar(raw, None, slot.path, slot.integer)
+        return convert_scalar(raw, None, slot.path, slot.integer)
     if kind in _CONTAINERS or isinstance(raw, Mapping):
         return whole_value(raw, slot, ev)
-    return _scalar(raw, slot.fmt, slot.path, slot.integer)
+    return convert_scalar(raw, slot.fmt, slot.path, slot.integer)
 
 
 def _not_whole(number: Decimal, slot: Slot) -> None:
@@ -118,7 +123,7 @@ def whole_value(raw: object, slot: Slot, ev) -> object:
     deepest = min(limits.max_input_depth, DEEPEST_INPUT)
     budget = [ev.input_left]
     try:
-        converted = slot.converter._convert(raw, slot.schema, budget, _DepthLimits(deepest),
+        converted = slot.converter.convert_value(raw, slot.schema, budget, _DepthLimits(deepest),
                                             slot.path, slot.depth)
     except LimitExceededError as error:
         if error.code == "limit_input_size":
@@ -162,7 +167,7 @@ def shown(raw: object, slot: Slot | None) -> object:
         return Decimal(raw) if -BIG < raw < BIG else raw
     if kind is str and slot is not None and slot.fmt is not None:
         try:
-            return _convert_string(raw, slot.fmt, slot.path)
+            return convert_string(raw, slot.fmt, slot.path)
         except EvaluationError:
             return raw
     if kind in (Decimal, str, bool, date, datetime, Duration, set, frozenset) or raw is None:
