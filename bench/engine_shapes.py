@@ -10,6 +10,8 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from workload import SINGLE_RULE
+
 AS_OF = date(2026, 3, 1)
 DATE = {"type": "string", "format": "date"}
 MONEY = {"type": "number"}
@@ -31,21 +33,7 @@ def _cents(rng: random.Random, low: int, high: int) -> float:
 
 # --- the peer rule, money in cents --------------------------------------------------------------
 
-PEER = """ruleset bench.peer "One appetite rule"
-input r: Any
-default decision decline
-
-rule appetite
-when r.naics starts_with "2382"
-    and r.state in {"CA", "TX", "AZ"}
-    and r.annual_revenue between 100_000 and 5_000_000
-    and r.employee_count < 50
-    and r.years_in_business >= 3
-    and len(r.prior_claims) <= 2
-then
-    accept "in appetite"
-end
-"""
+PEER = SINGLE_RULE  # issue 12's single appetite rule, the "peer rule" of issue 29
 _PEER_STATES = frozenset({"CA", "TX", "AZ"})
 NAICS = ["238210", "238220", "238160", "541110", "238290", "236220"]
 STATES = ["CA", "TX", "AZ", "NY", "FL", "OR"]

@@ -154,14 +154,10 @@ def text(value: object, span) -> str:
 
 
 def interpolated(pieces: tuple, span, ev) -> str:
-    """The text of an interpolated string from its pieces (strings, and values to print)."""
-    made = "".join(piece if type(piece) is str else format_plain(piece) for piece in pieces)
-    if len(made) > ev.limits.max_string_length:
-        raise LimitExceededError(f"an interpolated string grew beyond the limit of "
-                                 f"{ev.limits.max_string_length:,} characters",
-                                 code="limit_string_length", span=span)
-    costs.built(ev, made, span)
-    return made
+    """The text of an interpolated string from its pieces (strings, and values to print):
+    the reference interpreter's form of the generated `''.join` and `text_made`."""
+    return text_made("".join(piece if type(piece) is str else format_plain(piece)
+                             for piece in pieces), span, ev)
 
 
 def make_set(values: list, span) -> frozenset:
@@ -373,14 +369,9 @@ def not_unique(node, lines: list) -> None:
                           span=node.span)
 
 
-def limit_list(span, ev) -> None:
-    raise LimitExceededError(f"a list grew beyond the limit of {ev.limits.max_list_size:,} "
-                             f"items", code="limit_list_size", span=span)
-
-
 HELPERS = {
     "DECIMAL": Decimal, "DATE": date, "STR": str, "INT": int, "FLOAT": float, "BOOL": bool,
-    "DICT": dict, "LIST": list, "SMALL": SMALL, "BIG": BIG, "NBIG": -BIG,
+    "DICT": dict, "LIST": list, "SMALL": SMALL, "BIG": BIG,
     "INF": float("inf"), "NINF": float("-inf"), "ZERO": ops.ZERO,
     "VAL": value_of, "RAW_MEMBER": raw_member, "DATE_OF": date_of,
     "DATES_GET": DATES.get, "TEXT_MADE": text_made,
@@ -388,17 +379,17 @@ HELPERS = {
     "MEMBER": ops.member, "INDEX": ops.index, "TRUTH": ops.truth, "NOT": ops.logical_not,
     "NEG": ops.negate, "BETWEEN": ops.between, "ADD": ops.add, "ADD_ITEM": add_item,
     "LESS": ops.less, "GREATER": ops.greater, "MATCHES": matches, "CALL": call_builtin,
-    "NULLISH": nullish, "BOTH": both, "EITHER": either, "OP": OPERATIONS,
+    "NULLISH": nullish, "BOTH": both, "EITHER": either,
     "EXACT_ADD": numbers.EXACT.add, "ARITHMETIC": numbers.ARITHMETIC_ERRORS,
     "ARITH": numbers.arithmetic_error, "SCORE": score_by, "TEXT": text,
     "PLAIN": format_plain, "MAKE_SET": make_set, "THAW": thaw,
     "RESULT": result, "UNSIZED": unsized, "MADE": Result, "NO_OUTPUTS": NO_OUTPUTS, "NO_ITEMS": NO_ITEMS,
     "LOCATED": located, "TOO_DEEP": too_deep, "EVALUATION": Evaluation, "ENGINE_ERROR": EngineError,
     "MISSING": missing_input, "UNKNOWN": unknown_input, "PER_AS_OF": per_as_of,
-    "COST": costs.charge, "REC": record, "REC_RAW": record_raw, "AND_T": explained_and,
+    "REC": record, "REC_RAW": record_raw, "AND_T": explained_and,
     "RULE_ENTRY": rule_entry, "TABLE_ENTRY": table_entry, "ROW_ENTRY": row_entry,
     "SKIPPED": skipped, "CELL_MISS": cell_miss, "NOT_UNIQUE": not_unique,
-    "LIMIT_LIST": limit_list, "REC_SHOWN": shown, "UNSET": UNSET, "BAIL": bail,
+    "REC_SHOWN": shown, "UNSET": UNSET, "BAIL": bail,
     "FLOAT_BAIL": (FloatBail, ZeroDivisionError, OverflowError),
     "FAST_TYPES": frozenset({Decimal, str, date}),
 }

@@ -10,19 +10,10 @@ import pytest
 
 from tests.platform.rules_studio.test_execute import execute, published_rule
 from tests.platform.rules_studio.test_simulate import _doubled_reasons
+from tests.platform.security import test_fairness  # its SCAN (not its fixtures)
 
 pytestmark = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
-
-SCAN = '''ruleset attack.scan "Every item looked up in the whole list"
-input c: Any
-default decision accept
-
-rule seen "Seen again"
-when count(x in c.items where x in c.items) > 0
-then
-    refer "seen"
-end
-'''
+SCAN = test_fairness.SCAN
 
 
 async def _health(studio) -> float:
