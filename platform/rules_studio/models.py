@@ -145,3 +145,26 @@ class RuleExecution(Base):
     fired: Mapped[list] = mapped_column(JSON)
     error: Mapped[str | None] = mapped_column(String(64))
     duration_us: Mapped[int] = mapped_column(Integer)
+
+
+class RuleCaseSet(Base):
+    """A named list of simulation cases saved with a rule (the shape of simulate's `cases`),
+    so simulate and compare run on the same cases again, on the page, in the API and as a
+    rule's cases file (`insureops rules pull`). `version` counts its saves, from 1: a change
+    names the version it was based on (If-Match), as a rule's source does."""
+
+    __tablename__ = "rule_case_sets"
+    __table_args__ = (
+        UniqueConstraint("rule_id", "name", name="uq_rule_case_sets_rule_id_name"),
+    )
+
+    id: Mapped[str] = mapped_column(String(26), primary_key=True)  # a ULID
+    rule_id: Mapped[str] = mapped_column(ForeignKey("rules.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    version: Mapped[int] = mapped_column(Integer)
+    cases: Mapped[list] = mapped_column(JSON)
+    case_count: Mapped[int] = mapped_column(Integer)
+    created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+    updated_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    updated_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
