@@ -93,9 +93,10 @@ async def key_get_rule(call: Call[None, VersionQuery]) -> web.Response:
             "still the current version.")
 async def key_save_source(call: Call[RuleSourceUpdate, None]) -> web.Response:
     body = call.body
-    if_match = _if_match(call)
     changes = service.Changes(source=body.source, title=body.title, kind=body.kind)
     async with call.unit_of_work() as uow:
+        await service.find(uow, call.principal.active_workspace_id, call.path.rule_id)
+        if_match = _if_match(call)  # after the lookup: another workspace's rule is 404
         rule, version = await service.update(uow, calls.deps(call), await calls.key_actor(
             call, uow), call.path.rule_id, changes, if_match)
     return views.tagged(views.rule_info(rule, version), rule.current_version)
@@ -135,9 +136,11 @@ async def key_get_case_set(call: Call[None, None]) -> web.Response:
               errors=(404, 409, 413, 428), summary="Change a case set (API key)",
               description="`If-Match` required, as for a rule's source.")
 async def key_update_case_set(call: Call[CaseSetUpdate, None]) -> web.Response:
-    if_match = _if_match(call)
     changes = case_sets.CaseSetChanges(call.body.name, call.body.cases)
     async with call.unit_of_work() as uow:
+        await case_sets.get(uow, call.principal.active_workspace_id, call.path.rule_id,
+                            call.path.case_set_id)
+        if_match = _if_match(call)  # after the lookup: another workspace's set is 404
         row = await case_sets.update(uow, calls.deps(call), await calls.key_actor(call, uow),
                                      call.path.rule_id, call.path.case_set_id, changes,
                                      if_match)
