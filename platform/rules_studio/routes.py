@@ -276,7 +276,8 @@ async def list_approvals(call: Call[None, None]) -> ApprovalList:
 @routes.post(f"{APPROVAL}/approve/", path_model=ApprovalPath,
              body=ApprovalDecision, response=ApprovalInfo, auth=ADMIN, errors=(403, 404, 409),
              summary="Approve a request and publish its version",
-             description="By an admin other than the version's author (403 self_approval).")
+             description="By an admin other than the version's author and the request's "
+             "requester (403 self_approval).")
 async def approve(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     async with call.unit_of_work() as uow:
         row = await approvals.approve(uow, _deps(call), _actor(call), call.path.rule_id,
