@@ -14,7 +14,7 @@ export interface ApprovalContext {
   rule: RuleInfo; me: string; canWrite: boolean; isOwner: boolean;
   who: (id: string | null) => string; when: (iso: string) => string;
   failed: (error: unknown) => void; say: (text: string, error?: boolean) => void;
-  published: () => void;  // an approval published a version: reload the rule
+  published: (message: string) => void;  // an approval published a version: reload the rule
 }
 
 export function approvalsPanel(context: ApprovalContext): HTMLElement {
@@ -87,8 +87,8 @@ function row(context: ApprovalContext, a: Approval, author: string | null, write
     try {
       await call("POST", `${RULES}/${context.rule.id}/approvals/${a.id}/${verb}/`,
         comment.value.trim() ? { comment: comment.value.trim() } : {});
-      context.say(verb === "approve" ? `Approved: v${a.version} is published.` : `Rejected the request for v${a.version}.`);
-      if (verb === "approve") context.published(); else reload();
+      if (verb === "approve") context.published(`Approved: v${a.version} is published.`);
+      else { context.say(`Rejected the request for v${a.version}.`); reload(); }
     } catch (e) {
       if (e instanceof ApiError && e.code === "self_approval") context.say(e.message, true);
       else context.failed(e);

@@ -215,7 +215,7 @@ const PANELS: Record<string, () => HTMLElement> = {
   Approvals: () => approvalsPanel({
     rule: state.rule!, me: state.profile!.user.id, canWrite: canWrite(),
     isOwner: state.profile?.active_workspace?.role === "owner", who, when, failed, say,
-    published: () => openRule(state.rule!.id).then(() => selectTab("Approvals")),
+    published: (message) => openRule(state.rule!.id).then(() => { selectTab("Approvals"); say(message); }),
   }),
   Executions: () => executionsPanel({ ruleId: state.rule!.id, who, when, failed }),
 };
