@@ -17,6 +17,7 @@ from insureops.platform.rules_studio.payloads import (
     CaseSetUpdate,
     RulePath,
 )
+from insureops.platform.rules_studio.service import Actor
 
 ULID = "[0-9A-HJKMNP-TV-Z]+"
 CASE_SETS = f"/rules/{{rule_id:{ULID}}}/case-sets"
@@ -28,14 +29,33 @@ BOUNDS = ("At most 5,000 cases and 2 MiB of them as JSON, at most 100 naming a t
 routes = RouteTable("rules_studio", "Rules: CRUD, simulate and execute.")
 
 
-@routes.get(f"{CASE_SETS}/", path_model=RulePath, response=CaseSetList, auth=MEMBER,
-            errors=(404,), summary="List a rule's saved case sets",
-            description="By name; without their cases (read one for them).")
-async def list_case_sets(call: Call[None, None]) -> CaseSetList:
+# What a session's and an API key's routes (key_routes.py) both answer, given who acts.
+async def listed(call: Call) -> CaseSetList:
     async with call.unit_of_work() as uow:
         rows = await case_sets.list_for(uow, call.principal.active_workspace_id,
                                         call.path.rule_id)
     return CaseSetList(case_sets=[views.case_set_summary(row) for row in rows])
+
+
+async def read(call: Call) -> web.Response:
+    async with call.unit_of_work() as uow:
+        row = await case_sets.get(uow, call.principal.active_workspace_id, call.path.rule_id,
+                                  call.path.case_set_id)
+    return views.tagged(views.case_set_info(row), row.version)
+
+
+async def created(call: Call[CaseSetCreate, None], actor: Actor) -> web.Response:
+    async with call.unit_of_work() as uow:
+        row = await case_sets.create(uow, calls.deps(call), actor, call.path.rule_id,
+                                     call.body.name, call.body.cases)
+    return views.tagged(views.case_set_info(row), row.version, status=201)
+
+
+@routes.get(f"{CASE_SETS}/", path_model=RulePath, response=CaseSetList, auth=MEMBER,
+            errors=(404,), summary="List a rule's saved case sets",
+            description="By name; without their cases (read one for them).")
+async def list_case_sets(call: Call[None, None]) -> CaseSetList:
+    return await listed(call)
 
 
 @routes.post(f"{CASE_SETS}/", path_model=RulePath, body=CaseSetCreate, response=CaseSetInfo,
@@ -43,10 +63,7 @@ async def list_case_sets(call: Call[None, None]) -> CaseSetList:
              summary="Save a case set for a rule",
              description=f"Simulate's cases under a name unique for the rule. {BOUNDS}")
 async def create_case_set(call: Call[CaseSetCreate, None]) -> web.Response:
-    async with call.unit_of_work() as uow:
-        row = await case_sets.create(uow, calls.deps(call), calls.actor(call),
-                                     call.path.rule_id, call.body.name, call.body.cases)
-    return views.tagged(views.case_set_info(row), row.version, status=201)
+    return await created(call, calls.actor(call))
 
 
 @routes.get(f"{CASE_SET}/", path_model=CaseSetPath, response=CaseSetInfo, auth=MEMBER,
@@ -54,10 +71,7 @@ async def create_case_set(call: Call[CaseSetCreate, None]) -> web.Response:
             description="`ETag: \"N\"` names its version, which `If-Match` of a change sends "
             "back.")
 async def get_case_set(call: Call[None, None]) -> web.Response:
-    async with call.unit_of_work() as uow:
-        row = await case_sets.get(uow, call.principal.active_workspace_id, call.path.rule_id,
-                                  call.path.case_set_id)
-    return views.tagged(views.case_set_info(row), row.version)
+    return await read(call)
 
 
 @routes.patch(f"{CASE_SET}/", path_model=CaseSetPath, body=CaseSetUpdate, response=CaseSetInfo,

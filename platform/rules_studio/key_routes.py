@@ -14,7 +14,7 @@ from aiohttp import web
 from insureops.platform.auth.requirements import Auth, Scope
 from insureops.platform.http.bodies import if_match_version
 from insureops.platform.http.routing import BodyLimit, Call, Owner, RouteTable
-from insureops.platform.rules_studio import calls, case_sets, service, views
+from insureops.platform.rules_studio import calls, case_set_routes, case_sets, service, views
 from insureops.platform.rules_studio.errors import PreconditionRequiredError
 from insureops.platform.rules_studio.payloads import (
     CaseSetCreate,
@@ -30,7 +30,6 @@ from insureops.platform.rules_studio.payloads import (
     RuleSourceUpdate,
     VersionQuery,
 )
-from insureops.platform.rules_studio.repository import RuleFilters
 
 ULID = "[0-9A-HJKMNP-TV-Z]+"
 RULES = "/sync/rules"
@@ -54,13 +53,7 @@ def _if_match(call: Call) -> int:
 @routes.get(f"{RULES}/", query=RuleListQuery, response=RulePage, auth=READ,
             summary="List rules (API key)", description="As GET /rules/, by API key.")
 async def key_list_rules(call: Call[None, RuleListQuery]) -> RulePage:
-    query = call.query
-    filters = RuleFilters(query.kind, query.status, query.name, query.text)
-    async with call.unit_of_work() as uow:
-        page = await service.list_page(uow, call.principal.active_workspace_id, filters,
-                                       query.limit, query.cursor)
-    return RulePage(items=[views.rule_summary(r) for r in page.rules],
-                    next_cursor=page.next_cursor)
+    return await calls.rule_page(call)
 
 
 @routes.post(f"{RULES}/", body=RuleCreate, response=RuleInfo, status=201, auth=WRITE,
@@ -78,10 +71,7 @@ async def key_create_rule(call: Call[RuleCreate, None]) -> web.Response:
             owner=MINE, errors=(404,), summary="Get a rule (API key)",
             description="As GET /rules/<id>/; `ETag: \"N\"` names the current version.")
 async def key_get_rule(call: Call[None, VersionQuery]) -> web.Response:
-    async with call.unit_of_work() as uow:
-        rule, version = await service.get(uow, call.principal.active_workspace_id,
-                                          call.path.rule_id, call.query.version)
-    return views.tagged(views.rule_info(rule, version), rule.current_version)
+    return await calls.tagged_rule(call)
 
 
 @routes.patch(f"{RULE}/", path_model=RulePath, body=RuleSourceUpdate, response=RuleInfo,
@@ -105,10 +95,7 @@ async def key_save_source(call: Call[RuleSourceUpdate, None]) -> web.Response:
 @routes.get(f"{RULE}/case-sets/", path_model=RulePath, response=CaseSetList, auth=READ,
             owner=MINE, errors=(404,), summary="List a rule's case sets (API key)")
 async def key_list_case_sets(call: Call[None, None]) -> CaseSetList:
-    async with call.unit_of_work() as uow:
-        rows = await case_sets.list_for(uow, call.principal.active_workspace_id,
-                                        call.path.rule_id)
-    return CaseSetList(case_sets=[views.case_set_summary(row) for row in rows])
+    return await case_set_routes.listed(call)
 
 
 @routes.post(f"{RULE}/case-sets/", path_model=RulePath, body=CaseSetCreate,
@@ -117,18 +104,14 @@ async def key_list_case_sets(call: Call[None, None]) -> CaseSetList:
              summary="Save a case set for a rule (API key)")
 async def key_create_case_set(call: Call[CaseSetCreate, None]) -> web.Response:
     async with call.unit_of_work() as uow:
-        row = await case_sets.create(uow, calls.deps(call), await calls.key_actor(call, uow),
-                                     call.path.rule_id, call.body.name, call.body.cases)
-    return views.tagged(views.case_set_info(row), row.version, status=201)
+        actor = await calls.key_actor(call, uow)
+    return await case_set_routes.created(call, actor)
 
 
 @routes.get(f"{CASE_SET}/", path_model=CaseSetPath, response=CaseSetInfo, auth=READ,
             owner=MINE, errors=(404,), summary="Read a case set (API key)")
 async def key_get_case_set(call: Call[None, None]) -> web.Response:
-    async with call.unit_of_work() as uow:
-        row = await case_sets.get(uow, call.principal.active_workspace_id, call.path.rule_id,
-                                  call.path.case_set_id)
-    return views.tagged(views.case_set_info(row), row.version)
+    return await case_set_routes.read(call)
 
 
 @routes.patch(f"{CASE_SET}/", path_model=CaseSetPath, body=CaseSetUpdate,

@@ -82,7 +82,6 @@ from insureops.platform.rules_studio.payloads import (
     VersionQuery,
 )
 from insureops.platform.rules_studio.records import RecordReader, RecordRef
-from insureops.platform.rules_studio.repository import RuleFilters
 from insureops.platform.tenancy.book.errors import RecordMissingError
 from insureops.platform.tenancy.workspaces import map_tenant_database_errors, tenant_store
 
@@ -136,13 +135,7 @@ _deps, _actor = calls.deps, calls.actor
             summary="List rules", description="Oldest first; filters combine with AND; follow "
             "`next_cursor` for the next page.")
 async def list_rules(call: Call[None, RuleListQuery]) -> RulePage:
-    query = call.query
-    filters = RuleFilters(query.kind, query.status, query.name, query.text)
-    async with call.unit_of_work() as uow:
-        page = await service.list_page(uow, call.principal.active_workspace_id, filters,
-                                       query.limit, query.cursor)
-    return RulePage(items=[views.rule_summary(r) for r in page.rules],
-                    next_cursor=page.next_cursor)
+    return await calls.rule_page(call)
 
 
 @routes.post("/rules/", body=RuleCreate, response=RuleInfo, status=201, auth=ADMIN,
@@ -209,10 +202,7 @@ async def put_settings(call: Call[StudioSettingsInfo, None]) -> StudioSettingsIn
             description="With its current version, or version N with `?version=N`. `ETag: "
             "\"N\"` names the current version, which `If-Match` of a change sends back.")
 async def get_rule(call: Call[None, VersionQuery]) -> web.Response:
-    async with call.unit_of_work() as uow:
-        rule, version = await service.get(uow, call.principal.active_workspace_id,
-                                          call.path.rule_id, call.query.version)
-    return views.tagged(views.rule_info(rule, version), rule.current_version)
+    return await calls.tagged_rule(call)
 
 
 @routes.get(f"{RULE}/versions/", path_model=RulePath, response=VersionList,

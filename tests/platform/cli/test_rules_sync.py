@@ -13,13 +13,7 @@ from click.testing import CliRunner
 
 from insureops.platform.cli import main
 from insureops.platform.cli.rules_files import MANIFEST
-from tests.platform.rules_studio.conftest import (  # noqa: F401 - the studio's fixtures
-    LOWERED,
-    TRIAGE,
-    owner,
-    settings,
-    studio,
-)
+from tests.platform.rules_studio.conftest import LOWERED, TRIAGE
 
 SYNC = "/api/rules/sync/rules"
 # the client's side is under test: the routes' own tests run on both engines
