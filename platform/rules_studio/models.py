@@ -10,6 +10,7 @@ from sqlalchemy import (
     CheckConstraint,
     Date,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -130,6 +131,11 @@ class RuleExecution(Base):
     code when the evaluation failed."""
 
     __tablename__ = "rule_executions"
+    __table_args__ = (  # the log's filters (issue 34; migration 0014): one index range each
+        Index("ix_rule_executions_rule_id_decision", "rule_id", "decision", "id"),
+        Index("ix_rule_executions_rule_id_record_uuid", "rule_id", "record_uuid", "id"),
+        Index("ix_rule_executions_rule_id_executed_at", "rule_id", "executed_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     rule_id: Mapped[str] = mapped_column(ForeignKey("rules.id", ondelete="CASCADE"), index=True)
