@@ -109,6 +109,8 @@ def pull(folder: Path, url: str | None, key: str | None, force: bool, published:
                 continue
             write_text(path, source)
             written += 1
+            if old and old != name:
+                _drop_renamed(folder, old, entry)
             rule = Synced(summary["id"], answer.version or summary["current_version"],
                           digest(source))
             cases = _pull_cases(workspace, folder, name, summary["id"], entry, force)
@@ -123,6 +125,17 @@ def pull(folder: Path, url: str | None, key: str | None, force: bool, published:
     click.echo(f"{written} ruleset(s) pulled into {folder}" + (f", {kept} kept" if kept else ""))
     if kept:
         sys.exit(1)
+
+
+def _drop_renamed(folder: Path, old: str, entry: Entry | None) -> None:
+    """The ruleset was renamed in the workspace: its files under the old name go, unless they
+    were edited here (then they stay, for the author to look at)."""
+    for path, synced in ((folder / old, entry and entry.rule),
+                         (folder / cases_file(old), entry and entry.cases)):
+        text = _local(path)
+        if text is not None and synced is not None and digest(text) == synced.sha256:
+            path.unlink()
+            click.echo(f"removed {path.name} (renamed in the workspace)")
 
 
 def _pull_cases(workspace: Workspace, folder: Path, name: str, rule_id: str,

@@ -124,3 +124,19 @@ async def test_push_says_what_to_do_when_the_source_does_not_check_or_the_key_is
     assert wrong.exit_code == 1 and "invalid_api_key" in wrong.output
     missing = await _run("rules", "pull", str(tmp_path / "x"))
     assert missing.exit_code == 2 and "INSUREOPS_API_KEY" in missing.output
+
+
+async def test_pull_follows_a_rename_when_the_old_file_was_not_edited(studio, owner, tmp_path):
+    url = str(studio.client.make_url("/"))
+    key = await _key(studio, owner)
+    rule = await studio.created(owner)
+    folder = tmp_path / "rules"
+    assert (await _run("rules", "pull", str(folder), "--url", url, "--key", key)).exit_code == 0
+    renamed = TRIAGE.replace("ruleset triage.small", "ruleset triage.claims")
+    assert (await studio.patch(owner, rule["id"], source=renamed)).status == 200
+    pulled = await _run("rules", "pull", str(folder), "--url", url, "--key", key)
+    assert pulled.exit_code == 0, pulled.output
+    assert "removed triage.small.rules (renamed in the workspace)" in pulled.output
+    assert sorted(p.name for p in folder.iterdir()) == [MANIFEST, "triage.claims.rules"]
+    assert list(json.loads((folder / MANIFEST).read_text())["rulesets"]) == [
+        "triage.claims.rules"]
