@@ -86,6 +86,7 @@ def test_approvals_are_requested_and_decided_by_two_admins_when_four_eyes_are_on
     second.get_by_label("Comment on v2").fill("limit too low")
     second.get_by_role("button", name="Reject").click()
     check(page.locator("#message")).to_contain_text("Rejected the request for v2")
+    check(pending).to_have_count(1)  # the table is read again: v2 is decided
     first = pending.filter(has_text="v1")
     check(first).to_contain_text("Ann Lee")
     first.get_by_label("Comment on v1").fill("looks right")
@@ -97,7 +98,8 @@ def test_approvals_are_requested_and_decided_by_two_admins_when_four_eyes_are_on
     check(decided.filter(has_text="approved")).to_contain_text("Ada Park")
     Shots(page).take("approvals")
     history = api(page, "GET", f"{RULES}/{rule['id']}/approvals/")["approvals"]
-    assert [(a["version"], a["status"]) for a in history] == [(1, "approved"), (2, "rejected")]
+    assert [(a["version"], a["status"], a["comment"]) for a in history] == [
+        (1, "approved", "looks right"), (2, "rejected", "limit too low")]
 
 
 def test_a_saved_case_set_is_simulated_and_compared_when_chosen(live_service, page):
