@@ -276,3 +276,20 @@ class Settings(BaseSettings):
         _, _, rest = self.database_url.partition(":///")
         path = rest.split("?", 1)[0]
         return Path(path) if path and path != ":memory:" else None
+
+
+class RulesClientSettings(BaseSettings):
+    """Where `insureops rules pull` / `push` find the workspace: `INSUREOPS_URL` (the service,
+    e.g. https://insureops.example) and `INSUREOPS_API_KEY` (a workspace's API key: read to
+    pull, write to push). Options given on the command line win (`from_env(url=...)`)."""
+
+    model_config = SettingsConfigDict(env_prefix="INSUREOPS_", frozen=True, extra="ignore")
+
+    url: str | None = Field(None, description="The service's base URL.")
+    api_key: SecretStr | None = Field(None, description="An API key of the workspace.")
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> RulesClientSettings:
+        values = EnvSettingsSource(cls, env_prefix="INSUREOPS_")()
+        given = {name: value for name, value in overrides.items() if value is not None}
+        return cls(**{**values, **given})

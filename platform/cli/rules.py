@@ -288,3 +288,14 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int, max_steps
                                elapsed=time.perf_counter() - started), nl=False)
     if result.old_errors or result.new_errors:
         sys.exit(1)
+
+
+def _register_sync() -> None:
+    """pull and push (rules_sync.py: the HTTP client and the folder's manifest)."""
+    from insureops.platform.cli.rules_sync import pull, push
+
+    rules.add_command(pull)
+    rules.add_command(push)
+
+
+_register_sync()

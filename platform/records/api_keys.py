@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import CheckConstraint, ForeignKey, String, bindparam, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.auth.requirements import Scope
@@ -101,3 +102,10 @@ async def mark_used(database: Database, key_id: str, now: datetime.datetime) -> 
     async with database.engine.begin() as connection:
         await connection.execute(update(ApiKey).where(ApiKey.id == key_id)
                                  .values(last_used_at=now))
+
+
+async def key_creator(session: AsyncSession, key_id: str) -> str | None:
+    """The user who created the key (None when that user was deleted): who a change made
+    with the key is attributed to."""
+    statement = select(ApiKey.created_by).where(ApiKey.id == key_id)
+    return (await session.execute(statement)).scalar_one_or_none()

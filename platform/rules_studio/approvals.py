@@ -1,7 +1,7 @@
 """Four eyes on publishing: the workspace setting, and approval requests with their decisions.
 
 With `four_eyes` on, PATCH cannot publish: an admin requests approval of a version, and an
-admin other than the version's author approves it (which publishes it) or rejects it. Each
+admin other than the version's author and the requester approves it (which publishes it) or rejects it. Each
 step records who and when; withdrawing a publication needs no approval. Every step is a
 compare-and-set, so of two racing decisions exactly one wins, on SQLite too.
 """
@@ -101,6 +101,9 @@ async def approve(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
     if version.author_id == actor.user_id:
         raise SelfApprovalError("Four eyes: an admin other than the version's author must "
                                 "approve it.")
+    if row.requested_by == actor.user_id:  # issue 34: nor the one who asked for it
+        raise SelfApprovalError("Four eyes: an admin other than the one who requested the "
+                                "approval must approve it.")
     now = deps.now()
     await publish(uow, rule, row.version, actor, now)
     await _decide(uow, row, "approved", actor, now, comment)

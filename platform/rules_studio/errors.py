@@ -135,3 +135,33 @@ class RecordNotApplicableError(RulesStudioError):
     """The ruleset has no single input a client or policy record can be given to."""
 
     code = "record_not_applicable"
+
+
+class CaseSetNotFoundError(RulesStudioError):
+    """No case set with this id for this rule (another workspace's included)."""
+
+    code = "not_found"
+
+
+class CaseSetNameTakenError(RulesStudioError):
+    """Another case set of the rule has this name."""
+
+    code = "conflict"
+
+
+class CaseSetTooLargeError(RulesStudioError):
+    """More cases, or more bytes of them, than one saved case set may hold."""
+
+    code = "case_set_too_large"
+
+
+class CaseSetLimitError(RulesStudioError):
+    """The rule has as many case sets as it may have."""
+
+    code = "case_set_limit"
+
+
+class PreconditionRequiredError(RulesStudioError):
+    """A change by API key must name the version it is based on (If-Match)."""
+
+    code = "precondition_required"

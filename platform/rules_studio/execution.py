@@ -122,15 +122,17 @@ async def log(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule: Rule, versi
 
 
 async def execution_page(uow: UnitOfWork, workspace_id: str, rule_id: str, limit: int,
-                         cursor: str | None) -> Page:
-    """The rule's executions, newest first (Page.rules holds the log entries)."""
+                         cursor: str | None,
+                         filters: repo.ExecutionFilters = repo.ExecutionFilters()) -> Page:
+    """The rule's executions matching `filters`, newest first (Page.rules holds the log
+    entries); the cursor is the last entry's id, so a page goes on with the same filters."""
     rule = await find(uow, workspace_id, rule_id)
     before = None
     if cursor:  # an execution id: "²" passed isdigit() and failed int(); 2**31 failed the
         before = column_integer(decode_cursor(cursor))  # database (500s, issue 28)
         if before is None:
             raise InvalidCursorError("The cursor is invalid.")
-    rows = await repo.executions(uow.session, rule.id, limit + 1, before)
+    rows = await repo.executions(uow.session, rule.id, limit + 1, before, filters)
     more = len(rows) > limit
     rows = rows[:limit]
     return Page(rows, encode_cursor(str(rows[-1].id)) if more else None)
@@ -169,3 +171,17 @@ async def execute(database: Database, deps: StudioDeps, records: RecordReader, a
             f"({outcome.error_code}: {outcome.error_message}); logged as execution {row.id}.",
             outcome.error_code, row.id)
     return row, outcome.result
+
+
+def execution_filters(decision: str | None, failed: bool | None,
+                      executed_from: datetime.date | None, executed_to: datetime.date | None,
+                      record_uuid: object | None) -> repo.ExecutionFilters:
+    """The log's filters, days (UTC) as a half-open range of instants: `executed_to` whole."""
+    def start(day: datetime.date) -> datetime.datetime:
+        return datetime.datetime.combine(day, datetime.time(), tzinfo=datetime.UTC)
+    return repo.ExecutionFilters(
+        decision=decision, failed=failed,
+        executed_from=start(executed_from) if executed_from else None,
+        executed_before=(start(executed_to) + datetime.timedelta(days=1)
+                         if executed_to and executed_to < datetime.date.max else None),
+        record_uuid=str(record_uuid) if record_uuid is not None else None)

@@ -10,6 +10,7 @@ from sqlalchemy import (
     CheckConstraint,
     Date,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -130,6 +131,11 @@ class RuleExecution(Base):
     code when the evaluation failed."""
 
     __tablename__ = "rule_executions"
+    __table_args__ = (  # the log's filters (issue 34; migration 0014): one index range each
+        Index("ix_rule_executions_rule_id_decision", "rule_id", "decision", "id"),
+        Index("ix_rule_executions_rule_id_record_uuid", "rule_id", "record_uuid", "id"),
+        Index("ix_rule_executions_rule_id_executed_at", "rule_id", "executed_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     rule_id: Mapped[str] = mapped_column(ForeignKey("rules.id", ondelete="CASCADE"), index=True)
@@ -145,3 +151,26 @@ class RuleExecution(Base):
     fired: Mapped[list] = mapped_column(JSON)
     error: Mapped[str | None] = mapped_column(String(64))
     duration_us: Mapped[int] = mapped_column(Integer)
+
+
+class RuleCaseSet(Base):
+    """A named list of simulation cases saved with a rule (the shape of simulate's `cases`),
+    so simulate and compare run on the same cases again, on the page, in the API and as a
+    rule's cases file (`insureops rules pull`). `version` counts its saves, from 1: a change
+    names the version it was based on (If-Match), as a rule's source does."""
+
+    __tablename__ = "rule_case_sets"
+    __table_args__ = (
+        UniqueConstraint("rule_id", "name", name="uq_rule_case_sets_rule_id_name"),
+    )
+
+    id: Mapped[str] = mapped_column(String(26), primary_key=True)  # a ULID
+    rule_id: Mapped[str] = mapped_column(ForeignKey("rules.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    version: Mapped[int] = mapped_column(Integer)
+    cases: Mapped[list] = mapped_column(JSON)
+    case_count: Mapped[int] = mapped_column(Integer)
+    created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+    updated_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    updated_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)

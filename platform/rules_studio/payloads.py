@@ -284,7 +284,9 @@ class SimulateRequest(BaseModel):
     rule_id: str | None = Field(None, pattern=ULID_PATTERN,
                                 description="Or a saved rule of the workspace.")
     version: VersionNumber | None = Field(None, description="With rule_id; default: current.")
-    cases: list[SimulateCase] = Field(description="At most 10,000.")
+    cases: list[SimulateCase] | None = Field(None, description="At most 10,000.")
+    case_set_id: str | None = Field(None, pattern=ULID_PATTERN, description="Or the cases of "
+                                    "a saved case set of a rule of the workspace.")
     as_of: IsoDate | None = Field(None, description="Default date; default: today (UTC).")
     explain: bool = Field(False, description="Add each case's evaluation trace.")
     baseline: Baseline | None = Field(None, description="Add the impact diff against it.")
@@ -293,6 +295,8 @@ class SimulateRequest(BaseModel):
     def _target(self) -> SimulateRequest:
         if (self.source is None) == (self.rule_id is None):
             raise ValueError("give exactly one of source and rule_id")
+        if (self.cases is None) == (self.case_set_id is None):
+            raise ValueError("give exactly one of cases and case_set_id")
         if self.rule_id is None and (self.version is not None or (
                 self.baseline is not None and self.baseline.version is not None)):
             raise ValueError("a version needs rule_id")
@@ -369,8 +373,77 @@ class ExecutionListQuery(BaseModel):
 
     limit: int = Field(DEFAULT_PAGE, ge=1, le=MAX_PAGE)
     cursor: str | None = Field(None, max_length=512)
+    decision: str | None = Field(None, min_length=1, max_length=64,
+                                 description="Only executions that decided this.")
+    failed: bool | None = Field(None, description="true: only failed evaluations; false: "
+                                "only evaluated ones.")
+    executed_from: IsoDate | None = Field(None, description="Executed on or after this day "
+                                          "(UTC).")
+    executed_to: IsoDate | None = Field(None, description="Executed on or before this day "
+                                        "(UTC).")
+    record_uuid: uuid.UUID | None = Field(None, description="Only executions on this client "
+                                          "or policy.")
 
 
 class ExecutionPath(BaseModel):
     rule_id: str = Field(pattern=ULID_PATTERN)
     execution_id: int = Field(ge=1, le=INTEGER_MAX)
+
+
+MAX_CASE_SET_CASES = 5_000  # cases of one saved case set
+MAX_CASE_SET_BYTES = 2 * 1024 * 1024  # its cases as stored JSON
+MAX_CASE_SETS = 50  # case sets of one rule
+
+
+class CaseSetCreate(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    name: str = Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f]+$",
+                      description="Unique among the rule's case sets.")
+    cases: list[SimulateCase] = Field(description="At most 5,000 (2 MiB as JSON), at most 100 "
+                                      "naming a tenant record: simulate's cases.")
+
+
+class CaseSetUpdate(BaseModel):
+    """Every field optional; send `If-Match: "N"` with the version the change is based on."""
+
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    name: str | None = Field(None, min_length=1, max_length=100, pattern=r"^[^\x00-\x1f]+$")
+    cases: list[SimulateCase] | None = None
+
+
+class CaseSetSummary(BaseModel):
+    id: str
+    rule_id: str
+    name: str
+    version: int = Field(description="Counts the set's saves from 1; `If-Match` names it.")
+    case_count: int
+    created_by: str | None
+    created_at: datetime.datetime
+    updated_by: str | None
+    updated_at: datetime.datetime
+
+
+class CaseSetInfo(CaseSetSummary):
+    cases: list[dict[str, Any]] = Field(description="Simulate's cases, in order.")
+
+
+class CaseSetList(BaseModel):
+    case_sets: list[CaseSetSummary] = Field(description="By name.")
+
+
+class CaseSetPath(BaseModel):
+    rule_id: str = Field(pattern=ULID_PATTERN)
+    case_set_id: str = Field(pattern=ULID_PATTERN)
+
+
+class RuleSourceUpdate(BaseModel):
+    """A push: a new source (a new version when it differs) and optionally title and kind.
+    Publishing stays with the people of the workspace (PATCH by session, four eyes)."""
+
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    source: str = Field(min_length=1, max_length=MAX_SOURCE)
+    title: str | None = Field(None, min_length=1, max_length=200)
+    kind: Kind | None = None

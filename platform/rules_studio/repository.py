@@ -5,13 +5,14 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from sqlalchemy import and_, exists, func, or_, select, update
+from sqlalchemy import and_, delete, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.data.database import upsert
 from insureops.platform.rules_studio.models import (
     Rule,
     RuleApproval,
+    RuleCaseSet,
     RuleExecution,
     RulePublication,
     RuleVersion,
@@ -188,10 +189,37 @@ async def pending_approval(session: AsyncSession, rule_id: str,
     return (await session.execute(statement)).scalars().first()
 
 
+@dataclass(frozen=True)
+class ExecutionFilters:
+    decision: str | None = None
+    failed: bool | None = None  # True: evaluation failed; False: evaluated
+    executed_from: datetime.datetime | None = None  # inclusive
+    executed_before: datetime.datetime | None = None  # exclusive
+    record_uuid: str | None = None
+
+
+def _execution_filters(statement, filters: ExecutionFilters):
+    if filters.decision is not None:
+        statement = statement.where(RuleExecution.decision == filters.decision)
+    if filters.failed is not None:
+        statement = statement.where(RuleExecution.error.is_not(None) if filters.failed
+                                    else RuleExecution.error.is_(None))
+    if filters.executed_from is not None:
+        statement = statement.where(RuleExecution.executed_at >= filters.executed_from)
+    if filters.executed_before is not None:
+        statement = statement.where(RuleExecution.executed_at < filters.executed_before)
+    if filters.record_uuid is not None:
+        statement = statement.where(RuleExecution.record_uuid == filters.record_uuid)
+    return statement
+
+
 async def executions(session: AsyncSession, rule_id: str, limit: int,
-                     before: int | None) -> list[RuleExecution]:
-    """Up to `limit` executions of the rule, newest first, older than the id `before`."""
-    statement = select(RuleExecution).where(RuleExecution.rule_id == rule_id)
+                     before: int | None,
+                     filters: ExecutionFilters = ExecutionFilters()) -> list[RuleExecution]:
+    """Up to `limit` executions of the rule matching `filters`, newest first, older than the
+    id `before`."""
+    statement = _execution_filters(
+        select(RuleExecution).where(RuleExecution.rule_id == rule_id), filters)
     if before is not None:
         statement = statement.where(RuleExecution.id < before)
     statement = statement.order_by(RuleExecution.id.desc()).limit(limit)
@@ -208,3 +236,42 @@ async def execution(session: AsyncSession, rule_id: str,
 async def add(session: AsyncSession, *rows: object) -> None:
     session.add_all(rows)
     await session.flush()
+
+
+async def case_sets(session: AsyncSession, rule_id: str) -> list[RuleCaseSet]:
+    statement = (select(RuleCaseSet).where(RuleCaseSet.rule_id == rule_id)
+                 .order_by(RuleCaseSet.name, RuleCaseSet.id))
+    return list((await session.execute(statement)).scalars())
+
+
+async def case_set_count(session: AsyncSession, rule_id: str) -> int:
+    statement = select(func.count()).select_from(RuleCaseSet).where(
+        RuleCaseSet.rule_id == rule_id)
+    return (await session.execute(statement)).scalar_one()
+
+
+async def case_set(session: AsyncSession, rule_id: str, case_set_id: str) -> RuleCaseSet | None:
+    statement = select(RuleCaseSet).where(RuleCaseSet.id == case_set_id,
+                                          RuleCaseSet.rule_id == rule_id)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def workspace_case_set(session: AsyncSession, workspace_id: str,
+                             case_set_id: str) -> RuleCaseSet | None:
+    """A case set of a rule of the workspace (None for another workspace's)."""
+    statement = (select(RuleCaseSet).join(Rule, Rule.id == RuleCaseSet.rule_id)
+                 .where(RuleCaseSet.id == case_set_id, Rule.workspace_id == workspace_id))
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def move_case_set(session: AsyncSession, row: RuleCaseSet, **values: object) -> bool:
+    """Compare-and-set on the version `row` was read in (as `move_rule`): True when this
+    write won (`row` then holds the values)."""
+    statement = (update(RuleCaseSet)
+                 .where(RuleCaseSet.id == row.id, RuleCaseSet.version == row.version)
+                 .values(**values).execution_options(synchronize_session="evaluate"))
+    return (await session.execute(statement)).rowcount == 1
+
+
+async def delete_case_set(session: AsyncSession, row: RuleCaseSet) -> None:
+    await session.execute(delete(RuleCaseSet).where(RuleCaseSet.id == row.id))

@@ -14,18 +14,14 @@ from insureops.platform.auth.requirements import Auth, Role
 from insureops.platform.compute.heavy_work import map_heavy_work_errors
 from insureops.platform.http.bodies import if_match_version
 from insureops.platform.http.routing import BodyLimit, Call, RouteTable
-from insureops.platform.keys import (
-    CLOCK,
-    DATABASE,
-    HEAVY_WORK,
-    SECRET_KEYS,
-    SIMULATION_BUDGET,
-    TENANT_POOLS,
-)
+from insureops.platform.keys import DATABASE, SECRET_KEYS, SIMULATION_BUDGET, TENANT_POOLS
 from insureops.platform.rules_studio import (
     approvals,
+    calls,
+    case_set_routes,
     checking,
     execution,
+    key_routes,
     service,
     simulation,
     views,
@@ -35,9 +31,14 @@ from insureops.platform.rules_studio.errors import (
     ApprovalNotFoundError,
     ApprovalRequiredError,
     ApprovalStateError,
+    CaseSetLimitError,
+    CaseSetNameTakenError,
+    CaseSetNotFoundError,
+    CaseSetTooLargeError,
     EvaluationFailedError,
     ExecutionNotFoundError,
     InvalidCursorError,
+    PreconditionRequiredError,
     PublishRequestError,
     RecordNotApplicableError,
     RuleArchivedError,
@@ -52,7 +53,6 @@ from insureops.platform.rules_studio.errors import (
     TestsFailingError,
     VersionNotFoundError,
 )
-from insureops.platform.rules_studio.offload import StudioWork
 from insureops.platform.rules_studio.payloads import (
     ApprovalDecision,
     ApprovalInfo,
@@ -82,7 +82,6 @@ from insureops.platform.rules_studio.payloads import (
     VersionQuery,
 )
 from insureops.platform.rules_studio.records import RecordReader, RecordRef
-from insureops.platform.rules_studio.repository import RuleFilters
 from insureops.platform.tenancy.book.errors import RecordMissingError
 from insureops.platform.tenancy.workspaces import map_tenant_database_errors, tenant_store
 
@@ -113,6 +112,11 @@ routes.map_error(RuleNotPublishedError, 409, "rule_not_published")
 routes.map_error(ExecutionNotFoundError, 404, "not_found")
 routes.map_error(RecordMissingError, 404, "not_found")
 routes.map_error(RecordNotApplicableError, 422, "record_not_applicable")
+routes.map_error(CaseSetNotFoundError, 404, "not_found")
+routes.map_error(CaseSetNameTakenError, 409, "conflict")
+routes.map_error(CaseSetTooLargeError, 413, "case_set_too_large")
+routes.map_error(CaseSetLimitError, 409, "case_set_limit")
+routes.map_error(PreconditionRequiredError, 428, "precondition_required")
 map_tenant_database_errors(routes)
 map_heavy_work_errors(routes)
 routes.map_error(EvaluationFailedError, 422, "evaluation_failed", details=lambda e: [
@@ -124,29 +128,14 @@ routes.map_error(InvalidCursorError, 400, "validation_error", details=lambda e: 
      "the previous page unchanged"}])
 
 
-def _deps(call: Call) -> service.StudioDeps:
-    config = call.request.config_dict
-    settings = call.settings
-    work = StudioWork(config[HEAVY_WORK], settings.rules_check_seconds,
-                      settings.rules_execute_seconds, config[SIMULATION_BUDGET])
-    return service.StudioDeps(config[CLOCK], work)
-
-
-def _actor(call: Call) -> service.Actor:
-    return service.Actor(call.principal.active_workspace_id, call.principal.user.id)
+_deps, _actor = calls.deps, calls.actor
 
 
 @routes.get("/rules/", query=RuleListQuery, response=RulePage, auth=MEMBER,
             summary="List rules", description="Oldest first; filters combine with AND; follow "
             "`next_cursor` for the next page.")
 async def list_rules(call: Call[None, RuleListQuery]) -> RulePage:
-    query = call.query
-    filters = RuleFilters(query.kind, query.status, query.name, query.text)
-    async with call.unit_of_work() as uow:
-        page = await service.list_page(uow, call.principal.active_workspace_id, filters,
-                                       query.limit, query.cursor)
-    return RulePage(items=[views.rule_summary(r) for r in page.rules],
-                    next_cursor=page.next_cursor)
+    return await calls.rule_page(call)
 
 
 @routes.post("/rules/", body=RuleCreate, response=RuleInfo, status=201, auth=ADMIN,
@@ -176,6 +165,8 @@ async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
              description="A `source` or a saved `rule_id` (+ `version`) on up to 10,000 cases: "
              "per-case results (traces with `explain`), the summary of `insureops rules "
              "simulate`, each case's `expect` checked, and with a `baseline` the impact diff "
+             "(`cases`, or `case_set_id`: the cases of a saved case set, 404 not_found for "
+             "one not of the workspace) "
              "of `insureops rules diff`. More cases is 413 simulation_too_large; past the "
              "time budget 422 simulation_too_slow (both name the CLI for larger runs). A case "
              "may name a client or policy of the workspace's tenant database (`record`, at "
@@ -208,12 +199,10 @@ async def put_settings(call: Call[StudioSettingsInfo, None]) -> StudioSettingsIn
 
 @routes.get(f"{RULE}/", path_model=RulePath, query=VersionQuery, response=RuleInfo,
             auth=MEMBER, errors=(404,), summary="Get a rule",
-            description="With its current version, or version N with `?version=N`.")
-async def get_rule(call: Call[None, VersionQuery]) -> RuleInfo:
-    async with call.unit_of_work() as uow:
-        rule, version = await service.get(uow, call.principal.active_workspace_id,
-                                          call.path.rule_id, call.query.version)
-    return views.rule_info(rule, version)
+            description="With its current version, or version N with `?version=N`. `ETag: "
+            "\"N\"` names the current version, which `If-Match` of a change sends back.")
+async def get_rule(call: Call[None, VersionQuery]) -> web.Response:
+    return await calls.tagged_rule(call)
 
 
 @routes.get(f"{RULE}/versions/", path_model=RulePath, response=VersionList,
@@ -232,7 +221,7 @@ async def list_versions(call: Call[None, None]) -> VersionList:
               "version. `published_version: N` (or `status: published` for the current "
               "version) publishes; a version whose tests failed is 409 tests_failing. With `If-Match: \"N\"` the change is refused with 409 "
               "version_conflict unless N is still the current version.")
-async def update_rule(call: Call[RuleUpdate, None]) -> RuleInfo:
+async def update_rule(call: Call[RuleUpdate, None]) -> web.Response:
     body = call.body
     changes = service.Changes(source=body.source, title=body.title, kind=body.kind,
                               published_version=body.published_version, status=body.status)
@@ -240,7 +229,7 @@ async def update_rule(call: Call[RuleUpdate, None]) -> RuleInfo:
     async with call.unit_of_work() as uow:
         rule, version = await service.update(uow, _deps(call), _actor(call), call.path.rule_id,
                                              changes, if_match)
-    return views.rule_info(rule, version)
+    return views.tagged(views.rule_info(rule, version), rule.current_version)
 
 
 @routes.get(f"{RULE}/history/", path_model=RulePath, response=PublicationHistory,
@@ -277,7 +266,8 @@ async def list_approvals(call: Call[None, None]) -> ApprovalList:
 @routes.post(f"{APPROVAL}/approve/", path_model=ApprovalPath,
              body=ApprovalDecision, response=ApprovalInfo, auth=ADMIN, errors=(403, 404, 409),
              summary="Approve a request and publish its version",
-             description="By an admin other than the version's author (403 self_approval).")
+             description="By an admin other than the version's author and the request's "
+             "requester (403 self_approval).")
 async def approve(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     async with call.unit_of_work() as uow:
         row = await approvals.approve(uow, _deps(call), _actor(call), call.path.rule_id,
@@ -326,12 +316,17 @@ async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
 
 @routes.get(f"{RULE}/executions/", path_model=RulePath, query=ExecutionListQuery,
             response=ExecutionPage, auth=MEMBER, errors=(404,),
-            summary="List a rule's executions", description="Newest first.")
+            summary="List a rule's executions", description="Newest first; the filters "
+            "(`decision`, `failed`, `executed_from`/`executed_to` as UTC days, `record_uuid`) "
+            "combine with AND and `next_cursor` goes on with them.")
 async def list_executions(call: Call[None, ExecutionListQuery]) -> ExecutionPage:
+    query = call.query
+    filters = execution.execution_filters(query.decision, query.failed, query.executed_from,
+                                          query.executed_to, query.record_uuid)
     async with call.unit_of_work() as uow:
         page = await execution.execution_page(uow, call.principal.active_workspace_id,
-                                              call.path.rule_id, call.query.limit,
-                                              call.query.cursor)
+                                              call.path.rule_id, query.limit, query.cursor,
+                                              filters)
     return ExecutionPage(items=[views.execution_info(row) for row in page.rules],
                          next_cursor=page.next_cursor)
 
@@ -352,6 +347,10 @@ async def get_execution(call: Call[None, None]) -> ExecutionInfo:
 async def archive_rule(call: Call[None, None]) -> None:
     async with call.unit_of_work() as uow:
         await service.archive(uow, _deps(call), _actor(call), call.path.rule_id)
+
+
+routes.include(case_set_routes.routes)
+routes.include(key_routes.routes)
 
 
 def create_app(simulation_budget: float = simulation.DEFAULT_TIME_BUDGET) -> web.Application:

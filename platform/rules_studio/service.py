@@ -23,6 +23,7 @@ from insureops.platform.rules_studio import simulation
 from insureops.platform.rules_studio.checking import Analysis, content_hash
 from insureops.platform.rules_studio.errors import (
     ApprovalRequiredError,
+    CaseSetNotFoundError,
     InvalidCursorError,
     PublishRequestError,
     RuleArchivedError,
@@ -34,6 +35,7 @@ from insureops.platform.rules_studio.errors import (
     VersionNotFoundError,
 )
 from insureops.platform.rules_studio.models import Rule, RulePublication, RuleVersion
+from insureops.platform.rules_studio.payloads import SimulateCase
 from insureops.platform.rules_studio.records import RecordReader, RecordRef
 
 if TYPE_CHECKING:  # offload and execution import this module
@@ -311,14 +313,23 @@ async def archive(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str)
 async def simulation_sources(uow: UnitOfWork, workspace_id: str, source: str | None,
                              rule_id: str | None, number: int | None,
                              baseline_version: int | None,
-                             baseline_source: str | None) -> tuple[str, str | None]:
-    """The source to simulate and the baseline's, reading saved versions of the workspace."""
+                             baseline_source: str | None,
+                             case_set_id: str | None = None
+                             ) -> tuple[str, str | None, list[dict] | None]:
+    """The source to simulate and the baseline's, reading saved versions of the workspace,
+    and the cases of the workspace's case set `case_set_id` (None without one)."""
     if rule_id is not None:
         rule, version = await get(uow, workspace_id, rule_id, number)
         source = version.source
         if baseline_version is not None:
             baseline_source = (await version_of(uow, rule, baseline_version)).source
-    return source, baseline_source
+    cases = None
+    if case_set_id is not None:
+        found = await repo.workspace_case_set(uow.session, workspace_id, case_set_id)
+        if found is None:
+            raise CaseSetNotFoundError("No such case set in this workspace.")
+        cases = found.cases
+    return source, baseline_source, cases
 
 
 async def simulate(database: Database, deps: StudioDeps, records: RecordReader,
@@ -326,17 +337,20 @@ async def simulate(database: Database, deps: StudioDeps, records: RecordReader,
     """The simulation's JSON text of a request's cases on a source or a saved version (and a
     baseline), cases naming a tenant record read as execute reads them; 413 and 422 errors
     for a request past its bounds (simulation.py), run by the rules workers."""
-    simulation.check_size(len(request.cases))
+    if request.cases is not None:
+        simulation.check_size(len(request.cases))
     baseline = request.baseline
-    source, baseline_source = await database.read(lambda uow: simulation_sources(
+    source, baseline_source, saved = await database.read(lambda uow: simulation_sources(
         uow, workspace_id, request.source, request.rule_id, request.version,
-        baseline and baseline.version, baseline and baseline.source))
+        baseline and baseline.version, baseline and baseline.source, request.case_set_id))
+    cases = request.cases if saved is None else [SimulateCase.model_validate(case)
+                                                  for case in saved]
     job = simulation.SimulationInput(
         source=source, as_of=request.as_of or deps.today(), explain=request.explain,
         baseline_source=baseline_source,
-        cases=[(case.id, case.inputs, case.as_of, case.expect) for case in request.cases])
+        cases=[(case.id, case.inputs, case.as_of, case.expect) for case in cases])
     refs = [(index, RecordRef(case.record.type, case.record.uuid))
-            for index, case in enumerate(request.cases) if case.record is not None]
+            for index, case in enumerate(cases) if case.record is not None]
     if refs:
         simulation.check_records(len(refs))
         for record_type in sorted({ref.type for _, ref in refs}):

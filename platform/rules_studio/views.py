@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from insureops.platform.rules_studio.models import Rule, RuleApproval, RuleExecution, RuleVersion
+from aiohttp import web
+from pydantic import BaseModel
+
+from insureops.platform.rules_studio.models import (
+    Rule,
+    RuleApproval,
+    RuleCaseSet,
+    RuleExecution,
+    RuleVersion,
+)
 from insureops.platform.rules_studio.payloads import (
     ApprovalInfo,
+    CaseSetInfo,
+    CaseSetSummary,
     ExecutionInfo,
     RecordRef,
     RuleInfo,
@@ -58,3 +69,21 @@ def rule_summary(rule: Rule) -> RuleSummary:
 
 def version_info(version: RuleVersion) -> VersionInfo:
     return VersionInfo(**version_fields(version))
+
+
+def case_set_summary(row: RuleCaseSet) -> CaseSetSummary:
+    return CaseSetSummary(id=row.id, rule_id=row.rule_id, name=row.name, version=row.version,
+                          case_count=row.case_count, created_by=row.created_by,
+                          created_at=row.created_at, updated_by=row.updated_by,
+                          updated_at=row.updated_at)
+
+
+def case_set_info(row: RuleCaseSet) -> CaseSetInfo:
+    return CaseSetInfo(**case_set_summary(row).model_dump(), cases=row.cases)
+
+
+def tagged(model: BaseModel, version: int, status: int = 200) -> web.Response:
+    """`model` as the response, with `ETag: "N"`: the version a change sends back in
+    `If-Match` (a rule's current version, a case set's version)."""
+    return web.Response(text=model.model_dump_json(), status=status,
+                        content_type="application/json", headers={"ETag": f'"{version}"'})

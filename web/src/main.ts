@@ -7,6 +7,9 @@ import { createEditor, type SourceEditor } from "./editor";
 import { appetitePanel } from "./appetite";
 import { impactTable, parseCases, resultsTable, summary } from "./results";
 import { sourceDiff } from "./trace";
+import { approvalsPanel } from "./approvals";
+import { caseSetControls, casesEdited, chosenCaseSet } from "./casesets";
+import { executionsPanel } from "./executions";
 
 const KINDS = ["appetite", "triage", "underwriting", "pricing", "other"];
 const STATUSES = ["draft", "published", "archived"];
@@ -156,7 +159,7 @@ function renderRule(): void {
     (rule.published_version ? ` · published v${rule.published_version}` : "") +
     (shown !== rule.current_version ? ` · showing v${shown}` : "") : "not saved yet";
   const editorBox = h("div", { id: "editor", class: "editor" });
-  const tabs = ["Tests", "Simulate", "Compare", "History", ...(kind.value === "appetite" ? ["Appetite"] : [])];
+  const tabs = tabsFor(kind.value);
   replace($("#main"),
     h("h2", { id: "rule-heading" }, heading), h("p", { id: "rule-status", class: "badge" }, badge),
     h("div", { class: "rule-fields" }, field("Title", title, "rule-title"), field("Kind", kind, "rule-kind")),
@@ -183,9 +186,13 @@ function renderRule(): void {
   selectTab("Tests");
 }
 
+function tabsFor(kind: string): string[] {
+  return ["Tests", "Simulate", "Compare", "History", ...(state.rule ? ["Approvals", "Executions"] : []),
+          ...(kind === "appetite" ? ["Appetite"] : [])];
+}
+
 function renderTabsFor(kind: string): void {
-  const tabs = ["Tests", "Simulate", "Compare", "History", ...(kind === "appetite" ? ["Appetite"] : [])];
-  $("#tabs").replaceWith(tabList(tabs));
+  $("#tabs").replaceWith(tabList(tabsFor(kind)));
   selectTab("Tests");
 }
 
@@ -205,6 +212,12 @@ function showProblems(diagnostics: Diagnostic[]): void {
 const PANELS: Record<string, () => HTMLElement> = {
   Tests: testsPanel, Simulate: simulatePanel, Compare: comparePanel, History: historyPanel,
   Appetite: () => appetitePanel(() => state.editor!.text(), failed),
+  Approvals: () => approvalsPanel({
+    rule: state.rule!, me: state.profile!.user.id, canWrite: canWrite(),
+    isOwner: state.profile?.active_workspace?.role === "owner", who, when, failed, say,
+    published: (message) => openRule(state.rule!.id).then(() => { selectTab("Approvals"); say(message); }),
+  }),
+  Executions: () => executionsPanel({ ruleId: state.rule!.id, who, when, failed }),
 };
 
 function tabList(names: string[]): HTMLElement {
@@ -315,11 +328,11 @@ let casesText = "";
 
 function casesBox(): HTMLElement {
   const area = h("textarea", { rows: 6, spellcheck: false, value: casesText,
-    oninput: (e: Event) => { casesText = (e.target as HTMLTextAreaElement).value; } });
+    oninput: (e: Event) => { casesText = (e.target as HTMLTextAreaElement).value; casesEdited(); } });
   const file = h("input", { type: "file", accept: ".jsonl,.json,.txt,application/json",
     onchange: async () => {
       const chosen = file.files?.[0];
-      if (chosen) { casesText = area.value = await chosen.text(); }
+      if (chosen) { casesText = area.value = await chosen.text(); casesEdited(); }
     } });
   const recordType = select(["client", "policy"]);
   const recordUuid = h("input", { type: "text", placeholder: "uuid", spellcheck: false, autocomplete: "off" });
@@ -328,6 +341,7 @@ function casesBox(): HTMLElement {
     if (!/^[0-9a-fA-F-]{32,36}$/.test(uuid)) { failed(new Error("Give the record's uuid.")); return; }
     const line = JSON.stringify({ id: `${recordType.value} ${uuid}`, record: { type: recordType.value, uuid } });
     casesText = area.value = (area.value.trim() ? area.value.replace(/\n*$/, "\n") : "") + line + "\n";
+    casesEdited();
     recordUuid.value = "";
     say(`Added the ${recordType.value} as a case.`);
   } }, "Add as a case");
@@ -335,13 +349,16 @@ function casesBox(): HTMLElement {
     field('Cases, JSON Lines: one {"id", "inputs" or "record", "expect"?} per line', area, "cases"),
     field("Or upload a .jsonl file", file, "cases-file"),
     h("fieldset", { class: "record" }, h("legend", {}, "Or a tenant record (a client or policy of this workspace's database)"),
-      field("Record type", recordType, "record-type"), field("Record uuid", recordUuid, "record-uuid"), addRecord));
+      field("Record type", recordType, "record-type"), field("Record uuid", recordUuid, "record-uuid"), addRecord),
+    caseSetControls({ ruleId: state.rule?.id ?? null, canWrite: canWrite() && state.rule?.status !== "archived",
+      text: () => casesText, setText: (text) => { casesText = area.value = text; }, say, failed }));
 }
 
 async function simulate(extra: object = {}): Promise<any> {
-  const cases = parseCases(casesText);
-  if (!cases.length) throw new Error("Give at least one case.");
-  return call<any>("POST", `${RULES}/simulate/`, { source: state.editor!.text(), cases, explain: true, ...extra });
+  const saved = chosenCaseSet(state.rule?.id ?? null, casesText);
+  const cases = saved ? { case_set_id: saved } : { cases: parseCases(casesText) };
+  if (!saved && !cases.cases!.length) throw new Error("Give at least one case.");
+  return call<any>("POST", `${RULES}/simulate/`, { source: state.editor!.text(), ...cases, explain: true, ...extra });
 }
 
 function simulatePanel(): HTMLElement {

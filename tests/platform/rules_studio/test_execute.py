@@ -180,3 +180,34 @@ async def test_execute_is_503_tenant_database_unavailable_when_it_is_down(studio
     body = await response.json()
     assert body["error"]["code"] == "tenant_database_unavailable"
     assert "secret" not in await response.text()
+
+
+async def test_the_log_filters_by_decision_failure_day_and_record_when_asked(
+        studio, owner, tenant_database):
+    """Issue 34: the studio page's execution log filters, with pagination going on."""
+    rule = await published_rule(studio, owner, CLIENT_CHECK)
+    client = await new_client(studio, owner, city="Springfield")
+    studio.tenancy.clock.now = 1_795_000_000  # 2026-11-18 (UTC)
+    referred = await execute(studio, owner, rule["id"], inputs={"client": {"name": "A"}})
+    studio.tenancy.clock.advance(86_400)
+    accepted = await execute(studio, owner, rule["id"], record={"type": "client",
+                                                                "uuid": client})
+    await execute(studio, owner, rule["id"], inputs={"client": {"name": "B", "city": "X"}})
+    ids = [(await r.json())["execution"]["id"] for r in (referred, accepted)]
+
+    async def listed(**query) -> list[int]:
+        response = await studio.get(owner, f"{rule['id']}/executions/", **query)
+        assert response.status == 200, await response.text()
+        return [e["id"] for e in (await response.json())["items"]]
+
+    assert await listed(decision="refer") == ids[:1]
+    assert await listed(record_uuid=client) == ids[1:]
+    assert await listed(executed_to="2026-11-18") == ids[:1]
+    assert len(await listed(executed_from="2026-11-19")) == 2
+    assert await listed(executed_from="2026-11-19", decision="accept", limit=1) != []
+    first = await (await studio.get(owner, f"{rule['id']}/executions/", decision="accept",
+                                    limit=1)).json()
+    rest = await (await studio.get(owner, f"{rule['id']}/executions/", decision="accept",
+                                   limit=1, cursor=first["next_cursor"])).json()
+    assert rest["items"][0]["id"] == ids[1] and rest["next_cursor"] is None
+    assert await listed(failed="true") == []

@@ -130,3 +130,17 @@ async def test_request_is_404_version_not_found_when_the_version_does_not_exist(
     response = await request(studio, owner, rule["id"], version=9)
     assert (response.status, (await response.json())["error"]["code"]) == (
         404, "version_not_found")
+
+
+async def test_approval_is_403_self_approval_when_the_requester_approves_another_authors_version(
+        studio, owner, governed):
+    """Issue 34: four eyes are two people besides the author too: whoever asked for the
+    approval cannot give it."""
+    ada, rule = governed
+    pending = await (await request(studio, ada, rule["id"])).json()
+    response = await decide(studio, ada, rule["id"], pending["id"], "approve")
+    assert response.status == 403
+    assert "requested" in (await response.json())["error"]["message"]
+    bea = await studio.tenancy.member(owner, "bea@example.com", "admin")
+    approved = await decide(studio, bea, rule["id"], pending["id"], "approve")
+    assert approved.status == 200

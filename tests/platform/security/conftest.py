@@ -214,6 +214,15 @@ async def _rule(world: World) -> str:
     return rule["id"]
 
 
+async def _case_set(world: World) -> str:
+    rule_id = await world.object("rules/{rule_id}")
+    body = {"name": "B's cases", "cases": [{"id": "b", "inputs": {"claim": {"amount": 1}}}]}
+    done = await world.ok(
+        "POST", f"/api/rules/rules/{rule_id}/case-sets/", world.b.owner.headers, body, 201
+    )
+    return done["id"]
+
+
 async def _approval(world: World) -> str:
     rule_id = await world.object("rules/{rule_id}")
     done = await world.ok(
@@ -366,6 +375,7 @@ MAKERS: dict[str, Callable[[World], Awaitable[str]]] = {
     "rules/{rule_id}": _rule,
     "approvals/{approval_id}": _approval,
     "executions/{execution_id}": _execution,
+    "case-sets/{case_set_id}": _case_set,
     "api-keys/{key_id}": _api_key,
     "invitations/{invitation_id}": _invitation,
     "invitations/{invitation_id} revoked": _revoked_invitation,

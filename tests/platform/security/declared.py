@@ -31,6 +31,8 @@ STRONGEST = {
 BODIES: dict[str, dict[str, Any]] = {
     "RoleChange": {"role": "member"},
     "ExecuteRequest": {"inputs": {"claim": {"amount": 1}}},
+    "RuleSourceUpdate": {"source": "ruleset a.pushed\ninput claim: Any\n"},
+    "CaseSetCreate": {"name": "A's cases", "cases": []},
 }
 
 

@@ -153,6 +153,30 @@ EXPLICIT: dict[str, Build] = {
         "member session",
         {"rule_id": w.objects["rules/{rule_id}"], "cases": [{"inputs": {"claim": {}}}]},
     ),
+    "B's case set simulated by A": lambda w, m: Attempt(
+        "POST",
+        "/api/rules/rules/simulate/",
+        "member session",
+        {"rule_id": m["rule"], "case_set_id": w.objects["case-sets/{case_set_id}"]},
+    ),
+    "B's case set read under A's rule": lambda w, m: Attempt(
+        "GET",
+        f"/api/rules/rules/{m['rule']}/case-sets/{w.objects['case-sets/{case_set_id}']}/",
+        "member session",
+    ),
+    "B's case set changed by A's key under A's rule": lambda w, m: Attempt(
+        "PATCH",
+        f"/api/rules/sync/rules/{m['rule']}/case-sets/{w.objects['case-sets/{case_set_id}']}/",
+        "api key",
+        {"cases": []},
+    ),
+    "A's executions filtered by B's client": lambda w, m: Attempt(
+        "GET",
+        f"/api/rules/rules/{m['rule']}/executions/?record_uuid={w.objects['clients/{uuid}']}",
+        "member session",
+        status=200,
+        code=None,
+    ),
     "B's client simulated by A's rule": lambda w, m: Attempt(
         "POST",
         "/api/rules/rules/simulate/",
@@ -260,8 +284,20 @@ REFERENCES: dict[str, str | tuple[str, ...]] = {
     "POST /api/rules/rules/simulate/": (
         "B's rule simulated by A",
         "B's client simulated by A's rule",
+        "B's case set simulated by A",
     ),
     "POST /api/rules/rules/{rule_id}/execute/": "A's rule executed on B's client record",
+    "GET /api/rules/rules/{rule_id}/executions/": "A's executions filtered by B's client",
+    **dict.fromkeys(
+        (
+            "POST /api/rules/rules/{rule_id}/case-sets/",
+            "PATCH /api/rules/rules/{rule_id}/case-sets/{case_set_id}/",
+            "POST /api/rules/sync/rules/{rule_id}/case-sets/",
+            "PATCH /api/rules/sync/rules/{rule_id}/case-sets/{case_set_id}/",
+        ),
+        "a case's record is kept as written; simulate reads it from the caller's own tenant "
+        "database (\"B's client simulated by A's rule\")",
+    ),
     "POST /api/v1/connectors/llm-adaptor/test": "B's LLM provider key tested by A",
     "POST /api/v1/connectors/llm-adaptor/keys": "saves the caller's own key of that provider",
     "POST /api/v1/carrier_finder/products/": "A's product bound to B's appetite rule",
@@ -319,6 +355,7 @@ def markers(world: World) -> set[str]:
         "B's client",
         "B's prospect",
         "B's laptop",
+        "B's cases",
         b.subject,
         b.key,
         b.read_key,
