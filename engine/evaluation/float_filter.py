@@ -44,8 +44,47 @@ class FloatFilter:
         self.src = emitter.src
 
     def compare(self, node: ir.Binary, scope):
-        """The filtered comparison's code, or None when the filter has nothing to win (no
-        arithmetic or sum on either side) or cannot apply."""
+        """The filtered comparison's code (a call of a function of its own), or None when the
+        filter has nothing to win (no arithmetic or sum on either side) or cannot apply."""
+        parts = self._parts(node, scope)
+        if parts is None:
+            return None
+        left, right, exact, test, params = parts
+        name = self.src.fresh("_c")
+        self.src.functions.append([
+            f"def {name}({', '.join(params)}):",
+            "    _r = ev.remaining",
+            "    try:",
+            f"        _d = ({left.value}) - ({right.value})",
+            f"        _m = ({left.size}) + ({right.size})",
+            "    except FLOAT_BAIL: pass",
+            "    else:",
+            f"        if {_TINY!r} < _m < INF and (_d > {MARGIN!r} * _m or _d < -{MARGIN!r} * _m):",
+            f"            return {test}",
+            "    ev.remaining = _r",
+            f"    return {exact.text}"])
+        return type(exact)(f"{name}({', '.join(params)})")
+
+    def statements(self, node: ir.Binary, scope, target: str):
+        """The filtered comparison as statements setting `target` (a condition of the rule
+        loop: no call), or None as for `compare`. `...` marks "not decided in floats"."""
+        parts = self._parts(node, scope)
+        if parts is None:
+            return None
+        left, right, exact, test, _ = parts
+        return ["_r = ev.remaining",
+                "try:",
+                f"    _d = ({left.value}) - ({right.value})",
+                f"    _m = ({left.size}) + ({right.size})",
+                f"    {target} = {test} if {_TINY!r} < _m < INF and (_d > {MARGIN!r} * _m or "
+                f"_d < -{MARGIN!r} * _m) else ...",
+                f"except FLOAT_BAIL: {target} = ...",
+                f"if {target} is ...:",
+                "    ev.remaining = _r",
+                f"    {target} = {exact.text}"]
+
+    def _parts(self, node: ir.Binary, scope):
+        """(left term, right term, exact code, the float test, the names the code reads)."""
         if not (_computed(node.left) or _computed(node.right)):
             return None
         emitter = self.emitter
@@ -63,22 +102,9 @@ class FloatFilter:
         texts = exact.text + left.value + right.value
         params = emitter._params(scope, used) + [held for held in (emitter.hoisted or ())
                                                  if held in texts]
-        name = self.src.fresh("_c")
         test = {"<": "_d < 0", "<=": "_d < 0", ">": "_d > 0", ">=": "_d > 0",
                 "==": "False", "!=": "True"}[node.op]
-        self.src.functions.append([
-            f"def {name}({', '.join(params)}):",
-            "    _r = ev.remaining",
-            "    try:",
-            f"        _d = ({left.value}) - ({right.value})",
-            f"        _m = ({left.size}) + ({right.size})",
-            "    except FLOAT_BAIL: pass",
-            "    else:",
-            f"        if {_TINY!r} < _m < INF and (_d > {MARGIN!r} * _m or _d < -{MARGIN!r} * _m):",
-            f"            return {test}",
-            "    ev.remaining = _r",
-            f"    return {exact.text}"])
-        return type(exact)(f"{name}({', '.join(params)})")
+        return left, right, exact, test, params
 
     def term(self, node, scope) -> Term | None:
         """The float form of a numeric expression, or None when it has none (or when its

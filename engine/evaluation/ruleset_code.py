@@ -12,13 +12,17 @@ from __future__ import annotations
 from decimal import Decimal
 
 from insureops.engine import ir
+from insureops.engine.evaluation.float_filter import FloatFilter
 from insureops.engine.evaluation.generator import NOT_CONSTANT, Code, Column, Emitter, Scope, Source
 from insureops.engine.inputs.slots import Slot
 from insureops.engine.ir import numbers
 from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import DEFAULT_LIMITS
+from insureops.engine.ir.operators import PYTHON
 from insureops.engine.ir.printer import format_expr
 from insureops.engine.ir.tree import conjuncts
+
+FEW_ITEMS = 16
 
 
 class RulesetCode:
@@ -33,6 +37,9 @@ class RulesetCode:
         self.consts, self.folded, self.clocked = consts, folded, clocked
         self.source = source
         self.text_columns: set[str] = set()  # table columns with a `_s<column>` string flag
+        # a ruleset of a few items keeps `fired` and `reasons` as tuples (no list to make and
+        # copy at the end); a long one as lists (growing a tuple item by item is quadratic)
+        self.few = len(items) <= FEW_ITEMS
         self.outputs = any(isinstance(item, ir.Table) or any(
             isinstance(action, ir.SetAction) for action in item.actions) for item in items)
 
@@ -42,6 +49,7 @@ class RulesetCode:
         with the default limits, its Evaluation made inside (one call frame for the common
         call), handing any other call to `general`."""
         src = Source()
+        self.tuples = self.few and not traced
         emitter = Emitter(src, self.consts, self.folded, self.clocked, traced=traced)
         scope = self._scope()
         body = []
@@ -115,10 +123,25 @@ class RulesetCode:
             return (f"RESULT({name}, decision or {default}, score, o, reasons, tags, fired, "
                     f"trace, ev)")
         # nothing fired and no outputs (most evaluations): nothing to size or copy; under the
-        # default limits a ruleset whose results cannot grow past them is not sized either
-        return (f"(RESULT if sized else UNSIZED)({name}, decision or {default}, score, o, "
-                f"reasons, tags, fired, None, ev) if fired or o else MADE({name}, decision or "
+        # default limits a ruleset whose results cannot grow past them is not sized, and its
+        # Result is made here, each list only where the ruleset can fill it
+        made = (f"MADE({name}, decision or {default}, score, "
+                f"{'OUTPUTS(o) if o else NO_OUTPUTS' if self.outputs else 'NO_OUTPUTS'}, "
+                f"{self._kept_list('reasons') if self.fills('reasons') else 'NO_ITEMS'}, "
+                f"{'tuple(sorted(tags)) if tags else NO_ITEMS' if self.fills('tags') else 'NO_ITEMS'}, "
+                f"{self._kept_list('fired')})")
+        return (f"(RESULT({name}, decision or {default}, score, o, reasons, tags, fired, None, "
+                f"ev) if sized else {made}) if fired or o else MADE({name}, decision or "
                 f"{default}, score, NO_OUTPUTS, NO_ITEMS, NO_ITEMS, NO_ITEMS)")
+
+    def _kept_list(self, kind: str) -> str:
+        return f"{kind} or NO_ITEMS" if self.tuples else f"tuple({kind}) if {kind} else NO_ITEMS"
+
+    def fills(self, kind: str) -> bool:
+        """Whether a rule of the ruleset can add to its `reasons` or its `tags`."""
+        actions = (ir.TagAction,) if kind == "tags" else (ir.DecisionAction, ir.ReasonAction)
+        return any(isinstance(action, actions) for item in self.items
+                   for action in getattr(item, "actions", ()))
 
     def _bounded(self) -> bool:
         """Whether every result of the ruleset is within the default result size: every
@@ -185,14 +208,20 @@ class RulesetCode:
         lines.append("    _n = False")
         span = src.const(node.condition.span)
         for condition in conjuncts(node.condition):
-            code = emitter.expr(condition, scope)
+            inline = FloatFilter(emitter).statements(condition, scope, "_c") \
+                if isinstance(condition, ir.Binary) and condition.op in PYTHON else None
+            if inline is not None:  # a comparison of computed money, decided in floats
+                code = Code("_c")
+                lines += ["    " + line for line in inline]
+            else:
+                code = emitter.expr(condition, scope)
+                lines.append(f"    _c = {code.text}")
             wrong = emitter.converted(Code("_c", code.slot))
-            lines += [f"    _c = {code.text}", "    if _c is not True:",
+            lines += ["    if _c is not True:",
                       "        if _c is False: break",
                       f"        _n = _c is None or NULLISH({wrong}, {span})"]
         lines += ["    else:", "        if _n: break",
-                  "        if fired is None: fired = []",
-                  f"        fired.append({src.const(node.name)})"]
+                  *("        " + line for line in self._push(src, "fired", node.name))]
         stops = False
         for action in node.actions:
             if isinstance(action, ir.StopAction):
@@ -220,19 +249,25 @@ class RulesetCode:
         if isinstance(action, ir.DecisionAction):
             rank = ir.DECISION_RANK[action.decision]
             return [f"_t = {self._message(src, emitter, action.message, scope)}",
-                    "if reasons is None: reasons = [_t]",
-                    "else: reasons.append(_t)",
+                    *self._push(src, "reasons", None),
                     f"if rank < {rank}: rank = {rank}; decision = {src.const(action.decision)}"]
         if isinstance(action, ir.ReasonAction):
             return [f"_t = {self._message(src, emitter, action.message, scope)}",
-                    "if reasons is None: reasons = [_t]",
-                    "else: reasons.append(_t)"]
+                    *self._push(src, "reasons", None)]
         if isinstance(action, ir.TagAction):
             return [f"_t = {self._message(src, emitter, action.tag, scope)}",
                     "if tags is None: tags = {_t}",
                     "else: tags.add(_t)"]
         raise EngineError(f"unknown action {type(action).__name__}", code="invalid_ir",
                           span=action.span)
+
+    def _push(self, src, kind: str, name: str | None) -> list[str]:
+        """Add to `fired` (the item's `name`) or `reasons` (`_t`), made on the first."""
+        if not self.tuples:
+            value = "_t" if name is None else src.const(name)
+            return [f"if {kind} is None: {kind} = [{value}]", f"else: {kind}.append({value})"]
+        one = "(_t,)" if name is None else src.const((name,))
+        return [f"{kind} = {one} if {kind} is None else {kind} + {one}"]
 
     @staticmethod
     def _kept(emitter, expr, scope) -> str:
@@ -303,8 +338,7 @@ class RulesetCode:
     def _table(self, src, emitter, node: ir.Table, scope) -> list[str]:
         lines, columns = self._columns(src, emitter, node, scope)
         name = src.const(node.name)
-        fire = ["if fired is None: fired = []",
-                f"fired.append({name})"]
+        fire = self._push(src, "fired", node.name)
         rows = [[t for t in (self._cell(src, emitter, cell, columns[n], scope)
                              for n, cell in enumerate(row.cells)) if t is not None]
                 for row in node.rows]

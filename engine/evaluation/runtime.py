@@ -235,15 +235,6 @@ def result(name: str, decision, score, outputs, reasons, tags, fired, trace, ev)
                   tuple(fired) if fired else NO_ITEMS, trace)
 
 
-def unsized(name: str, decision, score, outputs, reasons, tags, fired, trace, ev) -> Result:
-    """`result` for a ruleset whose results cannot outgrow the default limits (checked when
-    it was generated), evaluated under them."""
-    return Result(name, decision, score, Outputs(outputs) if outputs else NO_OUTPUTS,
-                  tuple(reasons) if reasons else NO_ITEMS,
-                  tuple(sorted(tags)) if tags else NO_ITEMS,
-                  tuple(fired) if fired else NO_ITEMS, trace)
-
-
 def located(error: EngineError, kind: str, node) -> EngineError:
     """`error` with the rule or table it happened in named, and its span if it had none."""
     if not error.message.startswith("in "):
@@ -383,7 +374,7 @@ HELPERS = {
     "EXACT_ADD": numbers.EXACT.add, "ARITHMETIC": numbers.ARITHMETIC_ERRORS,
     "ARITH": numbers.arithmetic_error, "SCORE": score_by, "TEXT": text,
     "PLAIN": format_plain, "MAKE_SET": make_set, "THAW": thaw,
-    "RESULT": result, "UNSIZED": unsized, "MADE": Result, "NO_OUTPUTS": NO_OUTPUTS, "NO_ITEMS": NO_ITEMS,
+    "RESULT": result, "MADE": Result, "OUTPUTS": Outputs, "NO_OUTPUTS": NO_OUTPUTS, "NO_ITEMS": NO_ITEMS,
     "LOCATED": located, "TOO_DEEP": too_deep, "EVALUATION": Evaluation, "ENGINE_ERROR": EngineError,
     "MISSING": missing_input, "UNKNOWN": unknown_input, "PER_AS_OF": per_as_of,
     "REC": record, "REC_RAW": record_raw, "AND_T": explained_and,
