@@ -84,6 +84,17 @@ async def docs_page(call: Call[None, None]) -> web.Response:
     return web.Response(text=swagger_page("insureops API"), content_type="text/html")
 
 
+@routes.get(f"{DOCS_PATH}/", response=None, auth=Auth.NONE, status=301, content_type="text/html",
+            summary="Swagger UI with a trailing slash: redirects to /api/docs")
+async def docs_redirect(call: Call[None, None]) -> web.Response:
+    """`/api/docs/` is what many type (every API path here ends in a slash); it was a 404."""
+    query = call.request.rel_url.raw_query_string  # as sent: `%26` must not become `&`
+    location = DOCS_PATH + (f"?{query}" if query else "")
+    link = html.escape(location)
+    return web.Response(status=301, text=f'<!DOCTYPE html><a href="{link}">{link}</a>',
+                        content_type="text/html", headers={"Location": location})
+
+
 @routes.get(f"{DOCS_PATH}/static/{{filename}}", response=None, auth=Auth.NONE,
             path_model=AssetPath, content_type="application/octet-stream",
             summary="A Swagger UI asset")
