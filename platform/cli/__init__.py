@@ -19,6 +19,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "rotate-keys": ("insureops.platform.cli.rotation:rotate_keys",
                     "Re-encrypt secrets at rest with the newest Fernet key."),
     "mcp": ("insureops.platform.cli.mcp:mcp", "Run the local MCP server; doctor; config."),
+    "classify": ("insureops.platform.cli.classification:classify",
+                 "Classify a business description into NAICS codes, offline."),
     "market": ("insureops.platform.cli.market:market",
                "Check or load a market folder of carriers, products and appetites."),
 }
