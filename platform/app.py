@@ -123,7 +123,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[CLOCK] = clock
     app[API_KEY_CACHE] = ApiKeyCache(settings.api_key_cache_seconds, clock=monotonic)
     app[RULE_CATALOG] = StudioRuleCatalog()  # the finder reads workspace appetite rules
-    app[JWT_VERIFIER] = build_verifier(settings, clock)
+    app[JWT_VERIFIER] = build_verifier(settings, clock, database)
     app[EMAIL_BACKEND] = build_email_backend(settings, database, clock)
     app[HEAVY_WORK] = build_heavy_work(settings)
     app[MATCHING_WORK] = build_matching_work(settings)
