@@ -33,3 +33,22 @@ await esbuild.build({
 });
 copyFileSync(here("src/studio.css"), out + "studio.css");
 console.log(`built ${out}studio.js (${words.length} keywords from dsl/rules.lark)`);
+
+// The invitation page (/invitations/<id>/accept): a small bundle of its own, so the studio's
+// bundle and this one change apart. INVITATION_OUT builds it elsewhere (the staleness test).
+const invitationOut = process.env.INVITATION_OUT
+  ? process.env.INVITATION_OUT.replace(/\/?$/, "/")
+  : here("../platform/invitation_web/static/");
+await esbuild.build({
+  entryPoints: [here("src/invitation/main.ts")],
+  outfile: invitationOut + "invitation.js",
+  bundle: true,
+  format: "esm",
+  target: "es2020",
+  minify: true,
+  legalComments: "eof",
+  charset: "utf8",
+  logLevel: "warning",
+});
+copyFileSync(here("src/invitation/invitation.css"), invitationOut + "invitation.css");
+console.log(`built ${invitationOut}invitation.js`);
