@@ -33,9 +33,9 @@ routes = RouteTable("invitation_web", "The page an invitation e-mail links to.")
 
 
 class PagePath(BaseModel):
-    invitation_id: str = Field(min_length=1, max_length=100, pattern="^[A-Za-z0-9]+$",
-                               description="The invitation's id (the page reads it from its "
-                               "address; the accept route checks it).")
+    invitation_id: str = Field(pattern="^[0-9A-Za-z]{26}$",
+                               description="The invitation's id, a ULID (the page reads it "
+                               "from its address; the accept route checks it).")
 
 
 class AssetPath(BaseModel):

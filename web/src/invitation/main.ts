@@ -90,7 +90,7 @@ class InvitationPage {
 
   private loggedIn(email: string): void {
     const accept = element("button", { type: "button" }, "Accept invitation");
-    accept.addEventListener("click", () => this.accept({}, email));
+    accept.addEventListener("click", () => this.acceptAs(email));
     this.show(element("p", {}, `You are logged in as ${email}. The invitation joins the `
       + "account of the address it was sent to."), accept);
   }
@@ -124,7 +124,12 @@ class InvitationPage {
         : describe(login.error));
       return;
     }
-    await this.accept({}, email);
+    await this.acceptAs(email);
+  }
+
+  private async acceptAs(email: string): Promise<void> {
+    const done = await this.accept({}, email);
+    if (done !== null) this.joined(done, email);
   }
 
   private async signUp(): Promise<void> {
@@ -132,6 +137,7 @@ class InvitationPage {
     const done = await this.accept({ name: value("signup-name"), password });
     if (done === null) return;
     const login = await call("POST", "/api/auth/login/", { email: done.user.email, password });
+    this.joined(done);
     if (!login.ok) this.say(`Your account is ready, but logging in failed: ${describe(login.error)}`);
   }
 
@@ -148,16 +154,18 @@ class InvitationPage {
       if (needsAccount && loggedInAs !== undefined && !extra.password) this.loggedOut();
       return null;
     }
-    const joined = answer.body;
+    return answer.body;
+  }
+
+  // The end of every path: what was joined, and where to go (shown once logged in).
+  private joined(joined: Accepted, loggedInAs?: string): void {
     const other = loggedInAs && loggedInAs.toLowerCase() !== joined.user.email.toLowerCase()
-      ? element("p", { class: "hint" }, `The invitation was for ${joined.user.email}; you are `
-        + `logged in as ${loggedInAs}. Log in as ${joined.user.email} to work in the workspace.`)
-      : "";
+      ? [element("p", { class: "hint" }, `The invitation was for ${joined.user.email}; you are `
+        + `logged in as ${loggedInAs}. Log in as ${joined.user.email} to work in the workspace.`)]
+      : [];
     this.show(element("p", { id: "joined" }, `You joined ${joined.workspace.name} as ${joined.role}.`),
-      ...(other ? [other] : []),
-      element("p", {}, element("a", { href: "/studio/" }, "Open the rule studio")));
+      ...other, element("p", {}, element("a", { href: "/studio/" }, "Open the rule studio")));
     this.say("", false);
-    return joined;
   }
 }
 
