@@ -159,13 +159,18 @@ def expand_lines(values: Any) -> Any:
     if not isinstance(values, Iterable) or isinstance(values, str | bytes | dict):
         return values
     codes: list[Any] = []
+    seen: set[str] = set()
     for value in values:
         found = lines_asked(value) if isinstance(value, str) else None
         if found == ():
             raise ValueError(f"{value.strip().lower()} is a policy line the market writes no "
                              "commercial line for")
-        codes.extend(found or (value,))
-    return list(dict.fromkeys(codes))
+        for code in found or (value,):  # a value that is not a string is the field's to refuse
+            if isinstance(code, str) and code in seen:
+                continue
+            seen.update((code,) if isinstance(code, str) else ())
+            codes.append(code)
+    return codes
 
 
 def policy_line_asked(value: Any) -> Any:

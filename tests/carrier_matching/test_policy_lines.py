@@ -56,6 +56,11 @@ def test_expand_lines_flattens_in_order_once_each_and_leaves_unknown_values_to_t
     assert expand_lines(None) is None and expand_lines("CGL") == "CGL"
 
 
+def test_expand_lines_passes_values_that_are_not_strings_through_when_schemathesis_sends_them():
+    # schemathesis: `"lines": [{}]` was a 500 (a dict is unhashable); now the field refuses it
+    assert expand_lines([{}, "CGL", [], "CGL"]) == [{}, "CGL", []]
+
+
 def test_expand_lines_refuses_a_policy_line_the_market_writes_nothing_for():
     with pytest.raises(ValueError, match="health is a policy line"):
         expand_lines(["CGL", "health"])

@@ -40,3 +40,8 @@ async def test_search_reads_a_policy_line_as_its_acord_codes_when_asked_for(find
     assert response.status == 200, await response.text()
     items = (await response.json())["results"]
     assert items and {item["product"]["line"] for item in items} == {"WORK"}
+
+
+async def test_lines_that_are_not_strings_are_400_not_500_when_schemathesis_sends_them(finder):
+    status, body = await _match(finder, [{}])
+    assert status == 400 and body["error"]["code"] == "validation_error"
