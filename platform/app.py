@@ -35,6 +35,7 @@ from insureops.platform.http.log import add_request_id_header, request_id_middle
 from insureops.platform.http.openapi import OpenApiOnDemand
 from insureops.platform.http.ratelimit import RateLimiter
 from insureops.platform.http.routing import Mount, add_rate_limit_headers
+from insureops.platform.invitation_web import routes as invitation_web
 from insureops.platform.keys import (
     API_KEY_CACHE,
     AREA_STARTUP,
@@ -86,6 +87,7 @@ AREAS: tuple[Area, ...] = (
     Area("/api/rules", rules_studio.create_app),
     Area("/api/v1/connectors", connectors.create_app),
     Area("/studio", studio_web.create_app),
+    Area("/invitations", invitation_web.create_app),
 )
 
 
@@ -123,7 +125,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[CLOCK] = clock
     app[API_KEY_CACHE] = ApiKeyCache(settings.api_key_cache_seconds, clock=monotonic)
     app[RULE_CATALOG] = StudioRuleCatalog()  # the finder reads workspace appetite rules
-    app[JWT_VERIFIER] = build_verifier(settings, clock)
+    app[JWT_VERIFIER] = build_verifier(settings, clock, database)
     app[EMAIL_BACKEND] = build_email_backend(settings, database, clock)
     app[HEAVY_WORK] = build_heavy_work(settings)
     app[MATCHING_WORK] = build_matching_work(settings)

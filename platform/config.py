@@ -140,6 +140,20 @@ class Settings(BaseSettings):
     jwt_jwks_timeout_seconds: float = Field(5.0, gt=0, description="Timeout of a JWKS fetch.")
     jwt_jwks_refetch_seconds: float = Field(60.0, ge=0, description="Least time between two "
                                             "JWKS fetches caused by an unknown `kid`.")
+    service_token_seconds: int = Field(
+        600, ge=60, le=3600, description="Lifetime of a token the service signs itself for the "
+        "browser extension (POST /api/auth/token/) when no external identity provider is "
+        "configured.")
+    service_token_audience: str = Field(
+        "insureops-extension", min_length=1, max_length=200, description="`aud` of the "
+        "service's own tokens.")
+    service_token_issuer: str | None = Field(
+        None, min_length=1, max_length=2048, description="`iss` of the service's own tokens; "
+        "default: public_url, else http://HOST:PORT.")
+    signing_key_overlap_seconds: float = Field(
+        3600.0, gt=0, description="How long `insureops rotate-keys` keeps the previous signing "
+        "key published (its tokens keep verifying); at least the token lifetime plus the "
+        "leeway.")
     rules_workers: int = Field(
         default_factory=lambda: os.cpu_count() or 1, gt=0, le=64,
         description="Worker processes that check, compile, test, simulate and execute "
@@ -227,6 +241,21 @@ class Settings(BaseSettings):
             raise ValueError(f"use asymmetric algorithms among {sorted(allowed)}; refused: "
                              f"{refused}")
         return algorithms
+
+    @model_validator(mode="after")
+    def _overlap_covers_a_token(self) -> Settings:
+        if self.signing_key_overlap_seconds < self.service_token_seconds + self.jwt_leeway_seconds:
+            raise ValueError("signing_key_overlap_seconds must be at least service_token_seconds "
+                             "plus jwt_leeway_seconds, or tokens signed just before a rotation "
+                             "stop verifying before they expire")
+        return self
+
+    @property
+    def token_issuer(self) -> str:
+        """`iss` of the service's own tokens: the setting, the public URL, or http://HOST:PORT."""
+        if self.service_token_issuer:
+            return self.service_token_issuer
+        return (self.public_url or f"http://{self.host}:{self.port}").rstrip("/")
 
     @property
     def jwt_configured(self) -> bool:

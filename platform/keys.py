@@ -39,7 +39,8 @@ CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("clock")  # Unix time; tests
 # on the root app: recently read API key rows (settings' revoke and save forget them)
 API_KEY_CACHE: web.AppKey[ApiKeyCache] = web.AppKey("api_key_cache")
 EMAIL_BACKEND: web.AppKey[EmailBackend] = web.AppKey("email_backend")
-JWT_VERIFIER: web.AppKey[JwtVerifier | None] = web.AppKey("jwt_verifier")  # None: unconfigured
+# the external identity provider's verifier, or the service's own (it is then the provider)
+JWT_VERIFIER: web.AppKey[JwtVerifier] = web.AppKey("jwt_verifier")
 TENANT_POOLS: web.AppKey[TenantPools] = web.AppKey("tenant_pools")  # on the root app
 # on the carrier_finder sub-app: its MarketStore (typed there; platform modules name no area)
 MARKET_STORE: web.AppKey[object] = web.AppKey("carrier_finder_market_store")

@@ -116,7 +116,7 @@ def test_engine_creation_is_found_when_core_code_makes_an_engine():
 # The platform's layout (STYLE.md "PLATFORM"; docs/architecture.md "The service").
 PLATFORM = ROOT / "platform"
 AREAS = ["accounts", "carrier_finder", "prospects", "mcp", "team", "settings", "rules_studio",
-         "connectors", "studio_web"]
+         "connectors", "studio_web", "invitation_web"]
 # Shared packages, each naming its part; areas reach one another's data only through them.
 SHARED_PACKAGES = {
     "http": "routing, bodies, errors, OpenAPI, middlewares, rate limits, serving",

@@ -20,9 +20,10 @@ if (!existsSync(keywordsFile) || readFileSync(keywordsFile, "utf8") !== keywords
   writeFileSync(keywordsFile, keywords);
 }
 
-await esbuild.build({
-  entryPoints: [here("src/main.ts")],
-  outfile: out + "studio.js",
+// One bundle: an entry point to a minified ES module, the same options for every page.
+const bundle = (entry, outfile) => esbuild.build({
+  entryPoints: [here(entry)],
+  outfile,
   bundle: true,
   format: "esm",
   target: "es2020",
@@ -31,5 +32,16 @@ await esbuild.build({
   charset: "utf8",
   logLevel: "warning",
 });
+
+await bundle("src/main.ts", out + "studio.js");
 copyFileSync(here("src/studio.css"), out + "studio.css");
 console.log(`built ${out}studio.js (${words.length} keywords from dsl/rules.lark)`);
+
+// The invitation page (/invitations/<id>/accept): a small bundle of its own, so the studio's
+// bundle and this one change apart. INVITATION_OUT builds it elsewhere (the staleness test).
+const invitationOut = process.env.INVITATION_OUT
+  ? process.env.INVITATION_OUT.replace(/\/?$/, "/")
+  : here("../platform/invitation_web/static/");
+await bundle("src/invitation/main.ts", invitationOut + "invitation.js");
+copyFileSync(here("src/invitation/invitation.css"), invitationOut + "invitation.css");
+console.log(`built ${invitationOut}invitation.js`);

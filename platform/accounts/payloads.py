@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from insureops.platform.auth.requirements import Principal, Role
@@ -94,3 +96,17 @@ class LoginRequest(BaseModel):
 
 class ResendCodeResponse(SignupResponse):
     """The same answer whatever the state of the address."""
+
+
+class TokenResponse(BaseModel):
+    """A token the service signed for the browser extension (the service is the identity
+    provider: no external one is configured)."""
+
+    access_token: str = Field(description="The JWT: send it as `Authorization: Bearer <token>` "
+                              "to the prospect routes.")
+    token_type: Literal["Bearer"] = "Bearer"
+    expires_in: int = Field(description="Seconds the token is valid for (default 600).")
+    expires_at: int = Field(description="Its `exp`: Unix time in seconds.")
+    issuer: str = Field(description="Its `iss`.")
+    audience: str = Field(description="Its `aud`.")
+    jwks_uri: str = Field(description="Where the service publishes the keys that verify it.")

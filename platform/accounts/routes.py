@@ -18,6 +18,7 @@ from insureops.platform.accounts.payloads import (
     ResendCodeResponse,
     SignupRequest,
     SignupResponse,
+    TokenResponse,
     VerifyRequest,
     VerifyResponse,
 )
@@ -27,7 +28,9 @@ from insureops.platform.accounts.session_auth import (
     set_session_cookie,
 )
 from insureops.platform.auth.requirements import Auth
+from insureops.platform.auth.service_tokens import JWKS_PATH, issue_token
 from insureops.platform.email import TemplateRenderer
+from insureops.platform.http.errors import ApiError
 from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.identity import Passwords
 from insureops.platform.keys import CLOCK, EMAIL_BACKEND, PASSWORDS, SECRET_KEYS, TEMPLATES
@@ -131,6 +134,28 @@ async def logout(call: Call[None, None]) -> web.StreamResponse:
             description="The user, their workspaces with roles, and the active workspace.")
 async def profile(call: Call[None, None]) -> ProfileResponse:
     return ProfileResponse.from_principal(call.principal)
+
+
+@routes.post("/token/", response=TokenResponse, auth=Auth.SESSION, status=200,
+             rate_limit=throttle.SERVICE_TOKEN, errors=(409, 429),
+             summary="A short-lived token for the browser extension (the service as identity "
+             "provider)",
+             description="When no external identity provider is configured, the service signs "
+             "the logged-in user a token (ES256, 10 minutes by default) the prospect routes "
+             "accept; its keys are published at /.well-known/jwks.json. 60 per hour per user. "
+             "409 identity_provider_external when an external provider is configured.")
+async def token(call: Call[None, None]) -> web.StreamResponse:
+    settings, config, user = call.settings, call.request.config_dict, call.principal.user
+    if settings.jwt_configured:
+        raise ApiError(409, "identity_provider_external", "This service trusts an external "
+                       "identity provider: the extension signs in there (docs/prospects.md).")
+    async with call.unit_of_work() as uow:
+        issued = await issue_token(uow, settings, config[SECRET_KEYS].fernet, user_id=user.id,
+                                   email=user.email, now=config[CLOCK]())
+    answer = TokenResponse(access_token=issued.token, expires_in=issued.expires_in,
+                           expires_at=issued.expires_at, issuer=issued.issuer,
+                           audience=issued.audience, jwks_uri=issued.issuer + JWKS_PATH)
+    return web.json_response(answer.model_dump(mode="json"), headers={"Cache-Control": "no-store"})
 
 
 async def _mark_deprecated(request: web.Request, response: web.StreamResponse) -> None:

@@ -25,6 +25,9 @@ SIGNUP = RateLimit("signup", 5, 3600)  # per client address; shared with /regist
 RESEND_PER_EMAIL = RateLimit("resend_code", 3, 3600, key=RateKey.EMAIL)
 RESEND_PER_ADDRESS = RateLimit("resend_code", 3, 3600)
 LOGIN_FAILURES = RateLimit("login_failures", 10, 15 * 60, key=RateKey.EMAIL)
+# The extension renews a 10-minute token about 6 times an hour; 60 leaves room for several
+# browsers and retries while bounding signatures a stolen session can mint.
+SERVICE_TOKEN = RateLimit("service_token", 60, 3600, key=RateKey.USER)
 
 
 def _refuse(limit: RateLimit, state: RateLimitState) -> ApiError:

@@ -79,6 +79,20 @@ def expectation_mismatches(expect: object, outcome: Any) -> list[dict]:
     return [item for item in found if item is not None]
 
 
+def error_expected(expect: object, outcome: Any) -> bool:
+    """True when `outcome` is a case error whose code the case's `expect` names as its `error`.
+
+    Such a case did what it was written to check: it is a met expectation, not a failed run
+    (`rules simulate` and `rules diff` exited 1 on the shipped examples, issue 33)."""
+    return (type(outcome) is CaseError and isinstance(expect, Mapping)
+            and expect.get("error") == outcome.code)
+
+
+def unexpected_error(case: Case, outcome: Any) -> bool:
+    """The case failed, and its `expect` does not name that error."""
+    return type(outcome) is CaseError and not error_expected(case.expect, outcome)
+
+
 @dataclass
 class ExpectationTally:
     """Counts the cases with an `expect` and keeps the first MAX_KEPT_FAILURES mismatches."""

@@ -17,8 +17,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("insureops.platform.cli.rules:rules", "Check, test, simulate and diff rulesets."),
     "schema": ("insureops.platform.cli.schema:schema", "Prepare a tenant database; print DDL."),
     "rotate-keys": ("insureops.platform.cli.rotation:rotate_keys",
-                    "Re-encrypt secrets at rest with the newest Fernet key."),
+                    "Re-encrypt secrets at rest; a new token-signing key."),
     "mcp": ("insureops.platform.cli.mcp:mcp", "Run the local MCP server; doctor; config."),
+    "classify": ("insureops.platform.cli.classification:classify",
+                 "Classify a business description into NAICS codes, offline."),
     "market": ("insureops.platform.cli.market:market",
                "Check or load a market folder of carriers, products and appetites."),
 }

@@ -204,12 +204,17 @@ def simulate(file: str, cases: str, out: str | None, explain: bool, max_steps: i
     Writes one result line per case, in input order.
 
     A case that cannot be read or evaluated gets an error line and the run goes on; the exit
-    status is then 1. A case's `expect` (decision, score, reasons, tags, fired, outputs or
+    status is then 1, unless the case's `expect` names that error (an expected error that
+    occurs is met). A case's `expect` (decision, score, reasons, tags, fired, outputs or
     error) is checked: each mismatch is reported on stderr and the exit status is 1.
     """
     from insureops.engine.evaluation.simulation import SummaryAccumulator
     from insureops.platform.batch.cases import CaseError, CaseEvaluator, CaseReader, result_line
-    from insureops.platform.batch.runs import ExpectationTally, describe_mismatch
+    from insureops.platform.batch.runs import (
+        ExpectationTally,
+        describe_mismatch,
+        unexpected_error,
+    )
     from insureops.platform.cli.rules_output import progress_bar, render_summary
 
     compiled = _compile_or_exit(file)
@@ -217,6 +222,7 @@ def simulate(file: str, cases: str, out: str | None, explain: bool, max_steps: i
                               limits=_limits(max_steps))
     summary = SummaryAccumulator.for_ruleset(compiled.ir)
     expectations = ExpectationTally()
+    unexpected = 0
     started = time.perf_counter()
     with (_open_cases(cases) as stream, _open_out(out) as sink,
           progress_bar(stream, sys.stderr, "simulating") as on_progress):
@@ -229,6 +235,7 @@ def simulate(file: str, cases: str, out: str | None, explain: bool, max_steps: i
                 summary.add(outcome)
             if case.expect is not None:
                 expectations.check(case.id, case.expect, outcome)
+            unexpected += unexpected_error(case, outcome)
             write(result_line(case, outcome, memo))
     result = summary.summary()
     text = render_summary(result, ruleset=compiled.name, elapsed=time.perf_counter() - started,
@@ -236,7 +243,7 @@ def simulate(file: str, cases: str, out: str | None, explain: bool, max_steps: i
     for case_id, mismatches in expectations.failures:
         click.echo(f"expectation not met: {describe_mismatch(case_id, mismatches)}", err=True)
     click.echo(text, err=out is None, nl=False)
-    if result.error_count or expectations.not_met:
+    if unexpected or expectations.not_met:
         sys.exit(1)
 
 
@@ -255,7 +262,8 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int, max_steps
 
     Reports decision transitions, score shifts and how often each rule fires under each.
 
-    Exit status 1 when a case fails under either version (it still counts, as "error").
+    Exit status 1 when a case fails under either version (it still counts, as "error"),
+    unless the case's `expect` names that error (a case written to fail, failing as expected).
     """
     from insureops.engine.evaluation.simulation import DiffAccumulator
     from insureops.engine.inputs import jsonio
@@ -265,6 +273,7 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int, max_steps
         CaseReader,
         paired_outcomes,
     )
+    from insureops.platform.batch.runs import unexpected_error
     from insureops.platform.cli.rules_output import progress_bar, render_diff
 
     old_compiled, new_compiled = _compile_or_exit(old), _compile_or_exit(new)
@@ -272,12 +281,14 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int, max_steps
     evaluator_old = CaseEvaluator(old_compiled, filename=old, limits=limits)
     evaluator_new = CaseEvaluator(new_compiled, filename=new, limits=limits)
     impact = DiffAccumulator.for_rulesets(old_compiled.ir, new_compiled.ir, examples=examples)
+    unexpected = 0
     started = time.perf_counter()
     with _open_cases(cases) as stream, progress_bar(stream, sys.stderr, "comparing") as on_progress:
         reader = CaseReader(stream, default_as_of=_as_of_date(as_of), on_progress=on_progress)
         for case, after, before in paired_outcomes(evaluator_new, evaluator_old, reader):
             impact.add(case.id, before.code if type(before) is CaseError else before,
                        after.code if type(after) is CaseError else after)
+            unexpected += unexpected_error(case, before) or unexpected_error(case, after)
     result = impact.diff()
     if as_json:
         click.echo(jsonio.dumps({"old": old_compiled.name, "new": new_compiled.name,
@@ -286,7 +297,7 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int, max_steps
         click.echo(render_diff(result, old=f"{old} ({old_compiled.name})",
                                new=f"{new} ({new_compiled.name})",
                                elapsed=time.perf_counter() - started), nl=False)
-    if result.old_errors or result.new_errors:
+    if unexpected:
         sys.exit(1)
 
 

@@ -1,7 +1,9 @@
-"""The service's own routes: OpenAPI document, Swagger UI from local files, health."""
+"""The service's own routes: OpenAPI document, Swagger UI from local files, health, and the
+JWKS of the keys the service signs its own tokens with."""
 
 from __future__ import annotations
 
+import datetime
 import html
 from pathlib import Path
 
@@ -10,9 +12,11 @@ from pydantic import BaseModel, Field
 from swagger_ui.utils import SWAGGER_UI_PY_ROOT
 
 from insureops.platform.auth.requirements import Auth
+from insureops.platform.auth.service_tokens import JWKS_PATH
 from insureops.platform.http.routing import Call, RouteTable
-from insureops.platform.keys import DATABASE, OPENAPI_DOCUMENT
+from insureops.platform.keys import CLOCK, DATABASE, OPENAPI_DOCUMENT
 from insureops.platform.migrations import current_revision
+from insureops.platform.records.signing_keys import published_jwks
 
 DOCS_PATH = "/api/docs"
 OPENAPI_PATH = "/api/openapi.json"
@@ -35,6 +39,13 @@ class OpenApiDocument(BaseModel):
 
 class AssetPath(BaseModel):
     filename: str = Field(pattern="^[A-Za-z0-9._-]+$", description="A Swagger UI asset file.")
+
+
+class Jwks(BaseModel):
+    """A JSON Web Key Set (RFC 7517): public keys only."""
+
+    keys: list[dict[str, object]] = Field(description="The current signing key and any "
+                                          "previous one still in its overlap window.")
 
 
 class Health(BaseModel):
@@ -84,6 +95,17 @@ async def docs_page(call: Call[None, None]) -> web.Response:
     return web.Response(text=swagger_page("insureops API"), content_type="text/html")
 
 
+@routes.get(f"{DOCS_PATH}/", response=None, auth=Auth.NONE, status=301, content_type="text/html",
+            summary="Swagger UI with a trailing slash: redirects to /api/docs")
+async def docs_redirect(call: Call[None, None]) -> web.Response:
+    """`/api/docs/` is what many type (every API path here ends in a slash); it was a 404."""
+    query = call.request.rel_url.raw_query_string  # as sent: `%26` must not become `&`
+    location = DOCS_PATH + (f"?{query}" if query else "")
+    link = html.escape(location)
+    return web.Response(status=301, text=f'<!DOCTYPE html><a href="{link}">{link}</a>',
+                        content_type="text/html", headers={"Location": location})
+
+
 @routes.get(f"{DOCS_PATH}/static/{{filename}}", response=None, auth=Auth.NONE,
             path_model=AssetPath, content_type="application/octet-stream",
             summary="A Swagger UI asset")
@@ -100,3 +122,15 @@ async def health(call: Call[None, None]) -> Health:
     database = call.request.config_dict[DATABASE]
     await database.ping()  # unreachable: the error middleware answers 503
     return Health(status="ok", database_revision=await current_revision(database.engine))
+
+
+@routes.get(JWKS_PATH, response=Jwks, auth=Auth.NONE,
+            summary="The public keys of the service's own tokens (JWKS)",
+            description="The keys that verify the tokens of POST /api/auth/token/: the current "
+            "one and, after `insureops rotate-keys`, the previous one until its overlap window "
+            "ends. Empty until the first token is issued.")
+async def jwks(call: Call[None, None]) -> web.StreamResponse:
+    config = call.request.config_dict
+    now = datetime.datetime.fromtimestamp(config[CLOCK](), datetime.UTC)
+    document = await call.read(lambda uow: published_jwks(uow, now))
+    return web.json_response(document, headers={"Cache-Control": "public, max-age=60"})

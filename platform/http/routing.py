@@ -144,6 +144,8 @@ def _check_declaration(route: Route) -> None:
         raise ValueError(f"{route.name}: an e-mail keyed rate limit needs a body with `email`")
     if limit and limit.key is RateKey.WORKSPACE and route.auth.kind is AuthKind.NONE:
         raise ValueError(f"{route.name}: a workspace keyed rate limit needs an authenticated route")
+    if limit and limit.key is RateKey.USER and route.auth.kind is not AuthKind.SESSION:
+        raise ValueError(f"{route.name}: a user keyed rate limit needs a session route")
 
 
 class RouteTable:
@@ -268,6 +270,8 @@ async def _count(request: web.Request, route: Route, settings: Settings, princip
         subject = getattr(body, "email", None)
     elif limit.key is RateKey.WORKSPACE:
         subject = principal.active_workspace_id
+    elif limit.key is RateKey.USER and principal.user is not None:
+        subject = principal.user.id
     if not subject:  # no e-mail or workspace to count by: fall back to the client address
         subject = client_address(request, trusted_proxy=settings.trusted_proxy)
     limiter = request.config_dict[RATE_LIMITER]

@@ -24,6 +24,14 @@ async def test_swagger_page_loads_only_local_assets_when_served(client):
         assert len(await served.read()) > 100
 
 
+async def test_docs_with_a_trailing_slash_redirects_to_swagger_ui_when_asked_issue_33(client):
+    response = await client.get("/api/docs/?tag=rules", allow_redirects=False)
+    assert response.status == 301
+    assert response.headers["Location"] == "/api/docs?tag=rules"
+    followed = await client.get("/api/docs/")
+    assert followed.status == 200 and "/api/openapi.json" in await followed.text()
+
+
 async def test_swagger_asset_is_404_when_the_file_is_not_an_asset(client):
     for path in ("/api/docs/static/swagger-initializer.js", "/api/docs/static/..%2Fcore.py"):
         response = await client.get(path)

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+)
 
-from insureops.carrier_matching.lines import LINES
+from insureops.carrier_matching.lines import LINES, expand_lines
 from insureops.platform.http.timestamps import IsoDate
 
 LineCode = StrEnum("LineCode", {line.code: line.code for line in LINES})
+# ACORD codes, or a policy's line_of_business (liability: every liability code), issue 33
+LineCodes = Annotated[list[LineCode], BeforeValidator(expand_lines)]  # type: ignore[valid-type]
 NAICS_PATTERN = r"^[0-9]{2,6}$"
 NAICS_PREFIX = Field(None, pattern=NAICS_PATTERN, description="A NAICS code or prefix, 2-6 digits.")
 STATE = Field(None, min_length=2, max_length=2, description="A state code, e.g. AZ.")
@@ -50,8 +60,9 @@ class Business(_Strict):
 
 class MatchRequest(_Strict):
     business: Business
-    lines: list[LineCode] | None = Field(  # type: ignore[valid-type]
-        None, description="Line codes to match; default the business's lines_of_business, else all.")
+    lines: LineCodes | None = Field(
+        None, description="Line codes to match (ACORD codes, or a policy line_of_business such "
+        "as liability for all its codes); default the business's lines_of_business, else all.")
     explain: StrictBool = Field(False, description="Add the engine's trace to each result.")
     limit: StrictInt | None = Field(None, ge=1, le=1000, description="Return only the best N results.")
 
@@ -183,7 +194,7 @@ class AppetitePage(BaseModel):
 class Criteria(_Strict):
     naics: str | None = NAICS_PREFIX
     state: str | None = STATE
-    lines: list[LineCode] | None = None  # type: ignore[valid-type]
+    lines: LineCodes | None = None
 
 
 class SearchRequest(Criteria):

@@ -8,11 +8,20 @@ schema, so the HTTP API and the local MCP server accept exactly the same payload
 from __future__ import annotations
 
 import uuid
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from insureops.carrier_matching.lines import LINES, policy_line_asked
 from insureops.platform.http.timestamps import IsoDate, IsoDateTime
 from insureops.platform.tenancy.book.validation import payload_errors
 from insureops.schema.enums import ENUMS
@@ -29,12 +38,18 @@ class SchemaPayload(BaseModel):
     resource: ClassVar[str]
     mode: ClassVar[Mode]
     descriptions: ClassVar[dict[str, str]] = {}  # what the service adds to the data model's words
+    # field -> (reader, further values): a field that also takes another spelling than the data
+    # model's (a policy line as an ACORD code), read to the stored value before validation
+    spellings: ClassVar[dict[str, tuple[Callable[[Any], Any], tuple[str, ...]]]] = {}
 
     @model_validator(mode="wrap")
     @classmethod
     def _validate_with_schema(cls, data: Any, handler: Any) -> Any:
         if isinstance(data, cls):
             return data
+        if isinstance(data, dict) and cls.spellings:
+            data = {**data, **{name: read(data[name]) for name, (read, _) in
+                               cls.spellings.items() if name in data}}
         errors = payload_errors(cls.resource, cls.mode, data)
         if errors:
             raise ValidationError.from_exception_data(cls.__name__, [
@@ -51,6 +66,9 @@ class SchemaPayload(BaseModel):
         for name, description in cls.descriptions.items():
             schema["properties"][name] = {**schema["properties"][name],
                                           "description": description}
+        for name, (_, further) in cls.spellings.items():
+            field = schema["properties"][name]
+            schema["properties"][name] = {**field, "enum": [*field["enum"], *further]}
         return schema
 
     @property
@@ -71,10 +89,18 @@ class ClientUpdate(SchemaPayload):
     mode = "update"
 
 
+ACORD_CODES = tuple(line.code for line in LINES)
+# A policy's line of business is also accepted as the carrier finder's ACORD code (CGL is
+# liability, WORK workers_comp; carrier_matching/lines.py), stored as the data model's value.
+POLICY_LINE = {"line_of_business": (policy_line_asked, ACORD_CODES)}
+
 POLICY_REFERENCES = {
     "client_id": "The policy's client, of the same workspace: the client's `id` or its `uuid` "
                  "(either one; stored and answered as the client's `id`).",
     "producer_id": "The producer's `id`, of the same workspace.",
+    "line_of_business": "The data model's line (property, auto, liability, ...), or a carrier "
+                        "finder ACORD code (CGL, BOP, WORK, ...) stored as the line it is "
+                        "written as (docs/carrier-finder.md, \"Lines of business\").",
 }
 
 
@@ -82,6 +108,7 @@ class PolicyCreate(SchemaPayload):
     resource = "Policy"
     mode = "create"
     descriptions = POLICY_REFERENCES
+    spellings = POLICY_LINE
 
 
 class PolicyUpdate(SchemaPayload):
@@ -90,6 +117,7 @@ class PolicyUpdate(SchemaPayload):
     resource = "Policy"
     mode = "update"
     descriptions = POLICY_REFERENCES
+    spellings = POLICY_LINE
 
 
 class ClientRecord(SchemaPayload):
@@ -127,13 +155,18 @@ class ClientListQuery(ListQuery):
 
 PolicyStatus = Literal[ENUMS["policy_status"]]  # type: ignore[valid-type]
 LineOfBusiness = Literal[ENUMS["lob"]]  # type: ignore[valid-type]
+AcordCode = Literal[ACORD_CODES]  # type: ignore[valid-type]
+# a filter's line: the data model's, or an ACORD code read as the line it is written as
+LineFilter = Annotated[LineOfBusiness | AcordCode,  # type: ignore[valid-type]
+                       BeforeValidator(policy_line_asked)]
 
 
 class PolicyListQuery(ListQuery):
     """Filters of the policy list (all optional, combined with AND)."""
 
     status: PolicyStatus | None = None  # type: ignore[valid-type]
-    line_of_business: LineOfBusiness | None = None  # type: ignore[valid-type]
+    line_of_business: LineFilter | None = Field(
+        None, description="The data model's line, or an ACORD code (CGL: liability).")
     client_uuid: uuid.UUID | None = Field(None, description="Policies of this client (its uuid).")
     policy_number: str | None = Field(None, max_length=50, description="Exact policy number.")
     start_date_from: IsoDate | None = Field(None, description="start_date on or after.")

@@ -96,7 +96,7 @@ def test_readme_shows_the_offline_match_first_when_read():
     readme = (EXAMPLES.parent / "README.md").read_text()
     command = "pip install -e . && insureops market match examples/market examples/business.json"
     assert command in readme
-    assert readme.index(command) < readme.index("## A carrier match in a minute")
+    assert readme.index(command) < readme.index("## A first walk")
     assert readme.index(command) < readme.index("## Configuration")
 
 

@@ -204,7 +204,8 @@ def test_simulate_summary_of_the_appetite_example_matches_the_snapshot(tmp_path,
     out = tmp_path / "results.jsonl"
     result = _invoke("simulate", str(APPETITE), "--cases", str(APPETITE_CASES),
                      "--out", str(out))
-    assert result.exit_code == 1  # the cases file holds one case without its input, on purpose
+    # one case lacks its input on purpose and expects that error: met, so exit 0 (issue 33)
+    assert result.exit_code == 0, result.stderr
     assert _redact(result.stdout.replace(str(ROOT) + "/", "")) == snapshot
 
 

@@ -58,6 +58,7 @@ async def test_rotate_keys_reencrypts_every_secret_when_a_tenant_database_is_sto
     assert code == 0, output
     assert "tenant database URLs: 1 stored, 1 re-encrypted" in output
     assert "LLM provider keys: 1 stored, 1 re-encrypted" in output
+    assert "signing keys: " in output and "0 previous key(s)" in output  # none issued yet
     only_new = MultiFernet([Fernet(NEW)])
     url_token = await stored(
         tenancy, "SELECT url_encrypted FROM tenant_databases WHERE workspace_id = :w",

@@ -72,7 +72,10 @@ async def test_tool_inputs_use_the_data_model_schemas_when_listed():
     model = schema["$defs"][schema["properties"]["policy"]["$ref"].rsplit("/", 1)[1]]
     for name, description in PolicyCreate.descriptions.items():  # the service's own words
         assert model["properties"][name].pop("description") == description
-    assert model["properties"] == resource_schema("Policy", "create")["properties"]
+    expected = resource_schema("Policy", "create")["properties"]
+    for name, (_, further) in PolicyCreate.spellings.items():  # ACORD codes too (issue 33)
+        expected[name] = {**expected[name], "enum": [*expected[name]["enum"], *further]}
+    assert model["properties"] == expected
     assert tools["update_client"].input_schema["required"] == ["uuid", "client"]
     assert set(tools["list_policies"].input_schema["properties"]) >= {
         "limit", "cursor", "status", "client_uuid", "start_date_from"}

@@ -188,13 +188,15 @@ async def test_request_is_refused_when_no_bearer_token_is_sent(idp_client):
                          "not_authenticated")
 
 
-async def test_routes_answer_503_when_no_identity_provider_is_configured(client,
-                                                                         identity_provider):
+async def test_another_providers_token_is_401_when_the_service_is_the_provider(client,
+                                                                            identity_provider):
+    # No external provider configured: the service is the provider (issue 33; it was 503
+    # identity_provider_not_configured), so a token it did not sign is refused.
     for method, path in (("GET", STATUS), ("GET", f"{BASE}/"), ("POST", f"{BASE}/accept-terms/"),
                          ("GET", f"{BASE}/search-prospects/?q=a")):
         response = await client.request(method, path, headers=identity_provider.headers(),
                                         json={"version": "x"})
-        await assert_refused(response, "identity_provider_not_configured", 503)
+        await assert_refused(response, "token_algorithm_refused")
 
 
 async def test_routes_answer_503_when_the_jwks_cannot_be_fetched(make_client, settings,

@@ -1,0 +1,1 @@
+"""The invitation page: /invitations/<id>/accept, the link the invitation e-mail carries."""
