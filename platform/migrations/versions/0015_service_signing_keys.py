@@ -1,7 +1,7 @@
 """The service's own token-signing keys (the service as identity provider, issue 33).
 
 Revision ID: 0015_service_signing_keys
-Revises: 0010_prospect_emails
+Revises: 0014_case_sets
 Create Date: 2026-11-27
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0015_service_signing_keys"
-down_revision = "0010_prospect_emails"
+down_revision = "0014_case_sets"
 branch_labels = None
 depends_on = None
 
