@@ -288,3 +288,14 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int, max_steps
                                elapsed=time.perf_counter() - started), nl=False)
     if result.old_errors or result.new_errors:
         sys.exit(1)
+
+
+def _editor_commands() -> None:
+    """`rules fmt` and `rules lsp` live in rules_editor.py (imported lazily there)."""
+    from insureops.platform.cli.rules_editor import fmt, lsp
+
+    rules.add_command(fmt)
+    rules.add_command(lsp)
+
+
+_editor_commands()
