@@ -7,8 +7,8 @@ answers go to definition, references, rename, hover and the outline. Positions a
 offsets into the text and ranges are `Span`s (1-based lines and columns in characters): the
 adapter converts them to its protocol's units.
 
-Budget: a text over MAX_SOURCE_CHARS is not analysed (`Analysis.notice` says so), so that an editor
-never waits on a pathological file; nesting is bounded by the checker (E007).
+Budget: a text over MAX_SOURCE_CHARS, or with brackets nested deeper than MAX_NESTING, is not
+analysed (`Analysis.notice` says so), so that an editor never waits on a pathological file.
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ from insureops.engine.ir.builtins import FUNCTIONS, Function
 from insureops.engine.ir.printer import format_literal
 from insureops.schema.registry import TypeRegistry, default_registry
 
-MAX_SOURCE_CHARS = 1_000_000
+MAX_SOURCE_CHARS = 500_000  # 11 times the largest example ruleset (45 kB)
+MAX_NESTING = 1_000         # brackets: deeper text is E007 for the checker anyway
+_BRACKETS = re.compile(r"[][(){}]")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 RENAMABLE = ("input", "const", "output", "rule", "table", "variable")
 RESULT_DOCS = {
@@ -204,11 +206,29 @@ def analyse(source: str, *, registry: TypeRegistry | None = None,
         notice = (f"the file has {len(source):,} characters; the editor checks files up to "
                   f"{MAX_SOURCE_CHARS:,}: split the ruleset, or run `insureops rules check`")
         return Analysis(source, lines, CheckReport(None, ()), None, registry, notice=notice)
+    if _nesting(source) > MAX_NESTING:
+        notice = (f"brackets nest deeper than {MAX_NESTING} levels: the editor does not check "
+                  "this file; split the expression, or run `insureops rules check`")
+        return Analysis(source, lines, CheckReport(None, ()), None, registry, notice=notice)
     if checker is not None:
         tree, report = checker.check(source)
     else:
         tree, report = check_parsed(source, registry=registry)
     return Analysis(source, lines, report, tree, registry)
+
+
+def _nesting(source: str) -> int:
+    """The deepest bracket nesting of the text (strings included: a bound, not a parse)."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(source):
+        if match.group() in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_NESTING:
+                break
+        else:
+            depth = max(depth - 1, 0)
+    return deepest
 
 
 # --- hover --------------------------------------------------------------------------------------

@@ -101,7 +101,7 @@ class _Piece:
 
 def format_source(source: str) -> str:
     """The canonical text of `source`; raises UnformattableError when it does not parse."""
-    tree, diagnostics = parse_file(source)
+    tree, diagnostics = _parsed(source)
     if tree is None:
         raise UnformattableError(diagnostics)
     pieces = _pieces(tree)
@@ -109,6 +109,13 @@ def format_source(source: str) -> str:
     text = _Layout().render(pieces, tail)
     _check_same(source, tree, text)
     return text
+
+
+@lru_cache(maxsize=8)
+def _parsed(text: str) -> tuple[Tree | None, list[Diagnostic]]:
+    """parse_file, remembered for a few texts: the check of a result parses the text that
+    formatting it again (an editor's next format, `fmt` then `fmt --check`) starts from."""
+    return parse_file(text)
 
 
 def iter_tokens(tree: Tree) -> Iterator[Token]:
@@ -228,7 +235,9 @@ class _Layout:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-        self.current = ""
+        self.parts: list[str] = []   # the line being written (appending is linear)
+        self.column = 0              # its length so far
+        self.content = False         # whether it holds more than indentation
         self.indent = 0
         self.brackets: list[_Bracket] = []
         self.anchor_column: int | None = None
@@ -245,10 +254,10 @@ class _Layout:
                 self._write(piece, piece.text)
         for newlines, text, trailing in tail:
             if trailing:
-                self.current += "  " + text
+                self._append("  " + text)
             else:
                 self._newline(newlines)
-                self.current = text
+                self._start(text)
         self._end_line()
         while self.lines and not self.lines[-1]:
             self.lines.pop()
@@ -259,25 +268,26 @@ class _Layout:
         own_line = [(newlines, text) for newlines, text, trailing in piece.gap if not trailing]
         for _, text, trailing in piece.gap:
             if trailing:
-                self.current += "  " + text
+                self._append("  " + text)
         if self.previous is None:  # the file's first token: comments above it at column 0
             for number, (newlines, text) in enumerate(own_line):
                 if number:
                     self._newline(2 if newlines > 1 else 1)
-                self.current = text
+                self._start(text)
             if own_line:
                 self._newline(2 if piece.breaks > 1 else 1)
             return
         if not own_line and piece.breaks == 0 and not piece.starts_statement:
             return
+        self._mark_hanging()
         indent = self._indent_for(piece)
         for number, (newlines, text) in enumerate(own_line):
             self._newline(2 if newlines > 1 or (number == 0 and piece.block) else 1)
-            self.current = " " * indent + text
+            self._start(" " * indent + text)
         self._newline(2 if piece.breaks > 1 or (piece.block and not own_line) else 1)
         if piece.starts_statement:
             self.brackets.clear()
-        self.current = " " * indent
+        self._start(" " * indent, content=False)
         self.indent = indent
 
     def _indent_for(self, piece: _Piece) -> int:
@@ -295,15 +305,15 @@ class _Layout:
         return piece.base + INDENT
 
     def _write(self, piece: _Piece, text: str) -> None:
-        at_line_start = not self.current.strip()
+        at_line_start = not self.content
         if not at_line_start and self._space_before(piece):
-            self.current += " "
-        column = len(self.current)
+            self._append(" ")
+        column = self.column
         if piece.starts_statement:
             self.anchor_column = None
         if piece.anchor:
             self.anchor_column = None if at_line_start else column
-        self.current += text
+        self._append(text)
         self.previous = piece
         if piece.bracket and text in _OPENERS:
             self.brackets.append(_Bracket(column, self.indent))
@@ -318,18 +328,37 @@ class _Layout:
             return False
         return not (previous.unary or (previous.bracket and previous.text in _NO_SPACE_AFTER))
 
-    def _newline(self, count: int) -> None:
+    def _mark_hanging(self) -> None:
+        """A line break right after an opener: the bracket hangs."""
         previous = self.previous
         if self.brackets and previous is not None and previous.bracket and (
                 previous.text in _OPENERS):
             self.brackets[-1].hanging = True
+
+    def _newline(self, count: int) -> None:
+        self._mark_hanging()
         self._end_line()
         if count > 1 and self.lines and self.lines[-1]:
             self.lines.extend([""] * min(count - 1, MAX_BLANK_LINES))
 
     def _end_line(self) -> None:
-        self.lines.append(self.current.rstrip())
-        self.current = ""
+        self.lines.append("".join(self.parts).rstrip())
+        self._start("", content=False)
+
+    def _start(self, text: str, content: bool = True) -> None:
+        """Begin the current line again with `text`."""
+        self.parts = [text]
+        self.column = len(text)
+        self.content = content and bool(text.strip())
+
+    def _append(self, text: str) -> None:
+        self.parts.append(text)
+        self.column += len(text)
+        self.content = True
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
 
 
 # --- tables -------------------------------------------------------------------------------------
@@ -387,13 +416,15 @@ def join_pieces(pieces: list[_Piece]) -> str:
     layout = _Layout()
     for piece in pieces:
         layout._write(piece, piece.text)
-    return layout.current
+    return layout.text
 
 
 # --- the safety check ---------------------------------------------------------------------------
 
 def _check_same(source: str, tree: Tree, text: str) -> None:
-    formatted, problems = parse_file(text)
+    if text == source:  # already canonical: nothing changed
+        return
+    formatted, problems = _parsed(text)
     if formatted is None or _signature(source, tree) != _signature(text, formatted):
         raise FormatSafetyError(
             "the formatter would have changed the ruleset's tokens or comments"

@@ -130,7 +130,7 @@ def diagnostics_of(analysis: Analysis) -> list[lsp.Diagnostic]:
     if analysis.notice:
         return [lsp.Diagnostic(range=range_of(analysis.lines, None), message=analysis.notice,
                                severity=lsp.DiagnosticSeverity.Warning, source=NAME,
-                               code="file_too_large")]
+                               code="editor_budget")]
     return [diagnostic_of(analysis.lines, d) for d in analysis.diagnostics]
 
 
