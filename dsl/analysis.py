@@ -46,6 +46,17 @@ RESULT_DOCS = {
 }
 
 
+COMPREHENSIONS = {
+    "count": "```rules\ncount(x in LIST where CONDITION) -> number\n```\n\nhow many items hold",
+    "any": "```rules\nany(x in LIST where CONDITION) -> boolean\n```\n\nwhether one item holds",
+    "all": "```rules\nall(x in LIST where CONDITION) -> boolean\n```\n\nwhether every item "
+           "holds",
+    **{name: f"```rules\n{name}(EXPR for x in LIST [where CONDITION]) -> number\n```\n\nthe "
+             f"{word} of EXPR over the items (or `{name}(a, b, ...)`, `{name}(LIST)`)"
+       for name, word in (("sum", "sum"), ("min", "least"), ("max", "greatest"))},
+}
+
+
 class RenameError(DslError):
     """A rename that cannot be done (not a name, a keyword, a name already taken)."""
 
@@ -237,7 +248,9 @@ def _hover_text(found: Occurrence, analysis: Analysis) -> str | None:
     kind, name = found.kind, found.name
     if kind == "function":
         function = FUNCTIONS.get(name)
-        return function_doc(function) if function else None
+        if function is None:
+            return COMPREHENSIONS.get(name)
+        return function_doc(function)
     if kind == "input":
         typed = found.typed or (analysis.index.inputs.get(name) if analysis.index else None)
         type_name = str(typed.type) if typed else "Any"

@@ -21,7 +21,9 @@ from insureops.schema.registry import TypeRegistry, default_registry
 
 LOOK_BACK = 4_000  # characters before the cursor read for context (bounded work per request)
 MAX_ITEMS = 500
-_PATH_BEFORE = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.(\w*)$")
+_SEGMENT = r"[A-Za-z_]\w*(?:\[[^\[\]\n]*\])*"
+_PATH_BEFORE = re.compile(rf"({_SEGMENT}(?:\.{_SEGMENT})*)\.(\w*)$")
+_INDEXES = re.compile(r"\[[^\[\]\n]*\]")
 _WORD_BEFORE = re.compile(r"(\w*)$")
 _INPUT_TYPE = re.compile(r"^\s*input\s+\w+\s*:\s*\w*$")
 _HIT = re.compile(r"^\s*table\s.*\bhit\s+\w*$")
@@ -63,7 +65,7 @@ def complete(source: str, offset: int, known: Analysis | None = None,
     inputs = _inputs(known, registry)
     path = _PATH_BEFORE.search(line)
     if path is not None:
-        return _members(path.group(1).split("."), before, known, inputs)[:MAX_ITEMS]
+        return _members(_split_path(path.group(1)), before, known, inputs)[:MAX_ITEMS]
     return _names(before, known, inputs)[:MAX_ITEMS]
 
 
@@ -101,19 +103,43 @@ def _inputs(known: Analysis | None, registry: TypeRegistry) -> dict[str, Typed]:
 
 def _members(path: list[str], before: str, known: Analysis | None,
              inputs: Mapping[str, Typed]) -> list[CompletionItem]:
-    head = path[0]
-    if head == "outputs" and len(path) == 1:
+    head, head_indexes = _segment(path[0])
+    if head == "outputs" and len(path) == 1 and not head_indexes:
         return [CompletionItem(name, "output", "output", "set by a rule or a table")
                 for name in _defined(known, "output")]
     typed = _variable_type(head, before, inputs) or inputs.get(head)
-    for name in path[1:]:
+    for _ in range(head_indexes):
+        typed = item_type(typed)
+    for segment in path[1:]:
+        name, indexes = _segment(segment)
         typed = member_type(typed, name)
+        for _ in range(indexes):
+            typed = item_type(typed)
     if typed is None or typed.type.kind != "object" or not typed.type.fields:
         return []
     properties = (typed.schema or {}).get("properties") or {}
     return [CompletionItem(name, "field", str(field_type),
                            schema_doc(Typed(field_type, properties.get(name))))
             for name, field_type in typed.type.fields.items()]
+
+
+def _split_path(text: str) -> list[str]:
+    """`a.b[x.y].c` -> ["a", "b[x.y]", "c"]: dots inside an index do not split."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += (char == "[") - (char == "]")
+        if char == "." and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    return [*parts, current]
+
+
+def _segment(text: str) -> tuple[str, int]:
+    """`requests[0]` -> ("requests", 1): a name and how many indexes follow it."""
+    indexes = len(_INDEXES.findall(text))
+    return _INDEXES.sub("", text), indexes
 
 
 def _variable_type(name: str, before: str, inputs: Mapping[str, Typed]) -> Typed | None:

@@ -333,6 +333,8 @@ class _Uses:
                        in_test: bool | None) -> dict:
         typed = item_type(self._type_of(node.source, scope, in_test))
         start_at = node.span.start if node.span is not None else -1
+        if node.span is not None and self.source.startswith(node.kind, start_at):
+            self._add("function", node.kind, self.lines.span(start_at, start_at + len(node.kind)))
         if node.span is not None:
             text = self.source[node.span.start:node.span.end]
             for match in _VARIABLE.finditer(text):
