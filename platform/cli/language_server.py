@@ -13,6 +13,8 @@ MAX_SOURCE_CHARS is not checked (one warning says so), so the editor never waits
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import logging
 from dataclasses import dataclass
 
@@ -44,6 +46,7 @@ _SYMBOL_KINDS = {
     "rule": lsp.SymbolKind.Function, "table": lsp.SymbolKind.Struct,
     "output": lsp.SymbolKind.Field, "test": lsp.SymbolKind.Event,
 }
+IDLE_COLLECT_SECONDS = 0.25
 log = logging.getLogger(__name__)
 
 
@@ -54,6 +57,7 @@ class DocumentState:
     checker: IncrementalChecker
     analysis: Analysis | None = None
     known: Analysis | None = None  # the last analysis that checked (completion reads it)
+    version: int | None = None     # the version whose diagnostics were published last
 
 
 class RulesLanguageServer(LanguageServer):
@@ -67,25 +71,50 @@ class RulesLanguageServer(LanguageServer):
             own_version = "0"
         super().__init__(NAME, own_version)
         self.documents: dict[str, DocumentState] = {}
+        self._collection: asyncio.TimerHandle | None = None
 
     def analyse(self, uri: str) -> DocumentState:
         """Check the document's current text (once per text) and publish its diagnostics."""
         document = self.workspace.get_text_document(uri)
         state = self.documents.setdefault(uri, DocumentState(IncrementalChecker()))
         source = document.source
-        if state.analysis is None or state.analysis.source != source:
+        changed = state.analysis is None or state.analysis.source != source
+        if changed:
             state.analysis = analyse(source, checker=state.checker)
             if state.analysis.ruleset is not None:
                 state.known = state.analysis
+        if changed or state.version != document.version:
+            state.version = document.version
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
                 uri=uri, version=document.version,
                 diagnostics=diagnostics_of(state.analysis)))
+        if changed:
+            self._collect_when_idle()
         return state
+
+    def _collect_when_idle(self) -> None:
+        """Collect garbage once the author pauses (IDLE_COLLECT_SECONDS without an edit), then
+        freeze what survived (gc.freeze): the remembered parse trees and IR are long-lived and
+        acyclic, and a full collection that scanned them again fell inside the check of an
+        edit now and then (hundreds of ms; bench/bench_language_server.py). Frozen objects are
+        still freed when nothing refers to them."""
+        if self._collection is not None:
+            self._collection.cancel()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on the event loop (a direct call in a test)
+            return
+        self._collection = loop.call_later(IDLE_COLLECT_SECONDS, _collect_and_freeze)
 
     def current(self, uri: str) -> tuple[DocumentState, Analysis]:
         state = self.analyse(uri)
         assert state.analysis is not None
         return state, state.analysis
+
+
+def _collect_and_freeze() -> None:
+    gc.collect()
+    gc.freeze()
 
 
 # --- positions ----------------------------------------------------------------------------------
