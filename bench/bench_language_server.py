@@ -1,22 +1,12 @@
 """Diagnostics latency of `insureops rules lsp` after an edit on a 1,000-line ruleset, against
-the checker alone.
+the checker alone (method and figures: docs/editor.md, "Latency").
 
     python bench/bench_language_server.py [--rules 111] [--edits 40] [--pause 0.3]
 
-The ruleset is workload.generate_ruleset (111 rules: 1,009 lines). Each round makes one small
-edit in the middle of the file (a character typed into a rule, taken out again, a line
-inserted: every later item moves) and measures:
-
-- `check_source`: the checker alone, the whole text parsed, built and checked (what
-  `rules check` and the studio do);
-- `IncrementalChecker.check`: what the server runs on an edit (the parse of unchanged items
-  reused; building and checking whole);
-- `server`: through the protocol, from sending `didChange` to receiving the diagnostics of that
-  version, with the server as a subprocess driven by pygls's client, `--pause` seconds between
-  edits as when typing (the server collects garbage in such pauses); and the server's own CPU
-  time per edit (from /proc, in clock ticks of 10 ms), which other load does not inflate.
-
-In-process figures are CPU time (time.process_time); the target is 50 ms (docs/editor.md).
+Each round edits the middle of workload.generate_ruleset's text (a digit typed, taken out, a
+line inserted) and times `check_source` (the whole text), `IncrementalChecker.check` (what the
+server runs; both as CPU time), and the server through the protocol: from `didChange` to the
+diagnostics of that version (wall time), and the server's CPU time per edit from /proc.
 """
 
 from __future__ import annotations

@@ -1,29 +1,13 @@
 """The canonical printer of `.rules` files: `insureops rules fmt` and the language server's
 formatting are this one function, `format_source`.
 
-It works on the parse tree's tokens, not on the IR (dsl/printer.py prints IR for generated
-rulesets), so that comments and the author's line breaks survive: only whitespace changes.
-What it decides:
-
-- spacing inside a line: one space between tokens; none inside brackets, before `,` `)` `:`,
-  around `.`, after a unary `-`, between a function's name and its `(` or a value and its `[`;
-- indentation: top-level items, `when`, `then`, `end`, `given` and `expect` at column 0,
-  actions and table lines at 4; a continuation line aligns just inside the bracket it is in
-  (one level in from the bracket's line when the bracket ends its line), else one level in
-  (a rule's condition) or with the start of its statement's expression (a const, an action, a
-  given, an `expect`; one level in when that expression starts on the next line), and a
-  given's `as of` with the given's name;
-- line breaks: the author's are kept; every item, `when`, `then`, action, `given`, `expect` and
-  `end` starts a line of its own; at most one blank line, and one before each rule, table and
-  test (before the comments that lead it);
-- tables: every line's cells spaced as above and the columns padded to one width;
-- comments: an own-line comment takes the indentation of the line after it, a trailing one
-  follows its line after two spaces.
-
-The result is checked before it is returned: it must parse to the same tokens and comments as
-the input (table lines compared cell by cell); otherwise FormatSafetyError is raised rather
-than a changed ruleset written. Formatting formatted text changes nothing (the tests prove it
-on every example ruleset, examples/market included).
+It lays out the parse tree's tokens (not the IR: dsl/printer.py prints IR), so comments and the
+author's line breaks survive and only whitespace changes: canonical spacing, indentation by
+structure (continuations aligned with their bracket or expression), one statement per line, one
+blank line before each rule, table and test, table columns padded to one width. The rules are
+written out in docs/editor.md ("The canonical layout"). The result must parse to the same
+tokens and comments, or FormatSafetyError is raised instead of a changed ruleset written;
+formatting formatted text changes nothing (tested on every example ruleset).
 """
 
 from __future__ import annotations

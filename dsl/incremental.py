@@ -1,19 +1,12 @@
-"""Checking a text that changes a little at a time (an editor's buffer) without parsing it whole
-again: `IncrementalChecker.check` gives exactly what `check_parsed` gives, reusing the parse of
-every top-level item whose text did not change.
+"""Checking a text that changes a little at a time (an editor's buffer): IncrementalChecker.check
+gives exactly what check_parsed gives, without parsing unchanged top-level items again.
 
-The text is cut before each line that opens a top-level item (`rule`, `table`, `test`,
-`const`, `input`, `default`, `version`: reserved words, so they open an item wherever they
-start a line in a valid file). Each piece is parsed on its own (start symbol `items`, the
-header `start`) and its tree remembered by its text; a piece that moved is reused with its
-tokens' positions shifted, and a piece that did not move is the very tree of the last check,
-whose rules, tables and tests are not built again (their IR and build diagnostics are
-remembered with it). When any piece fails to parse, the whole text is parsed as
-`check_parsed` does, so the syntax errors (and their recovery) are the usual ones; a valid text
-cut into valid pieces parses to the same items, as the grammar is a sequence of items. The
-header, consts and inputs are built and the whole ruleset type-checked every time (the
-checker's answers depend on the whole ruleset). Tests compare it with `check_parsed` on random
-edits of the examples.
+The text is cut before each line that opens an item (`rule`, `table`, `test`, `const`, ...:
+reserved words); each piece is parsed alone and remembered by its text, shifted when it moved,
+and the same tree object (with its built rules, tables and tests) when it did not. When a piece
+fails to parse, the whole text is parsed as check_parsed does (the usual syntax errors and
+recovery). Building the header and type-checking run on the whole ruleset every time. Tests
+compare it with check_parsed on random edits; docs/editor.md gives the figures.
 """
 
 from __future__ import annotations

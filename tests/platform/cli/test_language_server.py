@@ -274,3 +274,15 @@ def decode(data: list[int]) -> list[tuple[int, int, int, int, int]]:
         start = start + delta_start if delta_line == 0 else delta_start
         tokens.append((line, start, length, kind, modifiers))
     return tokens
+
+
+def test_positions_count_utf16_units_when_a_line_has_characters_beyond_the_bmp():
+    from insureops.dsl.symbols import LineIndex
+    from insureops.platform.cli.language_server import offset_of, position_of
+
+    lines = LineIndex('ruleset a\nconst X = "\U0001F600 é" + Y\n')
+    column = lines.line_text(2).index("Y") + 1  # in characters, as the checker counts
+    position = position_of(lines, 2, column)
+    assert position == lsp.Position(line=1, character=column - 1 + 1)  # the emoji is 2 units
+    assert lines.text[offset_of(lines, position)] == "Y"
+    assert offset_of(lines, lsp.Position(line=9, character=0)) == len(lines.text)
