@@ -244,7 +244,7 @@ async def test_server_answers_every_feature_through_the_protocol(session):
     assert '    | "CA"           | 1.2     |' in formatted
 
 
-async def test_server_checks_a_file_over_its_budget_not_at_all(session, monkeypatch):
+async def test_server_checks_a_file_over_its_budget_not_at_all(session):
     huge = SOURCE + "#" + "x" * 500_001 + "\n"
     open_document(session, huge)
     published = await session.next_diagnostics()
