@@ -3,6 +3,7 @@ with the parse of unchanged items reused."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from insureops.dsl.api import check_parsed
 from insureops.dsl.incremental import IncrementalChecker
+from insureops.engine import ir
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = [*sorted((ROOT / "examples").glob("*.rules")),
@@ -25,12 +27,27 @@ def test_reports_are_check_parsed_reports_when_the_text_is_edited_at_random(path
     for _ in range(12):
         _, expected = check_parsed(source)
         _, found = checker.check(source)
-        assert found == expected  # the IR (spans included) and every diagnostic
+        assert found == expected  # the IR and every diagnostic (with its span)
+        assert spans(found.ruleset) == spans(expected.ruleset)  # IR spans: compare=False
         at = rng.randrange(len(source))
         if rng.random() < 0.5:
             source = source[:at] + rng.choice(EDITS) + source[at:]
         else:
             source = source[:at] + source[at + rng.randrange(1, 4):]
+
+
+def spans(node: object) -> list:
+    """Every Span in an IR tree, in field order (the IR's equality leaves them out)."""
+    found, stack = [], [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Span):
+            found.append(item)
+        elif isinstance(item, tuple):
+            stack.extend(reversed(item))
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            stack.extend(reversed([getattr(item, f.name) for f in dataclasses.fields(item)]))
+    return found
 
 
 def test_only_the_edited_item_is_parsed_again_when_one_rule_changes():
@@ -42,7 +59,9 @@ def test_only_the_edited_item_is_parsed_again_when_one_rule_changes():
     tree, report = checker.check(edited)
     assert report.ok and tree is not None
     assert checker.reused == checker.pieces - 1  # every other piece came from memory
-    assert report == check_parsed(edited)[1]
+    expected = check_parsed(edited)[1]
+    assert report == expected and spans(report.ruleset) == spans(expected.ruleset)
+    assert len(spans(report.ruleset)) > 300
 
 
 def test_a_syntax_error_gives_the_full_parse_and_its_recovery():
