@@ -134,3 +134,8 @@ def test_formatting_refuses_a_ruleset_with_syntax_errors():
 def test_formatting_keeps_deep_nesting_without_recursion_when_brackets_nest_thousands_deep():
     source = "ruleset a\nconst X = " + "(" * 3000 + "1" + ")" * 3000 + "\n"
     assert format_source(source) == source
+
+
+def test_windows_line_endings_become_newlines_when_formatted():
+    assert format_source("ruleset a\r\n# c\r\nconst X = 1  # t\r\n") == (
+        "ruleset a\n# c\nconst X = 1  # t\n")

@@ -243,6 +243,11 @@ async def test_server_answers_every_feature_through_the_protocol(session):
     assert "const MAX_REVENUE = 5_000_000" in formatted
     assert '    | "CA"           | 1.2     |' in formatted
 
+    # closing the document clears its diagnostics
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=document()))
+    published = await session.next_diagnostics()
+    assert published.uri == URI and not published.diagnostics
+
 
 async def test_server_checks_a_file_over_its_budget_not_at_all(session):
     huge = SOURCE + "#" + "x" * 500_001 + "\n"
