@@ -23,6 +23,8 @@ from insureops.engine import ir
 from insureops.schema.registry import TypeRegistry, default_registry
 
 if TYPE_CHECKING:
+    from lark import Tree
+
     from insureops.engine.evaluation.compiler import CompiledRuleset
 
 DEFAULT_CACHE_SIZE = 256
@@ -52,18 +54,26 @@ class CheckReport:
 def check_source(source: str, *, filename: str = "<string>",
                  registry: TypeRegistry | None = None) -> CheckReport:
     """Parse, build and type-check `source`; never raises for any input text."""
+    return check_parsed(source, registry=registry)[1]
+
+
+def check_parsed(source: str, *, registry: TypeRegistry | None = None
+                 ) -> tuple[Tree | None, CheckReport]:
+    """check_source's report with the parse tree it was built from (None after syntax errors
+    or when too deep): the language analysis (dsl/analysis.py) reads both, so that the editor
+    shows exactly the diagnostics `rules check` and the studio report."""
     registry = registry if registry is not None else default_registry()
     try:
         tree, diagnostics = parse_file(source)
         if tree is None:
-            return CheckReport(None, tuple(diagnostics))
+            return None, CheckReport(None, tuple(diagnostics))
         ruleset, built = build_ruleset(tree, source)
         found = built + (check_ruleset(ruleset, registry) if ruleset is not None else [])
-        return CheckReport(ruleset, tuple(sort_diagnostics(found)))
+        return tree, CheckReport(ruleset, tuple(sort_diagnostics(found)))
     except RecursionError:
         too_deep = error("E007", None, "the ruleset is nested too deeply to check",
                          "split deeply nested expressions with consts or helper rules")
-        return CheckReport(None, (too_deep,))
+        return None, CheckReport(None, (too_deep,))
 
 
 def parse_ruleset(source: str, *, filename: str = "<string>",

@@ -42,6 +42,11 @@ def check_ruleset(ruleset: ir.Ruleset, registry: TypeRegistry) -> list[Diagnosti
     return sort_diagnostics(diagnostics)
 
 
+def const_types(ruleset: ir.Ruleset) -> dict[str, t.Type]:
+    """The type of each const (the language analysis's hover and completion show them)."""
+    return _consts(ruleset, [])[0]
+
+
 def _const_values(ruleset: ir.Ruleset, diagnostics: list[Diagnostic]) -> None:
     """E115 for each const the engine cannot compute within its limits (it computes them
     once, when compiling): found here, `rules check` fails instead of the compile."""

@@ -310,3 +310,14 @@ def _register_sync() -> None:
 
 
 _register_sync()
+
+
+def _editor_commands() -> None:
+    """`rules fmt` and `rules lsp` live in rules_editor.py (imported lazily there)."""
+    from insureops.platform.cli.rules_editor import fmt, lsp
+
+    rules.add_command(fmt)
+    rules.add_command(lsp)
+
+
+_editor_commands()
