@@ -301,23 +301,14 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int, max_steps
         sys.exit(1)
 
 
-def _register_sync() -> None:
-    """pull and push (rules_sync.py: the HTTP client and the folder's manifest)."""
+def _register_commands() -> None:
+    """The commands kept in modules of their own: pull and push (rules_sync.py: the HTTP
+    client and the folder's manifest), fmt and lsp (rules_editor.py)."""
+    from insureops.platform.cli.rules_editor import fmt, lsp
     from insureops.platform.cli.rules_sync import pull, push
 
-    rules.add_command(pull)
-    rules.add_command(push)
+    for command in (pull, push, fmt, lsp):
+        rules.add_command(command)
 
 
-_register_sync()
-
-
-def _editor_commands() -> None:
-    """`rules fmt` and `rules lsp` live in rules_editor.py (imported lazily there)."""
-    from insureops.platform.cli.rules_editor import fmt, lsp
-
-    rules.add_command(fmt)
-    rules.add_command(lsp)
-
-
-_editor_commands()
+_register_commands()
