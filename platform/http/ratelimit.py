@@ -26,6 +26,7 @@ class RateKey(StrEnum):
     CLIENT_IP = "client_ip"
     EMAIL = "email"  # the `email` field of the request body
     WORKSPACE = "workspace"  # the caller's active workspace
+    API_KEY = "api_key"  # the caller's API key (its id)
 
 
 @dataclass(frozen=True)

@@ -144,6 +144,8 @@ def _check_declaration(route: Route) -> None:
         raise ValueError(f"{route.name}: an e-mail keyed rate limit needs a body with `email`")
     if limit and limit.key is RateKey.WORKSPACE and route.auth.kind is AuthKind.NONE:
         raise ValueError(f"{route.name}: a workspace keyed rate limit needs an authenticated route")
+    if limit and limit.key is RateKey.API_KEY and route.auth.kind is not AuthKind.API_KEY:
+        raise ValueError(f"{route.name}: a key keyed rate limit needs API-key authentication")
 
 
 class RouteTable:
@@ -268,6 +270,8 @@ async def _count(request: web.Request, route: Route, settings: Settings, princip
         subject = getattr(body, "email", None)
     elif limit.key is RateKey.WORKSPACE:
         subject = principal.active_workspace_id
+    elif limit.key is RateKey.API_KEY:
+        subject = principal.subject
     if not subject:  # no e-mail or workspace to count by: fall back to the client address
         subject = client_address(request, trusted_proxy=settings.trusted_proxy)
     limiter = request.config_dict[RATE_LIMITER]

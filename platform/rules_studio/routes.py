@@ -124,7 +124,8 @@ routes.map_error(InvalidCursorError, 400, "validation_error", details=lambda e: 
      "the previous page unchanged"}])
 
 
-def _deps(call: Call) -> service.StudioDeps:
+def studio_deps(call: Call) -> service.StudioDeps:
+    """The studio's clock and work budgets for one request (also the tenant API's)."""
     config = call.request.config_dict
     settings = call.settings
     work = StudioWork(config[HEAVY_WORK], settings.rules_check_seconds,
@@ -157,7 +158,7 @@ async def list_rules(call: Call[None, RuleListQuery]) -> RulePage:
 async def create_rule(call: Call[RuleCreate, None]) -> RuleInfo:
     body = call.body
     async with call.unit_of_work() as uow:
-        rule, version = await service.create(uow, _deps(call), _actor(call), body.source,
+        rule, version = await service.create(uow, studio_deps(call), _actor(call), body.source,
                                              body.title, body.kind)
     return views.rule_info(rule, version)
 
@@ -166,7 +167,7 @@ async def create_rule(call: Call[RuleCreate, None]) -> RuleInfo:
              summary="Check a ruleset without saving it",
              description="Every diagnostic and the outline (inputs, rules, tables).")
 async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
-    answer = await _deps(call).work.check(call.principal.active_workspace_id, call.body.source)
+    answer = await studio_deps(call).work.check(call.principal.active_workspace_id, call.body.source)
     return CheckResponse.model_validate(answer)
 
 
@@ -182,8 +183,8 @@ async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
              "most 100 per request) instead of `inputs`: read as execute reads it (404 "
              "not_found, 422 record_not_applicable, 503 tenant_database_unavailable).")
 async def simulate_rules(call: Call[SimulateRequest, None]) -> web.Response:
-    text = await service.simulate(call.request.config_dict[DATABASE], _deps(call),
-                                  _records(call), call.principal.active_workspace_id, call.body)
+    text = await service.simulate(call.request.config_dict[DATABASE], studio_deps(call),
+                                  record_reader(call), call.principal.active_workspace_id, call.body)
     return web.Response(text=text, content_type="application/json")
 
 
@@ -201,7 +202,7 @@ async def get_settings(call: Call[None, None]) -> StudioSettingsInfo:
             "admin other than their author approves them.")
 async def put_settings(call: Call[StudioSettingsInfo, None]) -> StudioSettingsInfo:
     async with call.unit_of_work() as uow:
-        found = await approvals.set_four_eyes(uow, _deps(call), _actor(call),
+        found = await approvals.set_four_eyes(uow, studio_deps(call), _actor(call),
                                               call.body.four_eyes)
     return StudioSettingsInfo(four_eyes=found.four_eyes)
 
@@ -238,7 +239,7 @@ async def update_rule(call: Call[RuleUpdate, None]) -> RuleInfo:
                               published_version=body.published_version, status=body.status)
     if_match = if_match_version(call.request)
     async with call.unit_of_work() as uow:
-        rule, version = await service.update(uow, _deps(call), _actor(call), call.path.rule_id,
+        rule, version = await service.update(uow, studio_deps(call), _actor(call), call.path.rule_id,
                                              changes, if_match)
     return views.rule_info(rule, version)
 
@@ -260,7 +261,7 @@ async def publication_history(call: Call[None, None]) -> PublicationHistory:
              summary="Request approval to publish a version (four eyes)")
 async def request_approval(call: Call[ApprovalRequest, None]) -> ApprovalInfo:
     async with call.unit_of_work() as uow:
-        row = await approvals.request(uow, _deps(call), _actor(call), call.path.rule_id,
+        row = await approvals.request(uow, studio_deps(call), _actor(call), call.path.rule_id,
                                       call.body.version)
     return views.approval(row)
 
@@ -280,7 +281,7 @@ async def list_approvals(call: Call[None, None]) -> ApprovalList:
              description="By an admin other than the version's author (403 self_approval).")
 async def approve(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     async with call.unit_of_work() as uow:
-        row = await approvals.approve(uow, _deps(call), _actor(call), call.path.rule_id,
+        row = await approvals.approve(uow, studio_deps(call), _actor(call), call.path.rule_id,
                                       call.path.approval_id, call.body.comment)
     return views.approval(row)
 
@@ -290,12 +291,12 @@ async def approve(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
              summary="Reject an approval request")
 async def reject(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     async with call.unit_of_work() as uow:
-        row = await approvals.reject(uow, _deps(call), _actor(call), call.path.rule_id,
+        row = await approvals.reject(uow, studio_deps(call), _actor(call), call.path.rule_id,
                                      call.path.approval_id, call.body.comment)
     return views.approval(row)
 
 
-def _records(call: Call) -> RecordReader:
+def record_reader(call: Call) -> RecordReader:
     """The reader of the workspace's clients and policies (its tenant database's store)."""
     async def read(refs: list[RecordRef]) -> list[dict]:
         tenant_id, config = call.principal.active_workspace_id, call.request.config_dict
@@ -317,7 +318,7 @@ async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
     body = call.body
     record = body.record and RecordRef(body.record.type, body.record.uuid)
     row, result = await execution.execute(
-        call.request.config_dict[DATABASE], _deps(call), _records(call), _actor(call),
+        call.request.config_dict[DATABASE], studio_deps(call), record_reader(call), _actor(call),
         call.path.rule_id, execution.ExecuteCommand(body.inputs, record, body.as_of, body.explain))
     payload = {"execution": views.execution_info(row).model_dump(mode="json"),
                "result": result.to_dict()}
@@ -351,7 +352,7 @@ async def get_execution(call: Call[None, None]) -> ExecutionInfo:
                "changed or executed.")
 async def archive_rule(call: Call[None, None]) -> None:
     async with call.unit_of_work() as uow:
-        await service.archive(uow, _deps(call), _actor(call), call.path.rule_id)
+        await service.archive(uow, studio_deps(call), _actor(call), call.path.rule_id)
 
 
 def create_app(simulation_budget: float = simulation.DEFAULT_TIME_BUDGET) -> web.Application:
