@@ -1,16 +1,13 @@
 """The remote MCP endpoint: the registry's tools over Streamable HTTP at /mcp/ (docs/mcp.md).
 
-An AI client connects with the URL and an API key (`Authorization: Bearer iops_...`). The
-request passes the service's route pipeline first (key authentication, 401 for an unknown,
-revoked or expired key; the per-key rate limit with its X-RateLimit-* headers), then the MCP
-specification's Origin check and the body cap, and only then reaches the official SDK's
-Streamable HTTP transport (`StreamableHTTPSessionManager`, stateless, JSON responses), bridged
-from aiohttp to its ASGI interface here. Every tool call runs as its tenant API operation in
-this process (dispatch.py) with the key's workspace and scopes.
-
-Stateless: each POST is served on its own (no `Mcp-Session-Id`, no server-to-client requests,
-no GET stream: GET answers 405 as the specification allows), so any instance behind a load
-balancer serves any request and nothing is kept between them.
+An AI client connects with the URL and an API key. The request passes the service's route
+pipeline first (key authentication: 401 for an unknown, revoked or expired key; the per-key rate
+limit and its X-RateLimit-* headers), then the MCP specification's Origin check and the body
+cap, and only then reaches the official SDK's Streamable HTTP transport (stateless, JSON
+responses), bridged here from aiohttp to its ASGI interface. Each tool call runs as its tenant
+API operation in this process (dispatch.py) with the key's workspace and scopes. Stateless: no
+Mcp-Session-Id, no server-to-client requests, GET answers 405 (as the specification allows),
+so any instance behind a load balancer serves any request.
 """
 
 from __future__ import annotations

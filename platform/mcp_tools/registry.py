@@ -1,17 +1,14 @@
 """The one list of MCP tools: each a tenant API (MCP v2) operation, with its input schema.
 
-Both ways of serving the tools read this list: the local stdio server (`insureops mcp`,
-platform/mcp_server) and the service's Streamable HTTP endpoint at /mcp/ (platform/mcp). A tool
-names the v2 operation it is (method and full path) and its scope, which is that route's scope
-(a test holds them equal); its arguments are a pydantic model whose JSON Schema is the tool's
-input schema: the operation's own path, query and body models, so a tool validates exactly as
-the HTTP API does. How an argument set becomes the operation's path, query string and body is
-`Tool.request`.
+The local stdio server (platform/mcp_server) and the service's endpoint at /mcp/ (platform/mcp)
+both serve this list. A tool names its v2 operation (method, full path) and scope, the route's
+scope (a test holds them equal); its arguments model, whose JSON Schema is the input schema, is
+built from the operation's own path, query and body models, so a tool validates as the HTTP API
+does. `Tool.request` turns arguments into the operation's path, query string and body.
 
-`book` marks the operations on the tenant's own records (clients, policies, tasks, uw_scores):
-the local server runs those on DATABASE_URL itself and sends the service nothing of them
-(custody, spec item 1-3); every other tool is a service operation, which the local server asks
-the service for with the key, as an HTTP client of the tenant API would.
+`book` marks operations on the tenant's own records (clients, policies, tasks, uw_scores): the
+local server runs those on DATABASE_URL and sends the service nothing of them (custody, spec
+items 1-3); other tools are service operations, which it asks of the service with the key.
 """
 
 from __future__ import annotations
