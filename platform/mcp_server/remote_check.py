@@ -33,16 +33,36 @@ def endpoint_url(service_url: str) -> str:
     return service_url.rstrip("/") + "/mcp/"
 
 
+PING = {"jsonrpc": "2.0", "id": 0, "method": "ping"}
+
+
+async def _refusal(http: httpx2.AsyncClient, url: str) -> str | None:
+    """The endpoint's HTTP refusal (status and the service's error message), or None: the SDK
+    client reports a refused request only as "Server returned an error response"."""
+    response = await http.post(url, json=PING, headers={
+        "Accept": "application/json, text/event-stream"})
+    if response.status_code < 400:
+        return None
+    try:
+        error = response.json()["error"]
+        return f"{response.status_code} {error['code']}: {error['message']}"
+    except (ValueError, KeyError, TypeError):
+        return f"the endpoint answered {response.status_code}"
+
+
 async def check_remote(service_url: str, key: str, *, seconds: float = 15.0) -> Finding:
     """Initialize a session at the endpoint with the key and list its tools."""
     url = endpoint_url(service_url)
     try:
         with anyio.fail_after(seconds):
-            async with create_mcp_http_client(headers={"Authorization": f"Bearer {key}"}) as http, \
-                    streamable_http_client(url, http_client=http) as (read, write), \
-                    ClientSession(read, write) as session:
-                await session.initialize()
-                listed = await session.list_tools()
+            async with create_mcp_http_client(headers={"Authorization": f"Bearer {key}"}) as http:
+                refusal = await _refusal(http, url)
+                if refusal is not None:
+                    return Finding("remote", False, f"{url}: {refusal}", REMOTE_TIPS)
+                async with streamable_http_client(url, http_client=http) as (read, write), \
+                        ClientSession(read, write) as session:
+                    await session.initialize()
+                    listed = await session.list_tools()
     except Exception as exc:  # every failure is a finding the user reads, never a trace
         return Finding("remote", False, f"{url}: {_reason(exc)}", REMOTE_TIPS)
     names = {tool.name for tool in listed.tools}

@@ -15,7 +15,6 @@ import sqlalchemy as sa
 from mcp.server.stdio import stdio_server
 
 from insureops.platform.mcp_server.config import LocalServerSettings
-from insureops.platform.mcp_server.remote_check import check_remote
 from insureops.platform.mcp_server.service_client import (
     KeyInfo,
     KeyRejectedError,
@@ -145,6 +144,9 @@ async def serve(settings: LocalServerSettings, *, err: TextIO = sys.stderr,
 async def doctor(settings: LocalServerSettings) -> list[Finding]:
     """The three checks of the troubleshooting list (the local way), then the remote way
     (the service's /mcp/ endpoint with the same key), whatever the first ones found."""
+    # the SDK's HTTP client only for this check: `insureops mcp` starts without it
+    from insureops.platform.mcp_server.remote_check import check_remote
+
     async with ServiceClient(settings.service_url, settings.api_key) as client:
         key_finding, _ = await check_key(client, settings.api_key)
     remote = (await check_remote(settings.service_url, settings.api_key) if key_finding.ok
