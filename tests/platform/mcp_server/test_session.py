@@ -166,3 +166,37 @@ async def test_tools_never_reach_another_workspace_when_they_share_the_database(
     unchanged = await (await client.get(f"/api/v2/mcp/clients/{theirs['uuid']}/",
                                         headers=b.headers)).json()
     assert unchanged["name"] == "B's client"
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+async def test_service_tools_ask_the_service_and_book_tools_stay_local_when_both_are_used(
+        make_tenant, make_tenant_database, recording_service, server_parameters, errlog):
+    service_url, recorder = recording_service
+    tenant = await make_tenant(None)
+    database_url = make_tenant_database()
+    params = server_parameters(SERVICE_API_KEY=tenant.key, DATABASE_URL=database_url,
+                               SERVICE_URL=service_url)
+    async with stdio_client(params, errlog=errlog) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        created = _json(await session.call_tool("create_client", {"client": {
+            "name": PRIVATE[0]}}))
+        tasks = _json(await session.call_tool("list_tasks", {"status": "open"}))
+        classified = _json(await session.call_tool("classify_business", {
+            "description": "Electrical contractor wiring homes"}))
+        rulesets = _json(await session.call_tool("list_rulesets", {"limit": 5}))
+        missing = await session.call_tool("get_ruleset", {"rule_id": "0" * 26})
+        invalid = await session.call_tool("get_client", {"uuid": "not-a-uuid"})
+    assert created["name"] == PRIVATE[0] and tasks == {"items": [], "next_cursor": None}
+    assert classified["results"] and rulesets == {"items": [], "next_cursor": None}
+    error = json.loads(missing.content[0].text)["error"]
+    assert missing.is_error and error["code"] == "not_found"
+    invalid_error = json.loads(invalid.content[0].text)["error"]
+    assert invalid_error["code"] == "validation_error"
+    assert invalid_error["details"][0]["field"] == "uuid"
+    asked = set(recorder.paths()) - {"/api/v2/mcp/validate-key/", "/api/v2/mcp/usage/"}
+    assert asked == {"/api/v2/mcp/market/classify/", "/api/v2/mcp/rulesets/",
+                     f"/api/v2/mcp/rulesets/{'0' * 26}/"}
+    for request in recorder.requests:  # the book never left the machine
+        for secret in (PRIVATE[0], created["uuid"], database_url):
+            assert secret not in request.body and secret not in request.path
