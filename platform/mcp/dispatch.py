@@ -112,4 +112,4 @@ class RemoteTools:
             return ToolFailure("service_unavailable", "The service's database is unavailable; "
                                "retry shortly.")
         logger.error("tool call failed", exc_info=exc)
-        return ToolFailure("server_error", "The tool failed; the service logged the error.")
+        return ToolFailure("internal_error", "The tool failed; the service logged the error.")

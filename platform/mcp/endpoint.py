@@ -19,8 +19,6 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 from multidict import CIMultiDict
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, ConfigDict
 
 from insureops.platform.auth.requirements import Auth
@@ -33,6 +31,8 @@ from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.keys import MCP_SESSIONS
 from insureops.platform.mcp.dispatch import RemoteTools
 from insureops.platform.mcp_tools.server import build_server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
 
 # Per API key: a tool call is one request, a session's start two (initialize, initialized).
 MCP_LIMIT = RateLimit("mcp", 120, 60, key=RateKey.API_KEY)

@@ -22,7 +22,6 @@ from insureops.platform.mcp_server.service_client import (
     ServiceUnreachableError,
 )
 from insureops.platform.mcp_server.tools import KeyState, ToolContext, build_server
-from insureops.platform.mcp_tools.registry import TOOLS
 from insureops.platform.mcp_server.troubleshooting import (
     Finding,
     database_failed,
@@ -32,6 +31,7 @@ from insureops.platform.mcp_server.troubleshooting import (
     url_problem,
 )
 from insureops.platform.mcp_server.usage import UsageBatcher
+from insureops.platform.mcp_tools.registry import TOOLS
 from insureops.platform.tenancy.book.store import open_tenant_store
 from insureops.platform.tenancy.probe import async_tenant_url, probe
 from insureops.schema.model import DATA_MODEL_VERSION

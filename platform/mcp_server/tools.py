@@ -27,7 +27,8 @@ from insureops.platform.mcp_server.service_client import (
 from insureops.platform.mcp_server.troubleshooting import DATABASE_TIPS, INVALID_KEY_TIPS
 from insureops.platform.mcp_server.usage import UsageBatcher
 from insureops.platform.mcp_tools.registry import Tool
-from insureops.platform.mcp_tools.server import ToolFailure, build_server as build_tool_server
+from insureops.platform.mcp_tools.server import ToolFailure
+from insureops.platform.mcp_tools.server import build_server as build_tool_server
 from insureops.platform.tenancy.book import service
 from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError, TenantDataError
 from insureops.platform.tenancy.book.store import TenantStore
@@ -56,46 +57,52 @@ class ToolContext:
     client: ServiceClient | None = None
 
 
-BookRun = Callable[[ToolContext, BaseModel, service.Actor, str], Awaitable[Any]]
-_KINDS = {"client": service.CLIENT, "policy": service.POLICY}
-_LISTINGS = {"tasks": service.TASKS, "uw_scores": service.UW_SCORES}
-_LISTING_FILTERS = {"tasks": ("status", "entity_type", "entity_id"),
-                    "uw_scores": ("submission_id", "decision")}
+BookRun = Callable[[TenantStore, BaseModel, service.Actor, str], Awaitable[Any]]
 
 
 def _page(page: service.Page) -> dict[str, Any]:
     return {"items": page.items, "next_cursor": page.next_cursor}
 
 
-def _book_run(tool: Tool) -> BookRun:
-    """The use case behind a book tool, on the local store."""
-    verb, _, noun = tool.name.partition("_")
-    one = noun if noun in _KINDS else None
+def _records(one: str, many: str, kind: service.Kind) -> dict[str, BookRun]:
+    """The use cases of one record kind's tools, on the local store."""
+    async def create(store, args, actor, tenant):
+        return await store.run(service.create, kind, tenant, actor, getattr(args, one))
 
-    async def run(context: ToolContext, args: BaseModel, actor: service.Actor,
-                  tenant_id: str) -> Any:
-        store = context.store
-        if one is not None and verb == "create":
-            return await store.run(service.create, _KINDS[one], tenant_id, actor,
-                                   getattr(args, one))
-        if one is not None and verb == "update":
-            return await store.run(service.update, _KINDS[one], tenant_id, actor, args.uuid,
-                                   getattr(args, one))
-        if one is not None:
-            return await store.run(service.get, _KINDS[one], tenant_id, args.uuid,
-                                   read_only=True)
-        if noun in ("clients", "policies"):
-            kind = service.CLIENT if noun == "clients" else service.POLICY
-            return _page(await store.run(service.list_page, kind, tenant_id, args,
-                                         read_only=True))
-        if verb == "list":
-            equal = {name: getattr(args, name) for name in _LISTING_FILTERS[noun]
-                     if getattr(args, name) is not None}
-            return _page(await store.run(service.read_page, _LISTINGS[noun], tenant_id, equal,
-                                         args.limit, args.cursor, read_only=True))
-        listing = service.TASKS if noun == "task" else service.UW_SCORES
-        return await store.run(service.read_one, listing, tenant_id, args.id, read_only=True)
-    return run
+    async def get(store, args, actor, tenant):
+        return await store.run(service.get, kind, tenant, args.uuid, read_only=True)
+
+    async def listed(store, args, actor, tenant):
+        return _page(await store.run(service.list_page, kind, tenant, args, read_only=True))
+
+    async def update(store, args, actor, tenant):
+        return await store.run(service.update, kind, tenant, actor, args.uuid,
+                               getattr(args, one))
+    return {f"create_{one}": create, f"get_{one}": get, f"list_{many}": listed,
+            f"update_{one}": update}
+
+
+def _listings(one: str, many: str, listing: service.Listing,
+              filters: tuple[str, ...]) -> dict[str, BookRun]:
+    """The use cases of one read-only table's tools (tasks, uw_scores), on the local store."""
+    async def listed(store, args, actor, tenant):
+        equal = {name: getattr(args, name) for name in filters
+                 if getattr(args, name) is not None}
+        return _page(await store.run(service.read_page, listing, tenant, equal, args.limit,
+                                     args.cursor, read_only=True))
+
+    async def get(store, args, actor, tenant):
+        return await store.run(service.read_one, listing, tenant, args.id, read_only=True)
+    return {f"list_{many}": listed, f"get_{one}": get}
+
+
+# The book tools' use cases, by tool name (the registry's `book` tools; a test holds them equal).
+BOOK_RUNS: dict[str, BookRun] = {
+    **_records("client", "clients", service.CLIENT),
+    **_records("policy", "policies", service.POLICY),
+    **_listings("task", "tasks", service.TASKS, ("status", "entity_type", "entity_id")),
+    **_listings("uw_score", "uw_scores", service.UW_SCORES, ("submission_id", "decision")),
+}
 
 
 def _validation(context: ToolContext) -> dict[str, Any]:
@@ -139,7 +146,8 @@ class LocalTools:
     async def _on_store(self, tool: Tool, arguments: BaseModel, info: KeyInfo) -> Any:
         actor = service.Actor(key_id=info.key_id, method="MCP", path=tool.name)
         try:
-            return await _book_run(tool)(self.context, arguments, actor, info.tenant_id)
+            return await BOOK_RUNS[tool.name](self.context.store, arguments, actor,
+                                              info.tenant_id)
         except TenantDatabaseUnavailableError as exc:
             raise ToolFailure(exc.code, exc.message, troubleshooting=DATABASE_TIPS) from None
         except TenantDataError as exc:
@@ -170,7 +178,7 @@ def _service_failure(status: int, text: str) -> ToolFailure:
         error = json.loads(text)["error"]
         return ToolFailure(str(error["code"]), str(error["message"]), error.get("details"))
     except (ValueError, KeyError, TypeError):
-        return ToolFailure("service_error", f"The service answered {status}.")
+        return ToolFailure("service_unavailable", f"The service answered {status} without an error object.")
 
 
 def build_server(context: ToolContext | None) -> Server:

@@ -106,7 +106,7 @@ async def call_tool(backend: ToolBackend, name: str,
         return failure_result(failure)
     except Exception:  # a bug: logged with its trace, answered without it
         logger.exception("tool %s failed", name)
-        return failure_result(ToolFailure("server_error", "The tool failed; the service "
+        return failure_result(ToolFailure("internal_error", "The tool failed; the service "
                                           "logged the error."))
 
 

@@ -33,8 +33,8 @@ from insureops.platform.rules_studio.payloads import (
 )
 from insureops.platform.rules_studio.records import RecordRef
 from insureops.platform.rules_studio.repository import RuleFilters
-from insureops.platform.rules_studio.routes import ULID, record_reader, routes as studio_routes
-from insureops.platform.rules_studio.routes import studio_deps
+from insureops.platform.rules_studio.routes import ULID, record_reader, studio_deps
+from insureops.platform.rules_studio.routes import routes as studio_routes
 
 READ = Auth.api_key(Scope.READ)
 WRITE = Auth.api_key(Scope.WRITE)

@@ -4,8 +4,8 @@ running test service: tools, scopes, errors, another workspace, revoked keys, Or
 from __future__ import annotations
 
 import contextlib
-import io
 import datetime
+import io
 import json
 import time
 from collections.abc import AsyncIterator
@@ -15,8 +15,8 @@ import sqlalchemy as sa
 from aiohttp.test_utils import TestClient
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
 
 from insureops.platform.auth.requirements import Scope
 from insureops.platform.keys import API_KEY_CACHE, DATABASE, RATE_LIMITER, SETTINGS

@@ -5,6 +5,7 @@ from __future__ import annotations
 from insureops.platform.mcp.routes import RESOURCES, routes
 from insureops.platform.mcp_tools.registry import TOOLS
 
+
 async def test_record_operations_carry_the_tool_names_when_declared_per_resource():
     record_paths = tuple(f"/{resource.plural}/" for resource in RESOURCES)
     operations = {route.name for route in routes.routes if route.path.startswith(record_paths)

@@ -9,9 +9,9 @@ import pytest
 from aiohttp import web
 
 from insureops.platform.mcp_server.service_client import ServiceClient
-from insureops.platform.mcp_tools.server import tool_listing
 from insureops.platform.mcp_server.troubleshooting import key_problems, url_problem
 from insureops.platform.mcp_server.usage import UsageBatcher
+from insureops.platform.mcp_tools.server import tool_listing
 from insureops.platform.tenancy.book.payloads import PolicyCreate
 from insureops.schema.jsonschemas import resource_schema
 

@@ -56,3 +56,9 @@ def test_argument_errors_name_the_fields_when_validation_fails(tool, arguments, 
     assert body["code"] == "validation_error"
     assert {detail["field"] for detail in body["details"]} == fields
     assert "not-a-uuid" not in str(body) and "other" not in str(body)
+
+
+def test_the_local_server_runs_every_book_tool_when_it_serves_the_registry():
+    from insureops.platform.mcp_server.tools import BOOK_RUNS
+
+    assert set(BOOK_RUNS) == {tool.name for tool in TOOLS if tool.book}

@@ -19,12 +19,12 @@ from typing import Any
 import jwt
 import pytest
 import pytest_asyncio
+import sqlalchemy as sa
 from aiohttp import DummyCookieJar
 from aiohttp.test_utils import TestClient, TestServer
 from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-import sqlalchemy as sa
 from sqlalchemy import Engine, update
 
 from insureops.carrier_matching import load_market
