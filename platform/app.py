@@ -59,6 +59,7 @@ from insureops.platform.keys import (
 )
 from insureops.platform.mcp import routes as mcp
 from insureops.platform.prospects import routes as prospects
+from insureops.platform.prospects import tenant_routes as prospects_tenant_api
 from insureops.platform.rules_studio import routes as rules_studio
 from insureops.platform.rules_studio import tenant_routes as rules_tenant_api
 from insureops.platform.rules_studio.catalog import StudioRuleCatalog
@@ -83,7 +84,8 @@ class Area:
 # are an area of their own, mounted at the longer prefix.
 AREAS: tuple[Area, ...] = (
     Area("/api/auth", accounts.create_app),
-    Area("/api/v1/carrier_finder/clients", prospects.create_app),
+    Area("/api/v1/carrier_finder/clients", prospects.create_app,
+         tenant_api=(("/api/v2/mcp/prospects", prospects_tenant_api.routes),)),
     Area("/api/v1/carrier_finder", carrier_finder.create_app,
          tenant_api=(("/api/v2/mcp/market", market_tenant_api.routes),)),
     Area("/api/v2/mcp", mcp.create_app),

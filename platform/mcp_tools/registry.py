@@ -26,6 +26,7 @@ from insureops.platform.carrier_finder.market.payloads import (
     MatchRequest,
     SearchRequest,
 )
+from insureops.platform.prospects.payloads import ListQuery as ProspectListQuery
 from insureops.platform.rules_studio.payloads import (
     ULID_PATTERN,
     ExecuteRequest,
@@ -167,6 +168,9 @@ TOOLS: tuple[Tool, ...] = (
     Tool("classify_business", "Classify a business description into NAICS 2022 codes (at "
          "most 5, best first).", Scope.READ, ClassifyRequest, "POST", f"{MARKET}/classify/",
          body="*"),
+    Tool("list_prospects", "List the workspace's prospects (businesses its members saved from "
+         "the browser extension): filters status and state, newest first by default.",
+         Scope.READ, ProspectListQuery, "GET", f"{V2}/prospects/"),
     Tool("list_rulesets", "List the workspace's rulesets (kind, status, published version).",
          Scope.READ, RuleListQuery, "GET", f"{RULESETS}/"),
     Tool("get_ruleset", "Read a ruleset: its current version (source, tests) or version N.",

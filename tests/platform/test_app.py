@@ -14,7 +14,7 @@ SPEC_PREFIXES = {
     "connectors": "/api/v1/connectors", "studio_web": "/studio",
     # the tenant API's operations of other areas (API key), and the remote MCP endpoint
     "mcp_market": "/api/v2/mcp/market", "mcp_rulesets": "/api/v2/mcp/rulesets",
-    "mcp_endpoint": "/mcp",
+    "mcp_prospects": "/api/v2/mcp/prospects", "mcp_endpoint": "/mcp",
 }
 
 

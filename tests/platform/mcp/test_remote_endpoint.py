@@ -22,7 +22,9 @@ from insureops.platform.auth.requirements import Scope
 from insureops.platform.keys import API_KEY_CACHE, DATABASE, RATE_LIMITER, SETTINGS
 from insureops.platform.mcp.endpoint import MCP_LIMIT
 from insureops.platform.mcp_tools.registry import TOOLS
+from insureops.platform.identity import new_tenant_id
 from insureops.platform.records.api_keys import ApiKey
+from insureops.platform.records.prospects import Prospect
 from insureops.schema.sql.tables import sa_table
 from tests.platform.mcp.conftest import add_key
 from tests.platform.rules_studio.conftest import TRIAGE
@@ -252,3 +254,26 @@ async def test_the_endpoint_refuses_a_body_over_the_cap_when_it_is_sent(client, 
         **tenant.headers, **MCP_HEADERS, "Content-Type": "application/json"})
     assert response.status == 413
     assert (await response.json())["error"]["code"] == "payload_too_large"
+
+
+async def _prospect(client: TestClient, owner_email: str, name: str) -> None:
+    """A prospect as the extension's save leaves it (the owner's verified e-mail recorded)."""
+    now = datetime.datetime.now(datetime.UTC)
+    async with client.app[DATABASE].unit_of_work() as uow:
+        uow.session.add(Prospect(id=new_tenant_id(time.time()), owner_issuer="https://idp.test/",
+                                 owner_subject=name, owner_email=owner_email, company_name=name,
+                                 status="new", created_at=now, updated_at=now))
+
+
+@ONE_ENGINE
+async def test_prospects_are_the_workspace_members_when_listed_remotely(client):
+    owner = await Tenancy(client, time.time).owner("lee@agency.test")
+    await _prospect(client, "lee@agency.test", "Lee's plumber")
+    await _prospect(client, "kim@other.test", "Kim's bakery")
+    key, _ = await add_key(client, owner.workspace_id)
+    async with remote(client, key) as session:
+        listed = _ok(await session.call_tool("list_prospects", {"status": "new"}))
+        wrong = await session.call_tool("list_prospects", {"ordering": "owner_email"})
+    assert [p["company_name"] for p in listed["items"]] == ["Lee's plumber"]
+    assert "owner_email" not in listed["items"][0]
+    assert _error(wrong)["details"][0]["field"] == "ordering"
