@@ -19,10 +19,10 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from insureops.platform.auth.requirements import Scope
+from insureops.platform.identity import new_tenant_id
 from insureops.platform.keys import API_KEY_CACHE, DATABASE, RATE_LIMITER, SETTINGS
 from insureops.platform.mcp.endpoint import MCP_LIMIT
 from insureops.platform.mcp_tools.registry import TOOLS
-from insureops.platform.identity import new_tenant_id
 from insureops.platform.records.api_keys import ApiKey
 from insureops.platform.records.prospects import Prospect
 from insureops.schema.sql.tables import sa_table
