@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,12 +24,12 @@ from pydantic import BaseModel, ConfigDict
 
 from insureops.platform.auth.requirements import Auth
 from insureops.platform.config import Settings
-from insureops.platform.http.bodies import read_raw
+from insureops.platform.http.bodies import OFF_LOOP_BYTES, decode_json, read_raw
 from insureops.platform.http.errors import ApiError
 from insureops.platform.http.origins import origin_allowed
 from insureops.platform.http.ratelimit import RateKey, RateLimit
 from insureops.platform.http.routing import Call, RouteTable
-from insureops.platform.keys import MCP_SESSIONS
+from insureops.platform.keys import BODY_THREADS, MCP_SESSIONS
 from insureops.platform.mcp.dispatch import RemoteTools
 from insureops.platform.mcp_tools.server import build_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -129,6 +130,13 @@ async def mcp_endpoint(call: Call[None, None]) -> web.Response:
     check_mcp_origin(request, settings)
     body = await read_raw(request, settings.simulation_max_body_bytes,
                           settings.body_timeout_seconds)
+    # the engine's bounded reader first (depth, number literals, value count): the SDK parses
+    # with json.loads, which a 100,000-deep body or a 5,000-digit number costs dearly
+    check = partial(decode_json, body, request.charset, settings.simulation_max_body_values)
+    if len(body) <= OFF_LOOP_BYTES:
+        check()
+    else:
+        await request.config_dict[BODY_THREADS].run(check)
     manager: StreamableHTTPSessionManager = request.config_dict[MCP_SESSIONS]
     return await _asgi_response(manager.handle_request, _scope(request, body, call), body)
 

@@ -277,3 +277,13 @@ async def test_prospects_are_the_workspace_members_when_listed_remotely(client):
     assert [p["company_name"] for p in listed["items"]] == ["Lee's plumber"]
     assert "owner_email" not in listed["items"][0]
     assert _error(wrong)["details"][0]["field"] == "ordering"
+
+
+@ONE_ENGINE
+async def test_the_endpoint_refuses_a_deeply_nested_body_when_it_is_sent(client, tenant):
+    deep = '{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": ' + "[" * 100_000 + \
+        "]" * 100_000 + "}}"
+    response = await client.post("/mcp/", data=deep, headers={
+        **tenant.headers, **MCP_HEADERS, "Content-Type": "application/json"})
+    assert response.status == 400
+    assert (await response.json())["error"]["code"] == "invalid_json"
