@@ -315,10 +315,16 @@ def record_reader(call: Call) -> RecordReader:
              "rule_not_published / rule_archived; 422 evaluation_failed (logged too); 503 "
              "tenant_database_unavailable.")
 async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
+    return await execute_for(call, _actor(call))
+
+
+async def execute_for(call: Call[ExecuteRequest, None], actor: service.Actor) -> web.Response:
+    """Execute the path's rule on the body's inputs or record as `actor`; the answer (numbers
+    as exact decimals). Also the tenant API's execute."""
     body = call.body
     record = body.record and RecordRef(body.record.type, body.record.uuid)
     row, result = await execution.execute(
-        call.request.config_dict[DATABASE], studio_deps(call), record_reader(call), _actor(call),
+        call.request.config_dict[DATABASE], studio_deps(call), record_reader(call), actor,
         call.path.rule_id, execution.ExecuteCommand(body.inputs, record, body.as_of, body.explain))
     payload = {"execution": views.execution_info(row).model_dump(mode="json"),
                "result": result.to_dict()}

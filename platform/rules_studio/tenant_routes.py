@@ -1,7 +1,7 @@
 """The rule studio in the tenant API (MCP v2, API key): read rulesets, simulate, execute, read
 the execution log. Mounted at /api/v2/mcp/rulesets with the studio's state (docs/mcp.md).
 
-The same use cases as the session routes (routes.py), the same answers and errors; what differs
+The session routes' handlers (routes.py), the same answers and errors; what differs
 is the caller: an API key's workspace, read scope for reads and simulation (no side effects),
 write scope for execute (it appends to the execution log; `executed_by` is null, the key is no
 user). Authoring (create, change, publish, approvals) stays with people in the studio.
@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from insureops.engine.inputs import jsonio
 from insureops.platform.auth.requirements import Auth, Scope
 from insureops.platform.http.routing import BodyLimit, Call, RouteTable
-from insureops.platform.keys import DATABASE
-from insureops.platform.rules_studio import execution, service, views
+from insureops.platform.rules_studio import routes as studio
+from insureops.platform.rules_studio import service
 from insureops.platform.rules_studio.payloads import (
     ExecuteRequest,
     ExecuteResponse,
@@ -31,18 +30,14 @@ from insureops.platform.rules_studio.payloads import (
     SimulateResponse,
     VersionQuery,
 )
-from insureops.platform.rules_studio.records import RecordRef
-from insureops.platform.rules_studio.repository import RuleFilters
-from insureops.platform.rules_studio.routes import ULID, record_reader, studio_deps
-from insureops.platform.rules_studio.routes import routes as studio_routes
 
 READ = Auth.api_key(Scope.READ)
 WRITE = Auth.api_key(Scope.WRITE)
-RULE = f"/{{rule_id:{ULID}}}"
+RULE = f"/{{rule_id:{studio.ULID}}}"
 
 routes = RouteTable("mcp_rulesets", "Tenant API (API key): rulesets, simulate, execute and "
                     "the execution log.")
-routes.errors.merge(studio_routes.errors)
+routes.errors.merge(studio.routes.errors)
 
 
 def _actor(call: Call) -> service.Actor:
@@ -54,21 +49,14 @@ def _actor(call: Call) -> service.Actor:
             description="As GET /api/rules/rules/: oldest first, filters `kind`, `status`, "
             "`name`, `text`; follow `next_cursor`.")
 async def list_rulesets(call: Call[None, RuleListQuery]) -> RulePage:
-    query = call.query
-    filters = RuleFilters(query.kind, query.status, query.name, query.text)
-    page = await call.read(lambda uow: service.list_page(
-        uow, call.principal.active_workspace_id, filters, query.limit, query.cursor))
-    return RulePage(items=[views.rule_summary(r) for r in page.rules],
-                    next_cursor=page.next_cursor)
+    return await studio.list_rules(call)
 
 
 @routes.get(f"{RULE}/", path_model=RulePath, query=VersionQuery, response=RuleInfo, auth=READ,
             errors=(404,), summary="Get a ruleset",
             description="With its current version (source, tests), or version N (`version`).")
 async def get_ruleset(call: Call[None, VersionQuery]) -> RuleInfo:
-    rule, version = await call.read(lambda uow: service.get(
-        uow, call.principal.active_workspace_id, call.path.rule_id, call.query.version))
-    return views.rule_info(rule, version)
+    return await studio.get_rule(call)
 
 
 @routes.post("/simulate/", body=SimulateRequest, response=SimulateResponse, auth=READ,
@@ -76,10 +64,7 @@ async def get_ruleset(call: Call[None, VersionQuery]) -> RuleInfo:
              summary="Simulate a ruleset on cases, without side effects",
              description="As POST /api/rules/rules/simulate/ (same bounds and answers).")
 async def simulate_ruleset(call: Call[SimulateRequest, None]) -> web.Response:
-    text = await service.simulate(call.request.config_dict[DATABASE], studio_deps(call),
-                                  record_reader(call), call.principal.active_workspace_id,
-                                  call.body)
-    return web.Response(text=text, content_type="application/json")
+    return await studio.simulate_rules(call)
 
 
 @routes.post(f"{RULE}/execute/", path_model=RulePath, body=ExecuteRequest,
@@ -88,31 +73,17 @@ async def simulate_ruleset(call: Call[SimulateRequest, None]) -> web.Response:
              description="As POST /api/rules/rules/<id>/execute/; logged with `executed_by` "
              "null. 409 rule_not_published when no version is published.")
 async def execute_ruleset(call: Call[ExecuteRequest, None]) -> web.Response:
-    body = call.body
-    record = body.record and RecordRef(body.record.type, body.record.uuid)
-    row, result = await execution.execute(
-        call.request.config_dict[DATABASE], studio_deps(call), record_reader(call),
-        _actor(call), call.path.rule_id,
-        execution.ExecuteCommand(body.inputs, record, body.as_of, body.explain))
-    payload = {"execution": views.execution_info(row).model_dump(mode="json"),
-               "result": result.to_dict()}
-    return web.Response(text=jsonio.dumps(payload), content_type="application/json")
+    return await studio.execute_for(call, _actor(call))
 
 
 @routes.get(f"{RULE}/executions/", path_model=RulePath, query=ExecutionListQuery,
             response=ExecutionPage, auth=READ, errors=(404,),
             summary="List a ruleset's executions", description="Newest first.")
 async def list_ruleset_executions(call: Call[None, ExecutionListQuery]) -> ExecutionPage:
-    page = await call.read(lambda uow: execution.execution_page(
-        uow, call.principal.active_workspace_id, call.path.rule_id, call.query.limit,
-        call.query.cursor))
-    return ExecutionPage(items=[views.execution_info(row) for row in page.rules],
-                         next_cursor=page.next_cursor)
+    return await studio.list_executions(call)
 
 
 @routes.get(f"{RULE}/executions/{{execution_id:[0-9]+}}/", path_model=ExecutionPath,
             response=ExecutionInfo, auth=READ, errors=(404,), summary="Read one execution")
 async def get_ruleset_execution(call: Call[None, None]) -> ExecutionInfo:
-    row = await call.read(lambda uow: execution.execution(
-        uow, call.principal.active_workspace_id, call.path.rule_id, call.path.execution_id))
-    return views.execution_info(row)
+    return await studio.get_execution(call)
