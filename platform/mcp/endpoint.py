@@ -26,7 +26,6 @@ from insureops.platform.auth.requirements import Auth
 from insureops.platform.config import Settings
 from insureops.platform.http.bodies import OFF_LOOP_BYTES, decode_json, read_raw
 from insureops.platform.http.errors import ApiError
-from insureops.platform.http.origins import origin_allowed
 from insureops.platform.http.ratelimit import RateKey, RateLimit
 from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.keys import BODY_THREADS, MCP_SESSIONS
@@ -37,10 +36,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 # Per API key: a tool call is one request, a session's start two (initialize, initialized).
 MCP_LIMIT = RateLimit("mcp", 120, 60, key=RateKey.API_KEY)
-CALLER = "insureops.caller"
+CALLER = "insureops.caller"  # the ASGI scope's entry that carries the caller to the tools
 # The body is read within the service's own cap (simulation_max_body_bytes) before the SDK sees
 # it; the SDK's cap only has to be above that.
-SDK_BODY_CAP = 64 * 1024 * 1024  # the ASGI scope's entry that carries the caller to the tools
+SDK_BODY_CAP = 64 * 1024 * 1024
 
 routes = RouteTable("mcp_endpoint", "The remote MCP endpoint (Streamable HTTP, API key).")
 
@@ -60,7 +59,7 @@ def check_mcp_origin(request: web.Request, settings: Settings) -> None:
     specification, Streamable HTTP, "Security Warning": DNS rebinding). No Origin: not a
     browser, allowed."""
     origin = request.headers.get("Origin")
-    if origin is not None and not origin_allowed(origin, "", trusted_origins(settings)):
+    if origin is not None and origin.strip().rstrip("/") not in trusted_origins(settings):
         raise ApiError(403, "origin_not_allowed", f"Requests from origin {origin} are refused "
                        "by the MCP endpoint (INSUREOPS_ALLOWED_ORIGINS lists the allowed ones).")
 

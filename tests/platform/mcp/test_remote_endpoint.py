@@ -19,7 +19,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from insureops.platform.auth.requirements import Scope
-from insureops.platform.identity import new_tenant_id
+from insureops.platform.identity import Workspace, new_tenant_id
 from insureops.platform.keys import API_KEY_CACHE, DATABASE, RATE_LIMITER, SETTINGS
 from insureops.platform.mcp.endpoint import MCP_LIMIT
 from insureops.platform.mcp_tools.registry import TOOLS
@@ -287,3 +287,20 @@ async def test_the_endpoint_refuses_a_deeply_nested_body_when_it_is_sent(client,
         **tenant.headers, **MCP_HEADERS, "Content-Type": "application/json"})
     assert response.status == 400
     assert (await response.json())["error"]["code"] == "invalid_json"
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+async def test_a_configured_origin_passes_when_the_settings_allow_it(make_client, settings):
+    configured = await make_client(settings.model_copy(update={
+        "allowed_origins": ("https://assistant.example",)}))
+    tenant_id = new_tenant_id(time.time())
+    async with configured.app[DATABASE].unit_of_work() as uow:
+        uow.session.add(Workspace(tenant_id=tenant_id, name="Configured",
+                                  created_at=datetime.datetime.now(datetime.UTC)))
+    key, _ = await add_key(configured, tenant_id)
+    headers = {"Authorization": f"Bearer {key}", **MCP_HEADERS}
+    allowed = await configured.post("/mcp/", json=INITIALIZE, headers={
+        **headers, "Origin": "https://assistant.example"})
+    empty = await configured.post("/mcp/", json=INITIALIZE, headers={**headers, "Origin": ""})
+    assert allowed.status == 200
+    assert empty.status == 403
