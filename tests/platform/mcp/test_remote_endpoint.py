@@ -304,3 +304,11 @@ async def test_a_configured_origin_passes_when_the_settings_allow_it(make_client
     empty = await configured.post("/mcp/", json=INITIALIZE, headers={**headers, "Origin": ""})
     assert allowed.status == 200
     assert empty.status == 403
+
+
+@ONE_ENGINE
+async def test_get_is_405_when_a_client_asks_for_a_stream(client, tenant):
+    response = await client.get("/mcp/", headers={**tenant.headers,
+                                                  "Accept": "text/event-stream"})
+    assert response.status == 405
+    assert (await response.json())["error"]["code"] == "method_not_allowed"
