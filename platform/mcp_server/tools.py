@@ -181,7 +181,7 @@ def _service_failure(status: int, text: str) -> ToolFailure:
         return ToolFailure("service_unavailable", f"The service answered {status} without an error object.")
 
 
-def build_server(context: ToolContext | None) -> Server:
+def build_server(context: ToolContext) -> Server:
     """The MCP server of every tool, run by the local server on `context`."""
-    backend = LocalTools(context)  # type: ignore[arg-type]  # None: listing only (tests)
+    backend = LocalTools(context)
     return build_tool_server(lambda ctx: backend)

@@ -16,6 +16,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Protocol
 
 import mcp_types as types
@@ -85,11 +86,12 @@ def failure_result(failure: ToolFailure) -> types.CallToolResult:
     return _result(json.dumps(failure.body()), error=True)
 
 
-def tool_listing() -> list[types.Tool]:
-    """Every tool with its input schema (the arguments model's JSON Schema)."""
-    return [types.Tool(name=tool.name, description=tool.description,
+@cache
+def tool_listing() -> tuple[types.Tool, ...]:
+    """Every tool with its input schema (the arguments model's JSON Schema), built once."""
+    return tuple(types.Tool(name=tool.name, description=tool.description,
                        input_schema=tool.arguments.model_json_schema())
-            for tool in TOOLS]
+            for tool in TOOLS)
 
 
 async def call_tool(backend: ToolBackend, name: str,
@@ -114,7 +116,7 @@ def build_server(backend_of: Callable[[ServerRequestContext], ToolBackend]) -> S
     """The MCP server of every tool; `backend_of` gives the backend of a request's caller."""
     async def list_tools(ctx: ServerRequestContext,
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tool_listing())
+        return types.ListToolsResult(tools=list(tool_listing()))
 
     async def call(ctx: ServerRequestContext,
                    params: types.CallToolRequestParams) -> types.CallToolResult:
