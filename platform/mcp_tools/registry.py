@@ -160,13 +160,13 @@ TOOLS: tuple[Tool, ...] = (
          hide_password=True),
     Tool("search_market", "Search the carrier market for a business: candidate carrier "
          "products for a NAICS code or prefix, a state, lines and words, each with why; "
-         "nothing is scored.", Scope.READ, SearchRequest, "POST", f"{MARKET}/search/", body="*"),
+         "nothing is scored.", Scope.WRITE, SearchRequest, "POST", f"{MARKET}/search/", body="*"),
     Tool("match_carriers", "Match carriers for a business: every candidate product's appetite "
          "evaluated by the rules engine, ranked accept, refer, decline, with score and "
-         "reasons.", Scope.READ, MatchRequest, "POST", f"{MARKET}/match-carriers-detailed/",
+         "reasons.", Scope.WRITE, MatchRequest, "POST", f"{MARKET}/match-carriers-detailed/",
          body="*"),
     Tool("classify_business", "Classify a business description into NAICS 2022 codes (at "
-         "most 5, best first).", Scope.READ, ClassifyRequest, "POST", f"{MARKET}/classify/",
+         "most 5, best first).", Scope.WRITE, ClassifyRequest, "POST", f"{MARKET}/classify/",
          body="*"),
     Tool("list_prospects", "List the workspace's prospects (businesses its members saved from "
          "the browser extension): filters status and state, newest first by default.",
@@ -178,7 +178,7 @@ TOOLS: tuple[Tool, ...] = (
          f"{RULESETS}/{{rule_id}}/"),
     Tool("simulate_ruleset", "Simulate a ruleset (a saved one by rule_id, or a source) on "
          "cases, without side effects: results, summary, expectations, impact against a "
-         "baseline.", Scope.READ, SimulateRequest, "POST", f"{RULESETS}/simulate/", body="*"),
+         "baseline.", Scope.WRITE, SimulateRequest, "POST", f"{RULESETS}/simulate/", body="*"),
     Tool("execute_ruleset", "Execute a ruleset's published version on inputs or on a client "
          "or policy of the workspace; the run is logged.", Scope.WRITE,
          _arguments("ExecuteRuleset", ExecuteRequest, rule_id=_RULE_ID), "POST",

@@ -1,10 +1,11 @@
 """The rule studio in the tenant API (MCP v2, API key): read rulesets, simulate, execute, read
 the execution log. Mounted at /api/v2/mcp/rulesets with the studio's state (docs/mcp.md).
 
-The session routes' handlers (routes.py), the same answers and errors; what differs
-is the caller: an API key's workspace, read scope for reads and simulation (no side effects),
-write scope for execute (it appends to the execution log; `executed_by` is null, the key is no
-user). Authoring (create, change, publish, approvals) stays with people in the studio.
+The session routes' handlers (routes.py), the same answers and errors; what differs is the
+caller: an API key's workspace, read scope for the GET operations, write scope for the POST ones
+(the spec's rule: simulate too, though it changes nothing; execute appends to the execution log,
+`executed_by` null: the key is no user). Authoring (create, change, publish, approvals) stays
+with people in the studio.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ async def get_ruleset(call: Call[None, VersionQuery]) -> RuleInfo:
     return await studio.get_rule(call)
 
 
-@routes.post("/simulate/", body=SimulateRequest, response=SimulateResponse, auth=READ,
+@routes.post("/simulate/", body=SimulateRequest, response=SimulateResponse, auth=WRITE,
              body_limit=BodyLimit.SIMULATION, errors=(400, 404, 413, 422, 503),
              summary="Simulate a ruleset on cases, without side effects",
              description="As POST /api/rules/rules/simulate/ (same bounds and answers).")

@@ -1,8 +1,8 @@
 """The market in the tenant API (MCP v2, API key): search, scored matching and classification.
 Mounted at /api/v2/mcp/market with the carrier finder's state (docs/mcp.md).
 
-The session routes' handlers and answers (routes.py); the caller is an API key with the read
-scope, whose workspace's own carriers and appetites are part of the market it sees, as a
+The session routes' handlers and answers (routes.py); the caller is an API key with the write
+scope (POST operations, the spec's rule), whose workspace's own carriers and appetites are part of the market it sees, as a
 session's are. Classification uses the workspace's LLM key when it has one, as a session does.
 """
 
@@ -20,14 +20,16 @@ from insureops.platform.carrier_finder.market.payloads import (
 )
 from insureops.platform.http.routing import Call, RouteTable
 
-READ = Auth.api_key(Scope.READ)
+# The spec's rule for the tenant API (service-interface.md, Authentication 3): read for GET,
+# write for POST, also for a POST that changes nothing, as these.
+WRITE = Auth.api_key(Scope.WRITE)
 
 routes = RouteTable("mcp_market", "Tenant API (API key): market search, carrier matching and "
                     "classification.")
 routes.errors.merge(market.routes.errors)
 
 
-@routes.post("/search/", body=SearchRequest, response=SearchResponse, auth=READ,
+@routes.post("/search/", body=SearchRequest, response=SearchResponse, auth=WRITE,
              summary="Search the market by business criteria",
              description="As POST /api/v1/carrier_finder/search/.")
 async def search_market(call: Call[SearchRequest, None]) -> SearchResponse:
@@ -35,13 +37,13 @@ async def search_market(call: Call[SearchRequest, None]) -> SearchResponse:
 
 
 @routes.post("/match-carriers-detailed/", body=MatchRequest, response=MatchResponse,
-             auth=READ, errors=(400,), summary="Match carriers for a business, with scoring",
+             auth=WRITE, errors=(400,), summary="Match carriers for a business, with scoring",
              description="As POST /api/v1/carrier_finder/match-carriers-detailed/.")
 async def match_carriers(call: Call[MatchRequest, None]) -> MatchResponse:
     return await market.match_detailed(call)
 
 
-@routes.post("/classify/", body=ClassifyRequest, response=ClassifyResponse, auth=READ,
+@routes.post("/classify/", body=ClassifyRequest, response=ClassifyResponse, auth=WRITE,
              summary="Classify a business description into NAICS codes",
              description="As POST /api/v1/carrier_finder/classify/, for the key's workspace "
              "(its LLM key, when saved, chooses among the offline candidates).")

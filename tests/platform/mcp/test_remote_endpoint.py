@@ -158,9 +158,13 @@ async def test_tools_are_refused_when_the_key_lacks_the_scope(client, make_own_t
         refused = await session.call_tool("create_client", {"client": {"name": "X"}})
         execute = await session.call_tool("execute_ruleset", {"rule_id": "0" * 26,
                                                               "inputs": {}})
+        search = await session.call_tool("search_market", {"naics": "238210"})
         listed = _ok(await session.call_tool("list_clients", {}))
+        rules = _ok(await session.call_tool("list_rulesets", {}))
     assert _error(refused)["code"] == "insufficient_scope"
     assert _error(execute)["code"] == "insufficient_scope"
+    assert _error(search)["code"] == "insufficient_scope"  # a POST operation: write (spec)
+    assert rules == {"items": [], "next_cursor": None}
     assert listed == {"items": [], "next_cursor": None}
 
 
