@@ -17,6 +17,7 @@ from insureops.platform.auth.jwt_tokens import authenticate_jwt, build_verifier
 from insureops.platform.auth.requirements import Authenticator, Authenticators, AuthKind
 from insureops.platform.auth.secret_keys import load_secret_keys
 from insureops.platform.carrier_finder import routes as carrier_finder
+from insureops.platform.carrier_finder.market import tenant_routes as market_tenant_api
 from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.compute.heavy_work import (
     BODY_THREAD_COUNT,
@@ -34,7 +35,7 @@ from insureops.platform.http.errors import ErrorTable, error_middleware
 from insureops.platform.http.log import add_request_id_header, request_id_middleware
 from insureops.platform.http.openapi import OpenApiOnDemand
 from insureops.platform.http.ratelimit import RateLimiter
-from insureops.platform.http.routing import Mount, add_rate_limit_headers
+from insureops.platform.http.routing import Mount, RouteTable, add_rate_limit_headers
 from insureops.platform.invitation_web import routes as invitation_web
 from insureops.platform.keys import (
     API_KEY_CACHE,
@@ -59,7 +60,9 @@ from insureops.platform.keys import (
 )
 from insureops.platform.mcp import routes as mcp
 from insureops.platform.prospects import routes as prospects
+from insureops.platform.prospects import tenant_routes as prospects_tenant_api
 from insureops.platform.rules_studio import routes as rules_studio
+from insureops.platform.rules_studio import tenant_routes as rules_tenant_api
 from insureops.platform.rules_studio.catalog import StudioRuleCatalog
 from insureops.platform.settings import routes as settings_area
 from insureops.platform.studio_web import routes as studio_web
@@ -73,22 +76,38 @@ class Area:
 
     prefix: str
     create_app: Callable[[], web.Application]
+    # Tenant API (API key) tables of the area, each served at its prefix by a sub-application
+    # that shares the area's state (its stores and budgets: the same objects, not copies).
+    tenant_api: tuple[tuple[str, RouteTable], ...] = ()
 
 
 # The paths of spec/service-interface.md. Prospects live under the carrier finder's base path but
 # are an area of their own, mounted at the longer prefix.
 AREAS: tuple[Area, ...] = (
     Area("/api/auth", accounts.create_app),
-    Area("/api/v1/carrier_finder/clients", prospects.create_app),
-    Area("/api/v1/carrier_finder", carrier_finder.create_app),
+    Area("/api/v1/carrier_finder/clients", prospects.create_app,
+         tenant_api=(("/api/v2/mcp/prospects", prospects_tenant_api.routes),)),
+    Area("/api/v1/carrier_finder", carrier_finder.create_app,
+         tenant_api=(("/api/v2/mcp/market", market_tenant_api.routes),)),
     Area("/api/v2/mcp", mcp.create_app),
+    Area("/mcp", mcp.create_endpoint_app),
     Area("/api/team", team.create_app),
     Area("/api/v2/settings", settings_area.create_app),
-    Area("/api/rules", rules_studio.create_app),
+    Area("/api/rules", rules_studio.create_app,
+         tenant_api=(("/api/v2/mcp/rulesets", rules_tenant_api.routes),)),
     Area("/api/v1/connectors", connectors.create_app),
     Area("/studio", studio_web.create_app),
     Area("/invitations", invitation_web.create_app),
 )
+
+
+def _sharing_state(app: web.Application, area_app: web.Application) -> web.Application:
+    """`app` with the area's state (its AppKeys but its own route table and no start-up hooks,
+    which the area's app runs once)."""
+    for key, value in area_app.items():
+        if key not in (ROUTE_TABLE, AREA_STARTUP):
+            app[key] = value
+    return app
 
 
 def _package_version() -> str:
@@ -142,6 +161,10 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
         mounts.append(Mount(area.prefix, table))
         app.add_subapp(area.prefix, sub_app)
         startup_hooks.extend(sub_app.get(AREA_STARTUP, ()))
+        for prefix, tenant_table in area.tenant_api:
+            errors.merge(tenant_table.errors)
+            mounts.append(Mount(prefix, tenant_table))
+            app.add_subapp(prefix, _sharing_state(tenant_table.build_app(), sub_app))
     app[ERROR_TABLE] = errors
     app[MOUNTS] = tuple(mounts)
     app[OPENAPI_DOCUMENT] = OpenApiOnDemand(app[MOUNTS], title="insureops API",

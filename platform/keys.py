@@ -73,3 +73,6 @@ REFRESH_SESSION_COOKIE: web.RequestKey[str] = web.RequestKey("refresh_session_co
 # Set by the API key authenticator: the key's workspace's saved tenant database token, read with
 # the key in one query (the tenant API's connection cache compares it).
 SAVED_CONNECTION: web.RequestKey[SavedConnection] = web.RequestKey("saved_connection")
+
+# The remote MCP endpoint's Streamable HTTP session manager (platform/mcp/endpoint.py).
+MCP_SESSIONS: web.AppKey[object] = web.AppKey("mcp_sessions")

@@ -132,6 +132,7 @@ SHARED_PACKAGES = {
     "migrations": "the platform database's alembic environment",
     "cli": "every `insureops` command",
     "mcp_server": "the local MCP server (a program of its own)",
+    "mcp_tools": "the MCP tools: one registry and server for the local and the remote way",
 }
 MAX_ROOT_MODULES = 12
 # The only platform modules outside the areas that may name areas, and why.
@@ -139,6 +140,8 @@ MAY_IMPORT_AREAS = {
     "app.py": "the composition root mounts every area",
     "migrations/env_models.py": "registers every table for the migration environment",
     "cli/": "the commands compose areas as the service does (market load, rules simulate)",
+    "mcp_tools/registry.py": "the tools are the tenant API's operations of every area: their "
+                             "argument models are those operations' payload models",
 }
 
 

@@ -38,7 +38,8 @@ def mcp(ctx: click.Context, validate_every: float, usage_every: float) -> None:
 
 @mcp.command()
 def doctor() -> None:
-    """Check the API key, the database connection and the tools; print what to fix."""
+    """Check the key, the database and the tools (local way) and the service's /mcp/ endpoint
+    (remote way); print what to fix."""
     import anyio
 
     from insureops.platform.mcp_server.config import LocalServerSettings

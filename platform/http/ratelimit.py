@@ -27,6 +27,7 @@ class RateKey(StrEnum):
     EMAIL = "email"  # the `email` field of the request body
     WORKSPACE = "workspace"  # the caller's active workspace
     USER = "user"  # the session's user
+    API_KEY = "api_key"  # the caller's API key (its id)
 
 
 @dataclass(frozen=True)

@@ -146,6 +146,8 @@ def _check_declaration(route: Route) -> None:
         raise ValueError(f"{route.name}: a workspace keyed rate limit needs an authenticated route")
     if limit and limit.key is RateKey.USER and route.auth.kind is not AuthKind.SESSION:
         raise ValueError(f"{route.name}: a user keyed rate limit needs a session route")
+    if limit and limit.key is RateKey.API_KEY and route.auth.kind is not AuthKind.API_KEY:
+        raise ValueError(f"{route.name}: a key keyed rate limit needs API-key authentication")
 
 
 class RouteTable:
@@ -272,6 +274,8 @@ async def _count(request: web.Request, route: Route, settings: Settings, princip
         subject = principal.active_workspace_id
     elif limit.key is RateKey.USER and principal.user is not None:
         subject = principal.user.id
+    elif limit.key is RateKey.API_KEY:
+        subject = principal.subject
     if not subject:  # no e-mail or workspace to count by: fall back to the client address
         subject = client_address(request, trusted_proxy=settings.trusted_proxy)
     limiter = request.config_dict[RATE_LIMITER]

@@ -18,6 +18,7 @@ from insureops.platform.auth.requirements import Auth, Scope
 from insureops.platform.data.columns import storable_text
 from insureops.platform.http.routing import Call, Handler, RouteTable
 from insureops.platform.keys import CLOCK, SECRET_KEYS, TENANT_POOLS
+from insureops.platform.mcp import endpoint
 from insureops.platform.mcp import service as mcp_service
 from insureops.platform.mcp.payloads import (
     DatabaseConnection,
@@ -46,7 +47,14 @@ from insureops.platform.tenancy.book.payloads import (
     PolicyPage,
     PolicyRecord,
     PolicyUpdate,
+    RecordId,
     SchemaPayload,
+    TaskListQuery,
+    TaskPage,
+    TaskRecord,
+    UwScoreListQuery,
+    UwScorePage,
+    UwScoreRecord,
 )
 from insureops.platform.tenancy.book.store import TenantStore
 from insureops.platform.tenancy.databases import uri_form
@@ -163,6 +171,42 @@ for _resource in RESOURCES:
     _declare(_resource)
 
 
+# What rules and other applications write: tasks and uw_scores, read-only ----------------------
+
+def _declare_listing(listing: service.Listing, plural: str, query: type[ListQuery],
+                     page: type[BaseModel], record: type[BaseModel], filters: tuple[str, ...]
+                     ) -> None:
+    """Declare the list and the get of one read-only table (its rows are named by `id`)."""
+    one = listing.entity_type
+
+    async def list_rows(call: Call[None, Any]) -> BaseModel:
+        store = await _tenant_store(call)
+        equal = {name: getattr(call.query, name) for name in filters
+                 if getattr(call.query, name) is not None}
+        found = await store.run(service.read_page, listing, call.principal.active_workspace_id,
+                                equal, call.query.limit, call.query.cursor, read_only=True)
+        return page(items=[record.model_validate(item) for item in found.items],
+                    next_cursor=found.next_cursor)
+
+    async def get_row(call: Call[None, None]) -> BaseModel:
+        store = await _tenant_store(call)
+        row = await store.run(service.read_one, listing, call.principal.active_workspace_id,
+                              call.path.id, read_only=True)
+        return record.model_validate(row)
+
+    routes.get(f"/{plural}/list/", query=query, response=page, auth=READ, summary=f"List "
+               f"{plural}", description=f"Oldest first (({listing.order}, id) order); filters "
+               "combine with AND; follow `next_cursor`.")(_named(list_rows, f"list_{plural}"))
+    routes.get(f"/{plural}/{{id}}/", path_model=RecordId, response=record, auth=READ,
+               summary=f"Get a {one} by its id")(_named(get_row, f"get_{one}"))
+
+
+_declare_listing(service.TASKS, "tasks", TaskListQuery, TaskPage, TaskRecord,
+                 ("status", "entity_type", "entity_id"))
+_declare_listing(service.UW_SCORES, "uw_scores", UwScoreListQuery, UwScorePage, UwScoreRecord,
+                 ("submission_id", "decision"))
+
+
 # Utilities --------------------------------------------------------------------------------------
 
 @routes.post("/validate-key/", response=KeyValidation, auth=Auth.api_key(),
@@ -203,3 +247,8 @@ async def report_usage(call: Call[UsageReport, None]) -> UsageAccepted:
 def create_app() -> web.Application:
     """The area's sub-application, mounted by insureops.platform.app.create_app."""
     return routes.build_app()
+
+
+def create_endpoint_app() -> web.Application:
+    """The remote MCP endpoint's sub-application (platform/mcp/endpoint.py), mounted at /mcp."""
+    return endpoint.create_app()

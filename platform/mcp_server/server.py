@@ -12,6 +12,7 @@ from typing import TextIO
 
 import anyio
 import sqlalchemy as sa
+from mcp.server.stdio import stdio_server
 
 from insureops.platform.mcp_server.config import LocalServerSettings
 from insureops.platform.mcp_server.service_client import (
@@ -20,7 +21,7 @@ from insureops.platform.mcp_server.service_client import (
     ServiceClient,
     ServiceUnreachableError,
 )
-from insureops.platform.mcp_server.tools import KeyState, ToolContext, build_server, tool_specs
+from insureops.platform.mcp_server.tools import KeyState, ToolContext, build_server
 from insureops.platform.mcp_server.troubleshooting import (
     Finding,
     database_failed,
@@ -30,6 +31,7 @@ from insureops.platform.mcp_server.troubleshooting import (
     url_problem,
 )
 from insureops.platform.mcp_server.usage import UsageBatcher
+from insureops.platform.mcp_tools.registry import TOOLS
 from insureops.platform.tenancy.book.store import open_tenant_store
 from insureops.platform.tenancy.probe import async_tenant_url, probe
 from insureops.schema.model import DATA_MODEL_VERSION
@@ -121,14 +123,16 @@ async def serve(settings: LocalServerSettings, *, err: TextIO = sys.stderr,
             return EXIT_CHECK_FAILED
         store = open_tenant_store(settings.database)
         usage = UsageBatcher(client)
-        context = ToolContext(store, KeyState(info), usage, settings.database)
-        server = build_server(context, log_level="WARNING")
-        print(tools_finding([spec.name for spec in tool_specs()]).render(), file=err, flush=True)
+        context = ToolContext(store, KeyState(info), usage, settings.database, client)
+        server = build_server(context)
+        print(tools_finding([tool.name for tool in TOOLS]).render(), file=err, flush=True)
         try:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(_revalidate, client, context.key, validate_every)
                 tasks.start_soon(_flush_periodically, usage, flush_every)
-                await server.run_stdio_async()
+                async with stdio_server() as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream,
+                                     server.create_initialization_options())
                 tasks.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
@@ -138,8 +142,14 @@ async def serve(settings: LocalServerSettings, *, err: TextIO = sys.stderr,
 
 
 async def doctor(settings: LocalServerSettings) -> list[Finding]:
-    """All three checks of the troubleshooting list, whatever the first ones found."""
+    """The three checks of the troubleshooting list (the local way), then the remote way
+    (the service's /mcp/ endpoint with the same key), whatever the first ones found."""
+    # the SDK's HTTP client only for this check: `insureops mcp` starts without it
+    from insureops.platform.mcp_server.remote_check import check_remote
+
     async with ServiceClient(settings.service_url, settings.api_key) as client:
         key_finding, _ = await check_key(client, settings.api_key)
+    remote = (await check_remote(settings.service_url, settings.api_key) if key_finding.ok
+              else Finding("remote", False, "not checked: the key is refused (above)", ()))
     return [key_finding, await check_database(settings.database),
-            tools_finding([spec.name for spec in tool_specs()])]
+            tools_finding([tool.name for tool in TOOLS]), remote]

@@ -6,6 +6,7 @@ Nothing else ever leaves the machine: no database URL, no client or policy data.
 from __future__ import annotations
 
 import datetime
+import json
 from dataclasses import dataclass
 from typing import Self
 
@@ -38,6 +39,13 @@ class KeyInfo:
         return scope in self.scopes or (scope is Scope.READ and Scope.WRITE in self.scopes)
 
 
+def _message(text: str) -> str:
+    try:
+        return str(json.loads(text)["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        return "The API key was refused."
+
+
 class ServiceClient:
     """HTTP calls to the service with the API key; one aiohttp session for the server's life."""
 
@@ -68,6 +76,23 @@ class ServiceClient:
                     raise ServiceUnreachableError(f"the service answered {response.status}")
                 return await response.json()
         except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+            raise ServiceUnreachableError(f"cannot reach {self.base}: "
+                                          f"{type(exc).__name__}") from None
+
+    async def call(self, method: str, path: str, query: dict[str, str],
+                   body: object) -> tuple[int, str]:
+        """One tenant API operation: its status and JSON text (errors included; 401 is
+        KeyRejectedError). Only what a tool's arguments name is sent."""
+        if self._session is None:
+            raise RuntimeError("use ServiceClient in `async with`")
+        try:
+            async with self._session.request(method, self.base + path, params=query or None,
+                                             json=body) as response:
+                text = await response.text()
+                if response.status == 401:
+                    raise KeyRejectedError(_message(text))
+                return response.status, text
+        except (aiohttp.ClientError, TimeoutError) as exc:
             raise ServiceUnreachableError(f"cannot reach {self.base}: "
                                           f"{type(exc).__name__}") from None
 

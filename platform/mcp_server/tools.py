@@ -1,44 +1,37 @@
-"""The local server's tools: the MCP v2 operations, one-to-one, on the tenant's own database.
+"""The local server's way of running the registry's tools (platform/mcp_tools).
 
-Names and fields are the HTTP API's (the handler names of platform/mcp/routes.py); record inputs
-are the same payload models, so a tool validates exactly like the HTTP endpoint (the data
-model's JSON Schemas), and runs the same use cases (state machine, audit) on DATABASE_URL.
+Operations on the tenant's own records (`Tool.book`) run here, on DATABASE_URL, with the same
+use cases as the service (validation, state machine, audit) and nothing of them is sent to the
+service. Every other tool is a service operation (the market, rulesets): it is asked of the
+service's tenant API with the key, and carries only what the tool's arguments say. Each call is
+counted for the usage report and checked against the key's scopes first.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
-from uuid import UUID
+from typing import Any
 
-from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field
+from mcp.server.lowlevel.server import Server
+from pydantic import BaseModel
 from sqlalchemy.engine import make_url
 
-from insureops.platform.auth.requirements import Scope
-from insureops.platform.mcp_server.service_client import KeyInfo
+from insureops.platform.mcp_server.service_client import (
+    KeyInfo,
+    KeyRejectedError,
+    ServiceClient,
+    ServiceUnreachableError,
+)
 from insureops.platform.mcp_server.troubleshooting import DATABASE_TIPS, INVALID_KEY_TIPS
 from insureops.platform.mcp_server.usage import UsageBatcher
+from insureops.platform.mcp_tools.registry import Tool
+from insureops.platform.mcp_tools.server import ToolFailure
+from insureops.platform.mcp_tools.server import build_server as build_tool_server
 from insureops.platform.tenancy.book import service
 from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError, TenantDataError
-from insureops.platform.tenancy.book.payloads import (
-    ClientCreate,
-    ClientListQuery,
-    ClientUpdate,
-    PolicyCreate,
-    PolicyListQuery,
-    PolicyUpdate,
-)
 from insureops.platform.tenancy.book.store import TenantStore
-
-INSTRUCTIONS = (
-    "Create, read, list and update the workspace's clients and policies (insureops data model "
-    "2.2.0) in the tenant's own database. Policy status changes follow the policy state "
-    "machine. Lists are paged: pass next_cursor back as cursor.")
 
 
 class KeyState:
@@ -54,156 +47,141 @@ class KeyState:
 
 @dataclass
 class ToolContext:
-    """What every tool call uses: the store, the key, the usage counter, the database URL."""
+    """What every tool call uses: the store, the key, the usage counter, the database URL, and
+    the service client for the service's operations."""
 
     store: TenantStore
     key: KeyState
     usage: UsageBatcher
     database_url: str
+    client: ServiceClient | None = None
 
 
-Runner = Callable[[ToolContext, dict[str, Any], service.Actor, str], Awaitable[Any]]
+BookRun = Callable[[TenantStore, BaseModel, service.Actor, str], Awaitable[Any]]
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    description: str
-    scope: Scope
-    parameters: tuple[inspect.Parameter, ...]
-    run: Runner
+def _page(page: service.Page) -> dict[str, Any]:
+    return {"items": page.items, "next_cursor": page.next_cursor}
 
 
-def _param(name: str, annotation: Any, description: str, default: Any = inspect.Parameter.empty
-           ) -> inspect.Parameter:
-    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                             annotation=Annotated[annotation, Field(description=description)])
+def _records(one: str, many: str, kind: service.Kind) -> dict[str, BookRun]:
+    """The use cases of one record kind's tools, on the local store."""
+    async def create(store, args, actor, tenant):
+        return await store.run(service.create, kind, tenant, actor, getattr(args, one))
+
+    async def get(store, args, actor, tenant):
+        return await store.run(service.get, kind, tenant, args.uuid, read_only=True)
+
+    async def listed(store, args, actor, tenant):
+        return _page(await store.run(service.list_page, kind, tenant, args, read_only=True))
+
+    async def update(store, args, actor, tenant):
+        return await store.run(service.update, kind, tenant, actor, args.uuid,
+                               getattr(args, one))
+    return {f"create_{one}": create, f"get_{one}": get, f"list_{many}": listed,
+            f"update_{one}": update}
 
 
-def _query_params(model: type[BaseModel]) -> tuple[inspect.Parameter, ...]:
-    """One parameter per field of a list query model (same names, types and limits)."""
-    return tuple(
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info.default,
-                          annotation=Annotated[(info.annotation, *info.metadata,
-                                                Field(description=info.description))])
-        for name, info in model.model_fields.items())
+def _listings(one: str, many: str, listing: service.Listing,
+              filters: tuple[str, ...]) -> dict[str, BookRun]:
+    """The use cases of one read-only table's tools (tasks, uw_scores), on the local store."""
+    async def listed(store, args, actor, tenant):
+        equal = {name: getattr(args, name) for name in filters
+                 if getattr(args, name) is not None}
+        return _page(await store.run(service.read_page, listing, tenant, equal, args.limit,
+                                     args.cursor, read_only=True))
+
+    async def get(store, args, actor, tenant):
+        return await store.run(service.read_one, listing, tenant, args.id, read_only=True)
+    return {f"list_{many}": listed, f"get_{one}": get}
 
 
-def _uuid_param(resource: str) -> inspect.Parameter:
-    return _param("uuid", UUID, f"The {resource}'s `uuid` field.")
+# The book tools' use cases, by tool name (the registry's `book` tools; a test holds them equal).
+BOOK_RUNS: dict[str, BookRun] = {
+    **_records("client", "clients", service.CLIENT),
+    **_records("policy", "policies", service.POLICY),
+    **_listings("task", "tasks", service.TASKS, ("status", "entity_type", "entity_id")),
+    **_listings("uw_score", "uw_scores", service.UW_SCORES, ("submission_id", "decision")),
+}
 
 
-def _error_text(code: str, message: str, details: list | None = None,
-                tips: tuple[str, ...] = ()) -> str:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if details:
-        error["details"] = details
-    if tips:
-        error["troubleshooting"] = list(tips)
-    return json.dumps({"error": error})
-
-
-def _on_store(use_case: Callable[..., Awaitable[Any]],
-              arguments: Callable[[dict[str, Any], service.Actor, str], tuple],
-              read_only: bool = False) -> Runner:
-    """A tool running `use_case(records, *arguments(args, actor, tenant_id))` on the store."""
-    async def run(context: ToolContext, args: dict[str, Any], actor: service.Actor,
-                  tenant_id: str) -> Any:
-        return await context.store.run(use_case, *arguments(args, actor, tenant_id),
-                                       read_only=read_only)
-    return run
-
-
-def _page(kind: service.Kind, query_model: type[BaseModel]) -> Runner:
-    async def use_case(records, tenant_id: str, query: BaseModel) -> dict[str, Any]:
-        page = await service.list_page(records, kind, tenant_id, query)
-        return {"items": page.items, "next_cursor": page.next_cursor}
-    return _on_store(use_case, lambda a, actor, t: (t, query_model(**a)), read_only=True)
-
-
-def _record_tools(kind: service.Kind, resource: str, plural: str, create: type[BaseModel],
-                  update: type[BaseModel], query: type[BaseModel]) -> list[ToolSpec]:
-    body = (create, update)
-    return [
-        ToolSpec(f"create_{resource}", f"Create a {resource}.", Scope.WRITE,
-                 (_param(resource, body[0], f"The new {resource}'s fields."),),
-                 _on_store(service.create, lambda a, actor, t: (kind, t, actor, a[resource]))),
-        ToolSpec(f"get_{resource}", f"Get a {resource} by its uuid.", Scope.READ,
-                 (_uuid_param(resource),),
-                 _on_store(service.get, lambda a, actor, t: (kind, t, a["uuid"]),
-                           read_only=True)),
-        ToolSpec(f"list_{plural}", f"List {plural} (filters, keyset pages, oldest first).",
-                 Scope.READ, _query_params(query), _page(kind, query)),
-        ToolSpec(f"update_{resource}", f"Update a {resource}: only the fields given change.",
-                 Scope.WRITE, (_uuid_param(resource),
-                               _param(resource, body[1], "The fields to change.")),
-                 _on_store(service.update,
-                           lambda a, actor, t: (kind, t, actor, a["uuid"], a[resource]))),
-    ]
-
-
-async def _validate_key(context: ToolContext, args: dict, actor: service.Actor,
-                        tenant_id: str) -> dict[str, Any]:
+def _validation(context: ToolContext) -> dict[str, Any]:
     info = context.key.info
     return {"valid": True, "key_id": info.key_id, "tenant_id": info.tenant_id,
             "workspace": {"tenant_id": info.tenant_id, "name": info.workspace_name},
             "scopes": sorted(info.scopes)}
 
 
-async def _database_connection(context: ToolContext, args: dict, actor: service.Actor,
-                               tenant_id: str) -> dict[str, Any]:
+def _database_connection(context: ToolContext) -> dict[str, Any]:
     # The model sees the URL without its password: the secret stays in the environment.
     url = make_url(context.database_url)
     return {"connection_string": url.render_as_string(hide_password=True),
             "backend": url.get_backend_name()}
 
 
-def tool_specs() -> list[ToolSpec]:
-    """Every tool, in the order of the HTTP API's operations."""
-    return [
-        *_record_tools(service.CLIENT, "client", "clients", ClientCreate, ClientUpdate,
-                       ClientListQuery),
-        *_record_tools(service.POLICY, "policy", "policies", PolicyCreate, PolicyUpdate,
-                       PolicyListQuery),
-        ToolSpec("validate_key", "Which workspace, tenant and scopes the API key has.",
-                 Scope.READ, (), _validate_key),
-        ToolSpec("get_database_connection", "The tenant database this server uses (password "
-                 "hidden).", Scope.WRITE, (), _database_connection),
-    ]
+class LocalTools:
+    """`ToolBackend` of the local server."""
+
+    def __init__(self, context: ToolContext) -> None:
+        self.context = context
+
+    async def call(self, tool: Tool, arguments: BaseModel, raw: dict[str, Any]) -> str:
+        context = self.context
+        context.usage.count(tool.name)
+        info = context.key.info
+        if info is None:
+            raise ToolFailure("invalid_api_key", f"The service no longer accepts the API key: "
+                              f"{context.key.refusal}", troubleshooting=INVALID_KEY_TIPS)
+        if not info.allows(tool.scope):
+            raise ToolFailure("insufficient_scope",
+                              f"This API key lacks the {tool.scope.value} scope.")
+        if tool.name == "validate_key":  # the service's answer at start or last re-validation
+            return json.dumps(_validation(context))
+        if tool.name == "get_database_connection":
+            return json.dumps(_database_connection(context))
+        if tool.book:
+            return json.dumps(await self._on_store(tool, arguments, info), default=str)
+        return await self._from_service(tool, raw)
+
+    async def _on_store(self, tool: Tool, arguments: BaseModel, info: KeyInfo) -> Any:
+        actor = service.Actor(key_id=info.key_id, method="MCP", path=tool.name)
+        try:
+            return await BOOK_RUNS[tool.name](self.context.store, arguments, actor,
+                                              info.tenant_id)
+        except TenantDatabaseUnavailableError as exc:
+            raise ToolFailure(exc.code, exc.message, troubleshooting=DATABASE_TIPS) from None
+        except TenantDataError as exc:
+            raise ToolFailure(exc.code, exc.message, exc.details) from None
+
+    async def _from_service(self, tool: Tool, raw: dict[str, Any]) -> str:
+        client = self.context.client
+        if client is None:
+            raise ToolFailure("service_unavailable", "This server has no service connection.")
+        request = tool.request(raw)
+        try:
+            status, text = await client.call(request.method, request.path, request.query,
+                                             request.body)
+        except KeyRejectedError as exc:
+            raise ToolFailure("invalid_api_key", str(exc),
+                              troubleshooting=INVALID_KEY_TIPS) from None
+        except ServiceUnreachableError as exc:
+            raise ToolFailure("service_unavailable", f"{exc}; check SERVICE_URL and that the "
+                              "insureops service is running.") from None
+        if status >= 400:
+            raise _service_failure(status, text)
+        return text
 
 
-async def invoke(spec: ToolSpec, context: ToolContext, args: dict[str, Any]) -> Any:
-    """Run one tool call: count it, check key and scope, run it, turn failures into tool errors."""
-    context.usage.count(spec.name)
-    info = context.key.info
-    if info is None:
-        raise ToolError(_error_text("invalid_api_key", f"The service no longer accepts the API "
-                                    f"key: {context.key.refusal}", tips=INVALID_KEY_TIPS))
-    if not info.allows(spec.scope):
-        raise ToolError(_error_text("insufficient_scope",
-                                    f"This API key lacks the {spec.scope.value} scope."))
-    actor = service.Actor(key_id=info.key_id, method="MCP", path=spec.name)
+def _service_failure(status: int, text: str) -> ToolFailure:
+    """The service's error object as a tool failure (its code, message and details)."""
     try:
-        return await spec.run(context, args, actor, info.tenant_id)
-    except TenantDatabaseUnavailableError as exc:
-        raise ToolError(_error_text(exc.code, exc.message, tips=DATABASE_TIPS)) from None
-    except TenantDataError as exc:
-        raise ToolError(_error_text(exc.code, exc.message, exc.details)) from None
+        error = json.loads(text)["error"]
+        return ToolFailure(str(error["code"]), str(error["message"]), error.get("details"))
+    except (ValueError, KeyError, TypeError):
+        return ToolFailure("service_unavailable", f"The service answered {status} without an error object.")
 
 
-def _bind(spec: ToolSpec, context: ToolContext) -> Callable[..., Awaitable[Any]]:
-    async def call(**kwargs: Any) -> Any:
-        return await invoke(spec, context, kwargs)
-    call.__name__ = spec.name
-    call.__doc__ = spec.description
-    call.__signature__ = inspect.Signature(list(spec.parameters))  # type: ignore[attr-defined]
-    return call
-
-
-def build_server(context: ToolContext, **options: Any) -> MCPServer:
-    """The MCPServer serving every tool on `context` (options go to MCPServer)."""
-    server = MCPServer("insureops", instructions=INSTRUCTIONS, **options)
-    for spec in tool_specs():
-        server.add_tool(_bind(spec, context), name=spec.name, description=spec.description,
-                        structured_output=False)
-    return server
+def build_server(context: ToolContext) -> Server:
+    """The MCP server of every tool, run by the local server on `context`."""
+    backend = LocalTools(context)
+    return build_tool_server(lambda ctx: backend)

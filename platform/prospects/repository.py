@@ -4,17 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.prospects.models import TermsAcceptance
-from insureops.platform.records.prospects import Prospect
+from insureops.platform.records.prospects import Prospect, in_workspace
 
 Owner = tuple[str, str]  # (issuer, subject)
 
 
-def _owned(owner: Owner):
+def _owned(owner: Owner) -> ColumnElement[bool]:
     return and_(Prospect.owner_issuer == owner[0], Prospect.owner_subject == owner[1])
+
+
+def owned_by(owner: Owner) -> ColumnElement[bool]:
+    """The owner's prospects (the extension's caller)."""
+    return _owned(owner)
+
+
+def of_workspace(workspace_id: str) -> ColumnElement[bool]:
+    """The workspace's prospects (a tenant API key's caller; records/prospects.py)."""
+    return in_workspace(workspace_id)
 
 
 async def get(session: AsyncSession, owner: Owner, prospect_id: str) -> Prospect | None:
@@ -22,22 +32,24 @@ async def get(session: AsyncSession, owner: Owner, prospect_id: str) -> Prospect
     return (await session.execute(statement)).scalar_one_or_none()
 
 
-async def page(session: AsyncSession, owner: Owner, *, status: str | None, state: str | None,
-               ordering: str, after: str | None, limit: int) -> list[Prospect]:
-    """Up to `limit` + 1 of the owner's prospects in `ordering` (then id), after row `after`.
+async def page(session: AsyncSession, scope: ColumnElement[bool], *, status: str | None,
+               state: str | None, ordering: str, after: str | None,
+               limit: int) -> list[Prospect]:
+    """Up to `limit` + 1 of the prospects in `scope` (owned_by, of_workspace) in `ordering`
+    (then id), after row `after`.
 
     The position is the anchor row's own stored values (a subquery), as in the tenant API, so no
     value round-trips through text and the order is exact on both engines.
     """
     descending = ordering.startswith("-")
     column = getattr(Prospect, ordering.lstrip("-"))
-    statement = select(Prospect).where(_owned(owner))
+    statement = select(Prospect).where(scope)
     if status is not None:
         statement = statement.where(Prospect.status == status)
     if state is not None:
         statement = statement.where(func.lower(Prospect.state) == state.strip().lower())
     if after is not None:
-        anchor = (select(column).where(Prospect.id == after, _owned(owner)).scalar_subquery())
+        anchor = (select(column).where(Prospect.id == after, scope).scalar_subquery())
         beyond = column < anchor if descending else column > anchor
         tie = Prospect.id < after if descending else Prospect.id > after
         statement = statement.where(or_(beyond, and_(column == anchor, tie)))

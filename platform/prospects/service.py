@@ -110,8 +110,19 @@ def _decode_cursor(cursor: str, ordering: str) -> str:
 
 
 async def page(uow: UnitOfWork, owner: Owner, query: ListQuery) -> tuple[list[Prospect], str | None]:
+    """A page of the owner's prospects."""
+    return await _page(uow, repository.owned_by(owner), query)
+
+
+async def workspace_page(uow: UnitOfWork, workspace_id: str,
+                         query: ListQuery) -> tuple[list[Prospect], str | None]:
+    """A page of the workspace's prospects (its verified members' owner e-mails)."""
+    return await _page(uow, repository.of_workspace(workspace_id), query)
+
+
+async def _page(uow: UnitOfWork, scope, query: ListQuery) -> tuple[list[Prospect], str | None]:
     after = _decode_cursor(query.cursor, query.ordering) if query.cursor else None
-    rows = await repository.page(uow.session, owner, status=query.status, state=query.state,
+    rows = await repository.page(uow.session, scope, status=query.status, state=query.state,
                                  ordering=query.ordering, after=after, limit=query.limit)
     more = len(rows) > query.limit
     rows = rows[:query.limit]

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import datetime
 
-from sqlalchemy import CheckConstraint, Index, String, Text, update
+from sqlalchemy import CheckConstraint, ColumnElement, Index, String, Text, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.data.columns import UtcDateTime
 from insureops.platform.data.database import Base
+from insureops.platform.identity.models import Membership, User
 
 STATUSES = ("new", "contacted", "qualified", "converted", "lost")
 
@@ -72,3 +73,14 @@ async def record_owner_email(
         .values(owner_email=email)
         .execution_options(synchronize_session="fetch")
     )
+
+
+def in_workspace(workspace_id: str) -> ColumnElement[bool]:
+    """The condition of the workspace's prospects: an owner e-mail that is the verified e-mail
+    of one of its current members (docs/prospects.md, "Prospects in a workspace")."""
+    member_emails = (
+        select(User.email)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.workspace_id == workspace_id, User.email_verified_at.is_not(None))
+    )
+    return Prospect.owner_email.in_(member_emails)

@@ -174,7 +174,7 @@ async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
              "not_found, 422 record_not_applicable, 503 tenant_database_unavailable).")
 async def simulate_rules(call: Call[SimulateRequest, None]) -> web.Response:
     text = await service.simulate(call.request.config_dict[DATABASE], _deps(call),
-                                  _records(call), call.principal.active_workspace_id, call.body)
+                                  record_reader(call), call.principal.active_workspace_id, call.body)
     return web.Response(text=text, content_type="application/json")
 
 
@@ -285,7 +285,7 @@ async def reject(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     return views.approval(row)
 
 
-def _records(call: Call) -> RecordReader:
+def record_reader(call: Call) -> RecordReader:
     """The reader of the workspace's clients and policies (its tenant database's store)."""
     async def read(refs: list[RecordRef]) -> list[dict]:
         tenant_id, config = call.principal.active_workspace_id, call.request.config_dict
@@ -304,10 +304,16 @@ def _records(call: Call) -> RecordReader:
              "rule_not_published / rule_archived; 422 evaluation_failed (logged too); 503 "
              "tenant_database_unavailable.")
 async def execute_rule(call: Call[ExecuteRequest, None]) -> web.Response:
+    return await execute_for(call, _actor(call))
+
+
+async def execute_for(call: Call[ExecuteRequest, None], actor: service.Actor) -> web.Response:
+    """Execute the path's rule on the body's inputs or record as `actor`; the answer (numbers
+    as exact decimals). Also the tenant API's execute."""
     body = call.body
     record = body.record and RecordRef(body.record.type, body.record.uuid)
     row, result = await execution.execute(
-        call.request.config_dict[DATABASE], _deps(call), _records(call), _actor(call),
+        call.request.config_dict[DATABASE], _deps(call), record_reader(call), actor,
         call.path.rule_id, execution.ExecuteCommand(body.inputs, record, body.as_of, body.explain))
     payload = {"execution": views.execution_info(row).model_dump(mode="json"),
                "result": result.to_dict()}

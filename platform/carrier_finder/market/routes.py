@@ -233,8 +233,14 @@ async def product_lines(call: Call[Criteria, None]) -> ProductLineList:
              "workspace has an LLM key, the provider chooses among the offline candidates "
              "(`method` llm), and falls back to the offline result with `fallback_reason`.")
 async def classify_business(call: Call[ClassifyRequest, None]) -> ClassifyResponse:
+    return await classify_for(call, await request_workspace(call.request))
+
+
+async def classify_for(call: Call[ClassifyRequest, None],
+                       workspace_id: str | None) -> ClassifyResponse:
+    """Classify the body's business with `workspace_id`'s LLM key (None: offline only)."""
     body = call.body
-    key = await workspace_llm_key(call.request, await request_workspace(call.request))
+    key = await workspace_llm_key(call.request, workspace_id)
     found = await classify_text(body.description, name=body.name, website=body.website,
                                 key=key, settings=call.settings)
     return ClassifyResponse(results=[Classification(naics=r.naics, title=r.title,

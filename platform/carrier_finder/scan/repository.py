@@ -5,8 +5,7 @@ from __future__ import annotations
 from sqlalchemy import and_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.platform.identity.models import Membership, User
-from insureops.platform.records.prospects import Prospect
+from insureops.platform.records.prospects import Prospect, in_workspace
 
 
 async def workspace_prospects(
@@ -14,16 +13,11 @@ async def workspace_prospects(
 ) -> list[Prospect]:
     """The workspace's prospects (an owner e-mail that a member verified), those with a NAICS
     code or notes to compare, most recently updated first, at most `limit`."""
-    member_emails = (
-        select(User.email)
-        .join(Membership, Membership.user_id == User.id)
-        .where(Membership.workspace_id == workspace_id, User.email_verified_at.is_not(None))
-    )
     rows = await session.execute(
         select(Prospect)
         .where(
             and_(
-                Prospect.owner_email.in_(member_emails),
+                in_workspace(workspace_id),
                 (Prospect.naics.is_not(None)) | (Prospect.notes.is_not(None)),
             )
         )

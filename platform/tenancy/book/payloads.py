@@ -185,3 +185,61 @@ class ClientPage(BaseModel):
 class PolicyPage(BaseModel):
     items: list[PolicyRecord]
     next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")
+
+
+class TaskListQuery(ListQuery):
+    """Filters of the task list (all optional, combined with AND); oldest first."""
+
+    status: Literal["open", "in_progress", "done", "cancelled"] | None = Field(
+        None, description="The task state machine's states (docs/data-model.md).")
+    entity_type: str | None = Field(None, max_length=50, description="policy, claim, client, "
+                                    "invoice, ... (exact).")
+    entity_id: uuid.UUID | None = Field(None, description="Tasks on this record (its `id`).")
+
+
+class UwScoreListQuery(ListQuery):
+    """Filters of the uw_scores list (all optional, combined with AND); oldest first."""
+
+    submission_id: uuid.UUID | None = Field(None, description="Scores of this submission.")
+    decision: str | None = Field(None, max_length=50, description="approve, decline, refer, "
+                                 "... (exact).")
+
+
+class RecordId(BaseModel):
+    id: uuid.UUID = Field(description="The record's `id`.")
+
+
+class TaskRecord(BaseModel):
+    """A task of the data model (opened by a person, an application or a rule)."""
+
+    id: uuid.UUID
+    subject: str
+    due_at: IsoDateTime | None = None
+    status: str
+    priority: str
+    assigned_to: uuid.UUID | None = None
+    entity_type: str | None = None
+    entity_id: uuid.UUID | None = None
+    meta: Any = None
+    created_at: IsoDateTime
+
+
+class UwScoreRecord(BaseModel):
+    """An underwriting score of a submission (decimals as JSON numbers)."""
+
+    id: uuid.UUID
+    submission_id: uuid.UUID
+    score: float | None = None
+    factors: Any = None
+    decision: str | None = None
+    decided_at: IsoDateTime
+
+
+class TaskPage(BaseModel):
+    items: list[TaskRecord]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")
+
+
+class UwScorePage(BaseModel):
+    items: list[UwScoreRecord]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")

@@ -54,6 +54,15 @@ class TenantRecords(Protocol):
     async def audit(self, values: Mapping[str, Any]) -> None:
         """Append one audit_logs row."""
 
+    async def find_by_id(self, table: str, tenant_id: str, record_id: uuid.UUID) -> Row | None:
+        """The tenant's row whose `id` is `record_id` (tables without a public uuid), or None."""
+
+    async def page_by(self, table: str, tenant_id: str, order: str,
+                      equal: Mapping[str, Any], after: uuid.UUID | None,
+                      limit: int) -> list[Row]:
+        """Up to `limit` + 1 of the tenant's rows whose columns equal `equal`, in (`order`, id)
+        order, after the row `after` when given (read-only listings: tasks, uw_scores)."""
+
 
 class RecordsConnection(Protocol):
     """A connection `SqlTenantRecords` runs its statements on (rows come back as dicts of
@@ -210,3 +219,25 @@ class SqlTenantRecords:
         table = sa_table("audit_logs")
         values = with_python_defaults(table, values)
         await self._connection.execute(insert(table, frozenset(values)), values)
+
+    async def find_by_id(self, table: str, tenant_id: str, record_id: uuid.UUID) -> Row | None:
+        columns = sa_table(table)
+        return await self._connection.first(sa.select(columns).where(
+            columns.c.id == record_id, columns.c.tenant_id == tenant_id), {})
+
+    async def page_by(self, table: str, tenant_id: str, order: str,
+                      equal: Mapping[str, Any], after: uuid.UUID | None,
+                      limit: int) -> list[Row]:
+        columns = sa_table(table)
+        statement = sa.select(columns).where(
+            columns.c.tenant_id == tenant_id,
+            *(columns.c[name] == value for name, value in equal.items()))
+        if after is not None:  # the cursor row's stored values, as page() does
+            anchor = (sa.select(columns.c[order]).where(columns.c.id == after,
+                                                         columns.c.tenant_id == tenant_id)
+                      .scalar_subquery())
+            statement = statement.where(sa.or_(
+                columns.c[order] > anchor,
+                sa.and_(columns.c[order] == anchor, columns.c.id > after)))
+        statement = statement.order_by(columns.c[order], columns.c.id).limit(limit + 1)
+        return await self._connection.all(statement, {})

@@ -183,3 +183,36 @@ async def list_page(records: TenantRecords, kind: Kind, tenant_id: str,
     rows = rows[:query.limit]
     cursor = encode_cursor(rows[-1]["id"]) if more else None
     return Page([to_json(row) for row in rows], cursor)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A table the API reads but never writes (rules and other applications write it), with
+    the column that orders its pages."""
+
+    table: str
+    entity_type: str
+    order: str
+
+
+TASKS = Listing("tasks", "task", "created_at")
+UW_SCORES = Listing("uw_scores", "uw_score", "decided_at")
+
+
+async def read_one(records: TenantRecords, listing: Listing, tenant_id: str,
+                   record_id: uuid.UUID) -> dict[str, Any]:
+    """The tenant's task or uw_score with that `id`; RecordMissingError otherwise."""
+    row = await records.find_by_id(listing.table, tenant_id, record_id)
+    if row is None:
+        raise RecordMissingError(f"No {listing.entity_type} {record_id} in your workspace.")
+    return to_json(row)
+
+
+async def read_page(records: TenantRecords, listing: Listing, tenant_id: str,
+                    equal: dict[str, Any], limit: int, cursor: str | None) -> Page:
+    """One page of the tenant's rows whose columns equal `equal`, oldest first."""
+    after = decode_cursor(cursor) if cursor else None
+    rows = await records.page_by(listing.table, tenant_id, listing.order, equal, after, limit)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return Page([to_json(row) for row in rows], encode_cursor(rows[-1]["id"]) if more else None)

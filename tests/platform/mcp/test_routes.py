@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from insureops.platform.mcp.routes import RESOURCES, routes
-from insureops.platform.mcp_server.tools import build_server
-
-UTILITY_TOOLS = {"validate_key", "get_database_connection"}
+from insureops.platform.mcp_tools.registry import TOOLS
 
 
 async def test_record_operations_carry_the_tool_names_when_declared_per_resource():
     record_paths = tuple(f"/{resource.plural}/" for resource in RESOURCES)
     operations = {route.name for route in routes.routes if route.path.startswith(record_paths)
                   and route.method != "PUT"}
-    tools = {tool.name for tool in await build_server(None).list_tools()} - UTILITY_TOOLS
+    tools = {tool.name for tool in TOOLS if tool.path.startswith(
+        tuple(f"/api/v2/mcp{path}" for path in record_paths))}
     assert operations == tools
 
 

@@ -52,7 +52,8 @@ def _proxy_app(target: TestClient, recorder: Recorder) -> web.Application:
         recorder.requests.append(Recorded(request.method, request.path,
                                           dict(request.headers), body.decode()))
         headers = {name: value for name, value in request.headers.items()
-                   if name.lower() in ("authorization", "content-type", "user-agent")}
+                   if name.lower() in ("authorization", "content-type", "user-agent", "accept",
+                                       "mcp-protocol-version", "origin")}
         async with aiohttp.ClientSession() as session, session.request(
                 request.method, target.make_url(request.path_qs), data=body,
                 headers=headers) as response:

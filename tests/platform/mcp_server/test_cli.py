@@ -1,4 +1,4 @@
-"""`insureops mcp doctor` (all three checks) and `insureops mcp config` (the client's entry)."""
+"""`insureops mcp doctor` (the three local checks and the remote endpoint) and `insureops mcp config` (the client's entry)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from insureops.platform.cli import main
+from insureops.platform.mcp_tools.registry import TOOLS
 
 INSUREOPS = str(Path(sys.executable).parent / "insureops")
 ONE_ENGINE = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
@@ -34,7 +35,8 @@ async def test_doctor_reports_all_three_ok_when_everything_works(
     assert status == 0, output
     assert "[ok] api_key: valid for workspace \"Doctor's agency\"" in output
     assert "[ok] database: connected; data model 2.2.0" in output
-    assert "[ok] tools: 10 tools" in output
+    assert f"[ok] tools: {len(TOOLS)} tools" in output
+    assert f"[ok] remote: {service_url}/mcp/ serves the same {len(TOOLS)} tools" in output
 
 
 @ONE_ENGINE
@@ -48,6 +50,7 @@ async def test_doctor_reports_every_problem_when_all_three_fail(recording_servic
     assert "[PROBLEM] database: database connection failed" in output and "URL-safe" in output
     assert "[PROBLEM] tools:" in output and "NOT found on the PATH" in output
     assert "Restart the desktop client" in output and "client's MCP logs" in output
+    assert "[PROBLEM] remote: not checked: the key is refused" in output
 
 
 def test_config_prints_the_client_entry_with_both_values_when_they_are_set():

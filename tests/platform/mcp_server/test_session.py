@@ -19,7 +19,10 @@ from insureops.schema.sql.tables import sa_table
 
 EXPECTED_TOOLS = {"create_client", "get_client", "list_clients", "update_client",
                   "create_policy", "get_policy", "list_policies", "update_policy",
-                  "validate_key", "get_database_connection"}
+                  "list_tasks", "get_task", "list_uw_scores", "get_uw_score",
+                  "validate_key", "get_database_connection", "search_market", "match_carriers",
+                  "classify_business", "list_prospects", "list_rulesets", "get_ruleset", "simulate_ruleset",
+                  "execute_ruleset", "list_executions", "get_execution"}
 PRIVATE = ["Ada Lovelace", "ada@example.org", "Analytical", "POL-7781", "Engine works"]
 
 
@@ -127,7 +130,10 @@ async def test_tools_refuse_with_key_tips_when_the_key_is_revoked_during_a_sessi
             await uow.session.execute(sa.update(ApiKey).where(ApiKey.id == tenant.key_id)
                                       .values(revoked_at=datetime.datetime.now(datetime.UTC)))
         client.app[API_KEY_CACHE].forget_all()  # as the settings area's revoke does
-        await _wait_for(lambda: recorder.paths().count("/api/v2/mcp/validate-key/") >= 3)
+        seen = recorder.paths().count("/api/v2/mcp/validate-key/")
+        # two more after the revocation: the first may have been answered before it; the
+        # second's answer has been applied once a third is asked
+        await _wait_for(lambda: recorder.paths().count("/api/v2/mcp/validate-key/") >= seen + 3)
         after = await session.call_tool("list_clients", {})
     assert not before.is_error
     assert after.is_error and "invalid_api_key" in after.content[0].text
@@ -160,3 +166,37 @@ async def test_tools_never_reach_another_workspace_when_they_share_the_database(
     unchanged = await (await client.get(f"/api/v2/mcp/clients/{theirs['uuid']}/",
                                         headers=b.headers)).json()
     assert unchanged["name"] == "B's client"
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+async def test_service_tools_ask_the_service_and_book_tools_stay_local_when_both_are_used(
+        make_tenant, make_tenant_database, recording_service, server_parameters, errlog):
+    service_url, recorder = recording_service
+    tenant = await make_tenant(None)
+    database_url = make_tenant_database()
+    params = server_parameters(SERVICE_API_KEY=tenant.key, DATABASE_URL=database_url,
+                               SERVICE_URL=service_url)
+    async with stdio_client(params, errlog=errlog) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        created = _json(await session.call_tool("create_client", {"client": {
+            "name": PRIVATE[0]}}))
+        tasks = _json(await session.call_tool("list_tasks", {"status": "open"}))
+        classified = _json(await session.call_tool("classify_business", {
+            "description": "Electrical contractor wiring homes"}))
+        rulesets = _json(await session.call_tool("list_rulesets", {"limit": 5}))
+        missing = await session.call_tool("get_ruleset", {"rule_id": "0" * 26})
+        invalid = await session.call_tool("get_client", {"uuid": "not-a-uuid"})
+    assert created["name"] == PRIVATE[0] and tasks == {"items": [], "next_cursor": None}
+    assert classified["results"] and rulesets == {"items": [], "next_cursor": None}
+    error = json.loads(missing.content[0].text)["error"]
+    assert missing.is_error and error["code"] == "not_found"
+    invalid_error = json.loads(invalid.content[0].text)["error"]
+    assert invalid_error["code"] == "validation_error"
+    assert invalid_error["details"][0]["field"] == "uuid"
+    asked = set(recorder.paths()) - {"/api/v2/mcp/validate-key/", "/api/v2/mcp/usage/"}
+    assert asked == {"/api/v2/mcp/market/classify/", "/api/v2/mcp/rulesets/",
+                     f"/api/v2/mcp/rulesets/{'0' * 26}/"}
+    for request in recorder.requests:  # the book never left the machine
+        for secret in (PRIVATE[0], created["uuid"], database_url):
+            assert secret not in request.body and secret not in request.path

@@ -11,6 +11,8 @@ from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
+from insureops.platform.mcp_tools.registry import TOOLS
+
 KEY_TIPS = ("stray spaces or line breaks", "starts with the service's prefix `iops_`",
             "Generate a new key")
 DATABASE_TIPS = ("connection string", "pauses when idle", "URL-safe")
@@ -112,5 +114,5 @@ async def test_start_lists_the_tools_and_client_tips_when_everything_is_fine(
         await session.initialize()
     errlog.flush()
     log = Path(errlog.name).read_text()
-    assert "[ok] api_key" in log and "[ok] database" in log and "10 tools" in log
+    assert "[ok] api_key" in log and "[ok] database" in log and f"{len(TOOLS)} tools" in log
     assert "Restart the desktop client" in log and "PATH" in log and "logs" in log

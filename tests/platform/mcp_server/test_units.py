@@ -9,9 +9,9 @@ import pytest
 from aiohttp import web
 
 from insureops.platform.mcp_server.service_client import ServiceClient
-from insureops.platform.mcp_server.tools import build_server
 from insureops.platform.mcp_server.troubleshooting import key_problems, url_problem
 from insureops.platform.mcp_server.usage import UsageBatcher
+from insureops.platform.mcp_tools.server import tool_listing
 from insureops.platform.tenancy.book.payloads import PolicyCreate
 from insureops.schema.jsonschemas import resource_schema
 
@@ -67,7 +67,7 @@ async def test_usage_is_kept_and_resent_when_the_first_report_fails(aiohttp_serv
 
 
 async def test_tool_inputs_use_the_data_model_schemas_when_listed():
-    tools = {tool.name: tool for tool in await build_server(None).list_tools()}
+    tools = {tool.name: tool for tool in tool_listing()}
     schema = tools["create_policy"].input_schema
     model = schema["$defs"][schema["properties"]["policy"]["$ref"].rsplit("/", 1)[1]]
     for name, description in PolicyCreate.descriptions.items():  # the service's own words

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import jwt
 import pytest
 import pytest_asyncio
+import sqlalchemy as sa
 from aiohttp import DummyCookieJar
 from aiohttp.test_utils import TestClient, TestServer
 from cryptography.fernet import Fernet
@@ -37,6 +39,7 @@ from insureops.platform.team.invitations import hash_token
 from insureops.platform.team.models import Invitation
 from insureops.platform.tenancy.engine import create_tenant_engine
 from insureops.platform.tenancy.workspaces import embedded_database_url
+from insureops.schema.sql.tables import sa_table
 from tests.carrier_matching.market_texts import market_texts
 from tests.conftest import BACKENDS, require_postgres
 from tests.databases import Template
@@ -371,8 +374,38 @@ async def _own_product(world: World) -> str:
     return done["id"].split("/")[-1]
 
 
+async def _ruleset(world: World) -> str:
+    """The tenant API names B's rules rulesets (/api/v2/mcp/rulesets/<id>/)."""
+    return await world.object("rules/{rule_id}")
+
+
+def _insert(world: World, table: str, values: dict[str, Any]) -> str:
+    """A row in B's tenant database, written as another application would (no API writes
+    tasks or uw_scores); its id."""
+    row = {"id": uuid.uuid4(), "tenant_id": world.b.tenant_id, **values}
+    with world.tenant_engine(world.b).begin() as connection:
+        connection.execute(sa.insert(sa_table(table)).values(**row))
+    return str(row["id"])
+
+
+async def _task(world: World) -> str:
+    await world.object("clients/{uuid}")  # B's tenant database exists
+    return _insert(world, "tasks", {"subject": "Review B's renewal"})
+
+
+async def _uw_score(world: World) -> str:
+    await world.object("clients/{uuid}")
+    submission = _insert(world, "uw_submissions", {})
+    world.objects["uw submission id"] = submission
+    return _insert(world, "uw_scores", {"submission_id": uuid.UUID(submission), "score": 42,
+                                        "decision": "refer"})
+
+
 MAKERS: dict[str, Callable[[World], Awaitable[str]]] = {
     "rules/{rule_id}": _rule,
+    "rulesets/{rule_id}": _ruleset,
+    "tasks/{id}": _task,
+    "uw_scores/{id}": _uw_score,
     "approvals/{approval_id}": _approval,
     "executions/{execution_id}": _execution,
     "case-sets/{case_set_id}": _case_set,

@@ -186,6 +186,48 @@ EXPLICIT: dict[str, Build] = {
             "cases": [{"record": {"type": "client", "uuid": w.objects["clients/{uuid}"]}}],
         },
     ),
+    # The tenant API's rulesets, tasks and uw_scores (the MCP tools' operations), by A's key
+    "A's tasks filtered by B's record": lambda w, m: Attempt(
+        "GET",
+        f"/api/v2/mcp/tasks/list/?entity_id={w.objects['client id']}",
+        "api key",
+        status=200,
+        code=None,
+    ),
+    "A's uw_scores filtered by B's submission": lambda w, m: Attempt(
+        "GET",
+        f"/api/v2/mcp/uw_scores/list/?submission_id={w.objects['uw submission id']}",
+        "api key",
+        status=200,
+        code=None,
+    ),
+    "B's rule simulated by A's key": lambda w, m: Attempt(
+        "POST",
+        "/api/v2/mcp/rulesets/simulate/",
+        "api key",
+        {"rule_id": w.objects["rules/{rule_id}"], "cases": [{"inputs": {"claim": {}}}]},
+    ),
+    "B's client simulated by A's rule with A's key": lambda w, m: Attempt(
+        "POST",
+        "/api/v2/mcp/rulesets/simulate/",
+        "api key",
+        {
+            "rule_id": m["rule"],
+            "cases": [{"record": {"type": "client", "uuid": w.objects["clients/{uuid}"]}}],
+        },
+    ),
+    "A's rule executed on B's client record with A's key": lambda w, m: Attempt(
+        "POST",
+        f"/api/v2/mcp/rulesets/{m['rule']}/execute/",
+        "api key",
+        {"record": {"type": "client", "uuid": w.objects["clients/{uuid}"]}},
+    ),
+    "B's execution read under A's rule with A's key": lambda w, m: Attempt(
+        "GET",
+        f"/api/v2/mcp/rulesets/{m['rule']}/executions/"
+        f"{w.objects['executions/{execution_id}']}/",
+        "api key",
+    ),
     "B's approval decided under A's rule": lambda w, m: Attempt(
         "POST",
         f"/api/rules/rules/{m['rule']}/approvals/{w.objects['approvals/{approval_id}']}/approve/",
@@ -297,6 +339,15 @@ REFERENCES: dict[str, str | tuple[str, ...]] = {
         ),
         "a case's record is kept as written; simulate reads it from the caller's own tenant "
         "database (\"B's client simulated by A's rule\")",
+    ),
+    "GET /api/v2/mcp/tasks/list/": "A's tasks filtered by B's record",
+    "GET /api/v2/mcp/uw_scores/list/": "A's uw_scores filtered by B's submission",
+    "POST /api/v2/mcp/rulesets/simulate/": (
+        "B's rule simulated by A's key",
+        "B's client simulated by A's rule with A's key",
+    ),
+    "POST /api/v2/mcp/rulesets/{rule_id}/execute/": (
+        "A's rule executed on B's client record with A's key"
     ),
     "POST /api/v1/connectors/llm-adaptor/test": "B's LLM provider key tested by A",
     "POST /api/v1/connectors/llm-adaptor/keys": "saves the caller's own key of that provider",

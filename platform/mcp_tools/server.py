@@ -1,0 +1,126 @@
+"""The MCP server of the tool registry, for either transport, and the tools' error shape.
+
+`build_server(backend_of)` makes one low-level MCP `Server` listing every tool of the registry
+and calling it through a `ToolBackend`: the local server's (on DATABASE_URL and the service) or
+the remote endpoint's (in the service). The low-level server is used rather than MCPServer,
+whose tool wrapper rewrites every failure as `Error executing tool <name>: ...` text; here each
+failure is the API's error object, `{"error": {"code", "message", "details"?}}`, as the tool
+result's text and structured content with `isError: true`, and arguments are validated against
+the tool's input model first, failing as `validation_error` with one `{field, message}` per
+field at fault (input values are never echoed).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Protocol
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from pydantic import BaseModel, ValidationError
+
+from insureops.platform.mcp_tools.registry import BY_NAME, TOOLS, Tool
+
+logger = logging.getLogger("insureops.mcp_tools")
+
+INSTRUCTIONS = (
+    "insureops: a workspace's clients and policies (data model 2.2.0), its tasks and "
+    "underwriting scores, the carrier market (search, scored matching, NAICS classification) "
+    "and its rulesets (list, read, simulate, execute, the execution log). Lists are paged: pass "
+    "next_cursor back as cursor. Failures are {\"error\": {\"code\", \"message\", "
+    "\"details\"?}} with isError true.")
+
+
+@dataclass
+class ToolFailure(Exception):
+    """A tool call refused or failed, as the API's error object."""
+
+    code: str
+    message: str
+    details: list[dict[str, str]] | None = None
+    troubleshooting: tuple[str, ...] = field(default=())
+
+    def body(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details:
+            error["details"] = self.details
+        if self.troubleshooting:
+            error["troubleshooting"] = list(self.troubleshooting)
+        return {"error": error}
+
+
+class ToolBackend(Protocol):
+    """Runs a tool's operation for one caller; answers the result as JSON text."""
+
+    async def call(self, tool: Tool, arguments: BaseModel, raw: dict[str, Any]) -> str:
+        """Run `tool` with its validated `arguments` (`raw`: the same, as the JSON sent);
+        raise ToolFailure when refused or failed."""
+
+
+def validate_arguments(tool: Tool, raw: dict[str, Any]) -> BaseModel:
+    """The tool's argument model from the JSON arguments, or ToolFailure(validation_error)."""
+    try:
+        return tool.arguments.model_validate(raw)
+    except ValidationError as exc:
+        details = [{"field": ".".join(str(part) for part in error["loc"]) or "arguments",
+                    "message": error["msg"]}
+                   for error in exc.errors(include_url=False, include_input=False)]
+        raise ToolFailure("validation_error", f"The arguments of {tool.name} are invalid.",
+                          details) from None
+
+
+def _result(text: str, *, error: bool = False) -> types.CallToolResult:
+    structured = json.loads(text)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=structured if isinstance(structured, dict) else {"result": structured},
+        is_error=error)
+
+
+def failure_result(failure: ToolFailure) -> types.CallToolResult:
+    return _result(json.dumps(failure.body()), error=True)
+
+
+@cache
+def tool_listing() -> tuple[types.Tool, ...]:
+    """Every tool with its input schema (the arguments model's JSON Schema), built once."""
+    return tuple(types.Tool(name=tool.name, description=tool.description,
+                       input_schema=tool.arguments.model_json_schema())
+            for tool in TOOLS)
+
+
+async def call_tool(backend: ToolBackend, name: str,
+                    raw: dict[str, Any] | None) -> types.CallToolResult:
+    """One tool call, every failure answered as the error object."""
+    tool = BY_NAME.get(name)
+    if tool is None:
+        return failure_result(ToolFailure("not_found", f"There is no tool named {name!r}."))
+    raw = dict(raw or {})
+    try:
+        arguments = validate_arguments(tool, raw)
+        return _result(await backend.call(tool, arguments, raw))
+    except ToolFailure as failure:
+        return failure_result(failure)
+    except Exception:  # a bug: logged with its trace, answered without it
+        logger.exception("tool %s failed", name)
+        return failure_result(ToolFailure("internal_error", "The tool failed; the service "
+                                          "logged the error."))
+
+
+def build_server(backend_of: Callable[[ServerRequestContext], ToolBackend]) -> Server:
+    """The MCP server of every tool; `backend_of` gives the backend of a request's caller."""
+    async def list_tools(ctx: ServerRequestContext,
+                         params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=list(tool_listing()))
+
+    async def call(ctx: ServerRequestContext,
+                   params: types.CallToolRequestParams) -> types.CallToolResult:
+        return await call_tool(backend_of(ctx), params.name, params.arguments)
+
+    return Server("insureops", instructions=INSTRUCTIONS, on_list_tools=list_tools,
+                  on_call_tool=call)
