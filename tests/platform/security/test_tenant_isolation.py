@@ -177,6 +177,13 @@ EXPLICIT: dict[str, Build] = {
         status=200,
         code=None,
     ),
+    "A's executions filtered by B's client with A's key": lambda w, m: Attempt(
+        "GET",
+        f"/api/v2/mcp/rulesets/{m['rule']}/executions/?record_uuid={w.objects['clients/{uuid}']}",
+        "api key",
+        status=200,
+        code=None,
+    ),
     "B's client simulated by A's rule": lambda w, m: Attempt(
         "POST",
         "/api/rules/rules/simulate/",
@@ -341,6 +348,9 @@ REFERENCES: dict[str, str | tuple[str, ...]] = {
         "database (\"B's client simulated by A's rule\")",
     ),
     "GET /api/v2/mcp/tasks/list/": "A's tasks filtered by B's record",
+    "GET /api/v2/mcp/rulesets/{rule_id}/executions/": (
+        "A's executions filtered by B's client with A's key"
+    ),
     "GET /api/v2/mcp/uw_scores/list/": "A's uw_scores filtered by B's submission",
     "POST /api/v2/mcp/rulesets/simulate/": (
         "B's rule simulated by A's key",
