@@ -2,7 +2,7 @@
 binding's published version on the records written, writing their effects once.
 
 Short polling, not LISTEN/NOTIFY (docs/rules-at-work.md): every `rules_dispatch_seconds`
-(0.5 s) each process that runs jobs asks each workspace with an active binding whether its
+each process that runs jobs asks each workspace with an active binding whether its
 outbox holds rows (one indexed query), and enqueues one drain job per such workspace under a
 queueing lock (one waiting at most) and a lock (one running at most). A drain takes the oldest
 rows (PostgreSQL: FOR UPDATE SKIP LOCKED), reads the records as they are now, evaluates, writes

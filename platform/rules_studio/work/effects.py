@@ -2,14 +2,9 @@
 row for each) one evaluation of one record calls for. Pure: rows as values, written by
 `tenant_side.write_effects` under the ledger's unique key.
 
-- A decision on a `uw_submission` writes a `uw_scores` row: score, decision (the engine's
-  `accept` is the data model's `approve`), factors = fired rules, reasons, tags and outputs.
-- A `refer` or `decline`, or a rule that sets `outputs.task`, opens a `tasks` row on the
-  record: subject = `outputs.task` (a text, or an object's `subject`), else the first reason,
-  else "<ruleset>: <decision>"; priority = `outputs.priority` (or the task object's), else a
-  tag `high`/`low`/`priority:<p>`, else high for a decline and normal otherwise; due date =
-  the task object's `due_in_days` after the decision; meta names the ruleset, version and
-  execution (binding or run) and the record version decided on.
+A decision on a `uw_submission` writes a `uw_scores` row; a `refer` or `decline`, or a rule
+that sets `outputs.task`, opens a `tasks` row on the record: subject, priority, due date and
+meta as docs/rules-at-work.md ("Effects") describes.
 """
 
 from __future__ import annotations
@@ -79,7 +74,8 @@ def _task_spec(outputs: dict[str, Any]) -> dict[str, Any] | None:
 
 def _priority(spec: dict[str, Any], outputs: dict[str, Any], tags: list[str],
               decision: str | None) -> str:
-    for candidate in (spec.get("priority"), outputs.get("priority")):
+    for candidate in (spec.get("priority"), outputs.get("task_priority"),
+                      outputs.get("priority")):
         if isinstance(candidate, str) and candidate in PRIORITIES:
             return candidate
     for tag in tags:
