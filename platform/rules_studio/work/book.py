@@ -21,6 +21,7 @@ from insureops.platform.rules_studio.work.effects import (
     Execution,
     effects_of,
     error_of,
+    has_effects,
 )
 from insureops.platform.rules_studio.work.evaluation import FILENAME, evaluate_records
 from insureops.platform.tenancy.engine import BEGIN_IMMEDIATE
@@ -113,14 +114,15 @@ def process_batch(plan: RunPlan, state: RunState, rows: list[tuple[uuid.UUID, di
             before = found.baseline if found.baseline is not None else found.baseline_error[0]
             after = found.result if found.result is not None else found.error[0]
             state.impact.add(str(record_id), before, after)
-        if plan.apply:
-            version = tenant_side.record_version(values)
-            if found.result is None:
-                outcome.effects.append(error_of(*found.error, plan.record_type, record_id,
-                                                version))
-            else:
-                outcome.effects += effects_of(found.result, plan.execution, plan.tenant_id,
-                                              plan.record_type, record_id, version, now)
+        if not plan.apply:
+            continue
+        if found.result is None:
+            outcome.effects.append(error_of(*found.error, plan.record_type, record_id,
+                                            tenant_side.record_version(values)))
+        elif has_effects(found.result, plan.record_type):
+            outcome.effects += effects_of(found.result, plan.execution, plan.tenant_id,
+                                          plan.record_type, record_id,
+                                          tenant_side.record_version(values), now)
     return outcome
 
 

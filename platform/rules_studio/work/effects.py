@@ -100,6 +100,13 @@ def _score(score: Any) -> Decimal | None:
     return max(-SCORE_LIMIT, min(SCORE_LIMIT, value))
 
 
+def has_effects(result: Any, record_type: str) -> bool:
+    """Whether `effects_of` gives anything for this result (checked before the record's
+    version is digested: most records of a book have no effect)."""
+    return (record_type == "uw_submission" or result.decision in ("refer", "decline")
+            or result.outputs.get("task") not in (None, False))
+
+
 def effects_of(result: Any, execution: Execution, tenant_id: str, record_type: str,
                record_id: uuid.UUID, record_version: str,
                now: datetime.datetime) -> list[Effect]:
