@@ -11,7 +11,6 @@ import pytest
 
 from insureops.platform.jobs.engine import QueueJobs, conninfo
 from insureops.platform.jobs.running import app_services
-
 from tests.platform.mcp.conftest import add_key
 from tests.platform.rules_studio.conftest import CLIENT_CHECK
 from tests.platform.rules_studio.work_helpers import (
