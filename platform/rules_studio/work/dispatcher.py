@@ -23,13 +23,7 @@ import sqlalchemy as sa
 
 from insureops.platform.rules_studio.work import tenant_side
 from insureops.platform.rules_studio.work.bindings import BindingPlan
-from insureops.platform.rules_studio.work.effects import (
-    Effect,
-    Execution,
-    effects_of,
-    error_of,
-    has_effects,
-)
+from insureops.platform.rules_studio.work.effects import Effect, Execution, effects_for
 from insureops.platform.rules_studio.work.evaluation import evaluate_records
 from insureops.platform.tenancy.engine import BEGIN_IMMEDIATE
 
@@ -77,13 +71,8 @@ def _run_plan(connection: sa.Connection, plan: BindingPlan, tenant_id: str,
         if not outcome.matched:
             continue
         tally.evaluated += 1
-        if outcome.result is None:
-            code, message = outcome.error
-            effects.append(error_of(code, message, plan.record_type, record_id,
-                                    tenant_side.record_version(values)))
-        elif has_effects(outcome.result, plan.record_type):
-            effects += effects_of(outcome.result, execution, tenant_id, plan.record_type,
-                                  record_id, tenant_side.record_version(values), now)
+        effects += effects_for(outcome.result, outcome.error, execution, tenant_id,
+                               plan.record_type, record_id, values, now)
     for effect in tenant_side.write_effects(connection, execution, tenant_id, effects):
         if effect.kind == "error":
             tally.errors += 1

@@ -10,6 +10,7 @@ meta as docs/rules-at-work.md ("Effects") describes.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import uuid
 from dataclasses import dataclass
@@ -141,6 +142,26 @@ def effects_of(result: Any, execution: Execution, tenant_id: str, record_type: s
                      "record_version": record_version, "decision": decision,
                      "reasons": reasons, "tags": tags}}, decided=decided))
     return found
+
+
+def record_version(values: dict[str, Any]) -> str:
+    """A digest of the record as read (JSON values, `modified`/`updated_at` included where the
+    table has them): equal for an unchanged record however it is read, new after any write."""
+    text = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def effects_for(result: Any, error: tuple[str, str] | None, execution: Execution,
+                tenant_id: str, record_type: str, record_id: uuid.UUID,
+                values: dict[str, Any], now: datetime.datetime) -> list[Effect]:
+    """The effects of one evaluation (a Result, or the (code, message) of its error) on one
+    record (`values` as read); the record's version is digested only when there are some."""
+    if result is None:
+        return [error_of(*error, record_type, record_id, record_version(values))]
+    if not has_effects(result, record_type):
+        return []
+    return effects_of(result, execution, tenant_id, record_type, record_id,
+                      record_version(values), now)
 
 
 def error_of(code: str, message: str, record_type: str, record_id: uuid.UUID,

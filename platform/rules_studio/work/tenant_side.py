@@ -5,8 +5,6 @@ in id order with a server-side cursor, and writing effects once under the ledger
 from __future__ import annotations
 
 import datetime
-import hashlib
-import json
 import uuid
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
@@ -48,13 +46,6 @@ def row_json(row: Any) -> dict[str, Any]:
                 value = change(value)
         found[name] = value
     return found
-
-
-def record_version(values: dict[str, Any]) -> str:
-    """A digest of the record as read (JSON values, `modified`/`updated_at` included where the
-    table has them): equal for an unchanged record however it is read, new after any write."""
-    text = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _insert(connection: sa.Connection):

@@ -11,8 +11,7 @@ import pytest
 
 from insureops.platform.jobs.engine import QueueJobs, conninfo
 from insureops.platform.jobs.running import app_services
-from tests.platform.mcp.conftest import add_key
-from tests.platform.rules_studio.conftest import CLIENT_CHECK
+from tests.platform.rules_studio.conftest import CLIENT_CHECK, new_client
 from tests.platform.rules_studio.work_helpers import (
     TASKS,
     bind,
@@ -27,14 +26,6 @@ from tests.platform.rules_studio.work_helpers import (
 def settings(settings):
     """The test service runs the jobs itself (PostgreSQL too), dispatching every 0.1 s."""
     return settings.model_copy(update={"jobs_in_serve": True, "rules_dispatch_seconds": 0.1})
-
-
-async def new_client(studio, member, **fields) -> str:
-    key, _ = await add_key(studio.client, member.workspace_id)
-    response = await studio.client.post("/api/v2/mcp/clients/", json={"name": "Ann", **fields},
-                                        headers={"Authorization": f"Bearer {key}"})
-    assert response.status == 201, await response.text()
-    return (await response.json())["uuid"]
 
 
 async def test_task_opens_once_per_record_version_when_a_bound_record_is_written(
