@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -26,6 +27,7 @@ from insureops.platform.tenancy.workspaces import embedded_root, tenant_database
 
 T = TypeVar("T")
 MAX_ENGINES = 32
+RECHECK_SECONDS = 30.0  # a workspace's saved URL and host are read and checked again after it
 
 
 class TenantOutdatedError(Exception):
@@ -81,18 +83,27 @@ class TenantEngines:
                  settings: Any) -> None:
         self.database, self.fernet, self.pools, self.settings = database, fernet, pools, settings
         self._engines: OrderedDict[str, tuple[str, sa.Engine]] = OrderedDict()
+        self._checked: dict[str, float] = {}
 
     async def engine(self, tenant_id: str) -> sa.Engine:
+        """The workspace's engine; its URL is read (and its host resolved and checked) again
+        at most every RECHECK_SECONDS: the dispatcher asks every half second."""
+        found = self._engines.get(tenant_id)
+        if found is not None and time.monotonic() - self._checked[tenant_id] < RECHECK_SECONDS:
+            self._engines.move_to_end(tenant_id)
+            return found[1]
         target, hostaddr = await _target(self.database, self.fernet, self.pools,
                                          self.settings, tenant_id)
         fingerprint = hashlib.sha256(f"{target}|{hostaddr}".encode()).hexdigest()
-        found = self._engines.get(tenant_id)
         if found is None or found[0] != fingerprint:
             if found is not None:
                 found[1].dispose()
             self._engines[tenant_id] = (fingerprint, _engine(target, hostaddr, self.settings))
             while len(self._engines) > MAX_ENGINES:
-                self._engines.popitem(last=False)[1][1].dispose()
+                gone, (_, engine) = self._engines.popitem(last=False)
+                self._checked.pop(gone, None)
+                engine.dispose()
+        self._checked[tenant_id] = time.monotonic()
         self._engines.move_to_end(tenant_id)
         return self._engines[tenant_id][1]
 
@@ -100,6 +111,7 @@ class TenantEngines:
         for _, engine in self._engines.values():
             engine.dispose()
         self._engines.clear()
+        self._checked.clear()
 
 
 async def with_engine(database: Database, fernet: Any, pools: TenantPools, settings: Any,

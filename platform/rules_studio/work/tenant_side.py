@@ -53,13 +53,14 @@ def _insert(connection: sa.Connection):
 
 
 def set_switches(connection: sa.Connection, wanted: set[tuple[str, str]]) -> None:
-    """Make the outbox switches exactly `wanted` ((record type, event) pairs)."""
+    """Make the outbox switches exactly `wanted` ((record type, event) pairs). Idempotent and
+    safe beside another writer doing the same (a request and the dispatcher)."""
     present = {tuple(row) for row in connection.execute(sa.select(ledger.switches))}
     for record_type, event in present - wanted:
         connection.execute(sa.delete(ledger.switches).where(
             ledger.switches.c.record_type == record_type, ledger.switches.c.event == event))
     if wanted - present:
-        connection.execute(sa.insert(ledger.switches), [
+        connection.execute(_insert(connection)(ledger.switches).on_conflict_do_nothing(), [
             {"record_type": t, "event": e} for t, e in sorted(wanted - present)])
 
 
