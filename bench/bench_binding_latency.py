@@ -6,8 +6,8 @@
 PostgreSQL platform and tenant databases made for the run; a rule that refers every client,
 bound to client creation; `--workers` real `insureops worker` processes. A writer inserts
 clients by plain SQL at `--rate` per second (as another application would); an observer polls
-the tasks table every 20 ms. Prints how many effects appeared, and the latency percentiles
-from each write's commit to its task being visible (the polling adds up to 20 ms).
+the tasks table every POLL seconds. Prints how many effects appeared, and the latency
+percentiles from each write's commit to its task being visible (the polling adds up to POLL).
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rules_at_work_setup as setup  # noqa: E402
+
+POLL = 0.02  # seconds between two looks at the tasks table
 
 SOURCE = '''ruleset clients.welcome "Welcome call"
 input client: Client
@@ -83,7 +85,7 @@ def observe(url: str, seen: dict, stop: threading.Event) -> None:
         while not stop.is_set():
             for (entity_id,) in connection.execute("SELECT entity_id FROM tasks"):
                 seen.setdefault(entity_id, time.monotonic())
-            time.sleep(0.02)
+            time.sleep(POLL)
 
 
 def write(url: str, rate: float, seconds: float, written: dict) -> None:
