@@ -303,11 +303,12 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int, max_steps
 
 def _register_commands() -> None:
     """The commands kept in modules of their own: pull and push (rules_sync.py: the HTTP
-    client and the folder's manifest), fmt and lsp (rules_editor.py)."""
+    client and the folder's manifest), fmt and lsp (rules_editor.py), run (rules_run.py)."""
     from insureops.platform.cli.rules_editor import fmt, lsp
+    from insureops.platform.cli.rules_run import run
     from insureops.platform.cli.rules_sync import pull, push
 
-    for command in (pull, push, fmt, lsp):
+    for command in (pull, push, fmt, lsp, run):
         rules.add_command(command)
 
 

@@ -165,3 +165,21 @@ class PreconditionRequiredError(RulesStudioError):
     """A change by API key must name the version it is based on (If-Match)."""
 
     code = "precondition_required"
+class BindingNotFoundError(RulesStudioError):
+    """No such binding in the workspace."""
+
+
+class RunNotFoundError(RulesStudioError):
+    """No such book run in the workspace."""
+
+
+class RunFinishedError(RulesStudioError):
+    """The run has finished; it cannot be cancelled."""
+
+
+class RunTooLargeError(RulesStudioError):
+    """The book holds more records than one run may cover."""
+
+
+class RunsBusyError(RulesStudioError):
+    """The workspace already has its share of runs queued or running."""

@@ -82,6 +82,7 @@ from insureops.platform.rules_studio.payloads import (
     VersionQuery,
 )
 from insureops.platform.rules_studio.records import RecordReader, RecordRef
+from insureops.platform.rules_studio.work import routes as work_routes
 from insureops.platform.tenancy.book.errors import RecordMissingError
 from insureops.platform.tenancy.workspaces import map_tenant_database_errors, tenant_store
 
@@ -357,6 +358,7 @@ async def archive_rule(call: Call[None, None]) -> None:
 
 routes.include(case_set_routes.routes)
 routes.include(key_routes.routes)
+routes.include(work_routes.routes)  # bindings and book runs (rules at work)
 
 
 def create_app(simulation_budget: float = simulation.DEFAULT_TIME_BUDGET) -> web.Application:

@@ -33,6 +33,9 @@ BODIES: dict[str, dict[str, Any]] = {
     "ExecuteRequest": {"inputs": {"claim": {"amount": 1}}},
     "RuleSourceUpdate": {"source": "ruleset a.pushed\ninput claim: Any\n"},
     "CaseSetCreate": {"name": "A's cases", "cases": []},
+    "RunCreate": {"record_type": "claim"},
+    "BindingCreate": {"rule_id": "01ARZ3NDEKTSV4RRFFQ69G5FAV", "record_type": "claim",
+                      "on": ["created"]},
 }
 
 
