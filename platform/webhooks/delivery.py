@@ -1,0 +1,212 @@
+"""The delivery job: attempt due deliveries, record each outcome, schedule retries, switch off
+endpoints failing for long.
+
+`attempt_delivery(deps, delivery_id)` is one attempt of one delivery; `deliver_due(deps)` runs
+the attempts that are due (the periodic job the job engine runs, and what a worker on the
+embedded default runs in the serve process). An attempt takes a lease on its row with one
+conditional UPDATE and commits before it connects out, so two workers never send the same
+delivery at once and no transaction stays open during the request; its outcome is written only
+while the lease is still its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cryptography.fernet import MultiFernet
+from sqlalchemy import and_, delete, or_, select, update
+
+from insureops.platform.config import Settings
+from insureops.platform.data.database import Database
+from insureops.platform.outbound.webhook_client import PostResult, WebhookClient
+from insureops.platform.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+from insureops.platform.webhooks.schedule import DISABLE, SCHEDULE, DisablePolicy, RetrySchedule
+from insureops.platform.webhooks.signing import decrypt_secret, signed_headers
+
+logger = logging.getLogger("insureops.platform.webhooks")
+
+LEASE_MARGIN_SECONDS = 30.0  # beyond the attempt's own timeout
+BATCH = 100  # deliveries one deliver_due call attempts at most
+PER_ENDPOINT = 5  # of which at most this many to one endpoint (a slow one holds no batch)
+CONCURRENCY = 10  # attempts in flight at once per deliver_due call
+RETENTION = datetime.timedelta(days=30)  # finished deliveries listed this long, then purged
+
+
+@dataclass(frozen=True)
+class WebhookDeps:
+    """What the delivery job needs: the platform database, the Fernet keys (the secrets), the
+    settings (address policy, timeout, response cap), the clock (Unix seconds; tests move it)
+    and the random draw of the backoff's jitter."""
+
+    database: Database
+    fernet: MultiFernet
+    settings: Settings
+    clock: Callable[[], float]
+    draw: Callable[[], float] = field(default=random.random)
+    schedule: RetrySchedule = SCHEDULE
+    disable: DisablePolicy = DISABLE
+
+    def now(self) -> datetime.datetime:
+        return datetime.datetime.fromtimestamp(self.clock(), tz=datetime.UTC)
+
+
+@dataclass(frozen=True)
+class _Claimed:
+    lease: datetime.datetime
+    url: str
+    message_id: str
+    body: bytes
+    secrets: tuple[str, ...]
+
+
+def _due(now: datetime.datetime):
+    return and_(WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at <= now,
+                or_(WebhookDelivery.lease_until.is_(None), WebhookDelivery.lease_until <= now))
+
+
+async def _claim(deps: WebhookDeps, delivery_id: str) -> _Claimed | None:
+    now = deps.now()
+    lease = now + datetime.timedelta(
+        seconds=deps.settings.webhook_timeout_seconds + LEASE_MARGIN_SECONDS)
+    async with deps.database.unit_of_work() as uow:
+        taken = await uow.session.execute(
+            update(WebhookDelivery).where(WebhookDelivery.id == delivery_id, _due(now))
+            .values(lease_until=lease).execution_options(synchronize_session=False))
+        if taken.rowcount != 1:
+            return None  # not due, finished, or another worker holds it
+        endpoint, body, message_id = (await uow.session.execute(
+            select(WebhookEndpoint, WebhookEvent.body, WebhookEvent.id)
+            .join(WebhookDelivery, WebhookDelivery.endpoint_id == WebhookEndpoint.id)
+            .join(WebhookEvent, WebhookEvent.id == WebhookDelivery.event_id)
+            .where(WebhookDelivery.id == delivery_id))).one()
+        if not endpoint.enabled:
+            await uow.session.execute(
+                update(WebhookDelivery).where(WebhookDelivery.id == delivery_id)
+                .values(status="failed", next_attempt_at=None, lease_until=None,
+                        error="endpoint_disabled"))
+            return None
+        signing = [decrypt_secret(deps.fernet, endpoint.secret_encrypted)]
+        if (endpoint.previous_secret_encrypted is not None
+                and endpoint.previous_secret_expires_at is not None
+                and endpoint.previous_secret_expires_at > now):
+            signing.append(decrypt_secret(deps.fernet, endpoint.previous_secret_encrypted))
+    return _Claimed(lease, endpoint.url, message_id, body, tuple(signing))
+
+
+async def _record(deps: WebhookDeps, delivery_id: str, claimed: _Claimed,
+                  result: PostResult) -> str:
+    """Write the attempt's outcome while the lease is ours; answers the delivery's status."""
+    now = deps.now()
+    async with deps.database.unit_of_work() as uow:
+        session = uow.session
+        delivery = (await session.execute(
+            select(WebhookDelivery).where(WebhookDelivery.id == delivery_id,
+                                          WebhookDelivery.lease_until == claimed.lease))
+                    ).scalar_one_or_none()
+        if delivery is None:
+            return "lost"  # the lease ran out and another worker took over
+        attempts = delivery.attempts + 1
+        values: dict[str, object] = {
+            "attempts": attempts, "last_attempt_at": now, "lease_until": None,
+            "response_status": result.status, "latency_ms": result.latency_ms,
+            "error": result.error}
+        endpoint = await session.get(WebhookEndpoint, delivery.endpoint_id)
+        if result.ok:
+            values.update(status="delivered", next_attempt_at=None)
+            endpoint_values: dict[str, object] = {
+                "consecutive_failures": 0, "failing_since": None, "last_success_at": now}
+        else:
+            delay = deps.schedule.delay(attempts, deps.draw())
+            values.update(status="pending" if delay is not None else "failed",
+                          next_attempt_at=None if delay is None
+                          else now + datetime.timedelta(seconds=delay))
+            endpoint_values = _failure(deps, endpoint, now)
+        await session.execute(update(WebhookDelivery).where(WebhookDelivery.id == delivery_id)
+                              .values(**values))
+        if endpoint is not None:
+            await session.execute(update(WebhookEndpoint)
+                                  .where(WebhookEndpoint.id == endpoint.id)
+                                  .values(**endpoint_values))
+        return str(values["status"])
+
+
+def _failure(deps: WebhookDeps, endpoint: WebhookEndpoint | None,
+             now: datetime.datetime) -> dict[str, object]:
+    if endpoint is None:
+        return {}
+    failures = endpoint.consecutive_failures + 1
+    since = endpoint.failing_since or now
+    values: dict[str, object] = {"consecutive_failures": failures, "failing_since": since}
+    if endpoint.enabled and deps.disable.disables(failures, since, now):
+        values.update(enabled=False, disabled_reason="failing", disabled_at=now, updated_at=now)
+        logger.warning("webhook endpoint %s switched off: %d attempts failed since %s",
+                       endpoint.id, failures, since.isoformat())
+    return values
+
+
+async def attempt_delivery(deps: WebhookDeps, delivery_id: str,
+                           client: WebhookClient | None = None) -> str | None:
+    """One attempt of one delivery, if it is due and no other worker holds it: answers the
+    delivery's status afterwards (`delivered`, `pending` for a retry, `failed`), or None when
+    there was nothing to attempt. `client`: a started WebhookClient to share."""
+    claimed = await _claim(deps, delivery_id)
+    if claimed is None:
+        return None
+    headers = signed_headers(claimed.secrets, claimed.message_id, deps.now(), claimed.body)
+    if client is None:
+        async with WebhookClient(deps.settings) as own:
+            result = await own.post(claimed.url, claimed.body, headers)
+    else:
+        result = await client.post(claimed.url, claimed.body, headers)
+    return await _record(deps, delivery_id, claimed, result)
+
+
+async def due_deliveries(deps: WebhookDeps, limit: int = BATCH) -> list[str]:
+    """Ids of due deliveries, oldest due first, at most PER_ENDPOINT of one endpoint."""
+    async with deps.database.unit_of_work() as uow:
+        rows = (await uow.session.execute(
+            select(WebhookDelivery.id, WebhookDelivery.endpoint_id).where(_due(deps.now()))
+            .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.id)
+            .limit(limit * PER_ENDPOINT))).all()
+    taken: dict[str, int] = {}
+    chosen = []
+    for delivery_id, endpoint_id in rows:
+        if taken.get(endpoint_id, 0) < PER_ENDPOINT and len(chosen) < limit:
+            taken[endpoint_id] = taken.get(endpoint_id, 0) + 1
+            chosen.append(delivery_id)
+    return chosen
+
+
+async def deliver_due(deps: WebhookDeps, limit: int = BATCH) -> dict[str, int]:
+    """Attempt the due deliveries (CONCURRENCY at a time); answers how many ended how."""
+    ids = await due_deliveries(deps, limit)
+    counts: dict[str, int] = {}
+    if not ids:
+        return counts
+    gate = asyncio.Semaphore(CONCURRENCY)
+    async with WebhookClient(deps.settings) as client:
+        async def one(delivery_id: str) -> None:
+            async with gate:
+                status = await attempt_delivery(deps, delivery_id, client)
+            if status is not None:
+                counts[status] = counts.get(status, 0) + 1
+        await asyncio.gather(*(one(delivery_id) for delivery_id in ids))
+    return counts
+
+
+async def purge_finished(deps: WebhookDeps) -> int:
+    """Delete deliveries finished more than RETENTION ago, and events left without any."""
+    cutoff = deps.now() - RETENTION
+    async with deps.database.unit_of_work() as uow:
+        gone = await uow.session.execute(delete(WebhookDelivery).where(
+            WebhookDelivery.status != "pending", WebhookDelivery.created_at < cutoff))
+        await uow.session.execute(delete(WebhookEvent).where(
+            WebhookEvent.created_at < cutoff,
+            ~select(WebhookDelivery.id).where(WebhookDelivery.event_id == WebhookEvent.id)
+            .exists()))
+        return gone.rowcount
