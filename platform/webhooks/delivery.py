@@ -18,11 +18,13 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from aiohttp import web
 from cryptography.fernet import MultiFernet
 from sqlalchemy import and_, delete, or_, select, update
 
 from insureops.platform.config import Settings
 from insureops.platform.data.database import Database
+from insureops.platform.keys import CLOCK, DATABASE, SECRET_KEYS, SETTINGS
 from insureops.platform.outbound.webhook_client import PostResult, WebhookClient
 from insureops.platform.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
 from insureops.platform.webhooks.schedule import DISABLE, SCHEDULE, DisablePolicy, RetrySchedule
@@ -53,6 +55,12 @@ class WebhookDeps:
 
     def now(self) -> datetime.datetime:
         return datetime.datetime.fromtimestamp(self.clock(), tz=datetime.UTC)
+
+    @classmethod
+    def of_app(cls, app: web.Application, **options: object) -> WebhookDeps:
+        """The deps of the service `app` (its database, keys, settings and clock)."""
+        return cls(app[DATABASE], app[SECRET_KEYS].fernet, app[SETTINGS], app[CLOCK],
+                   **options)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
