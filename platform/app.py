@@ -35,6 +35,8 @@ from insureops.platform.http.log import add_request_id_header, request_id_middle
 from insureops.platform.http.openapi import OpenApiOnDemand
 from insureops.platform.http.ratelimit import RateLimiter
 from insureops.platform.http.routing import Mount, add_rate_limit_headers
+from insureops.platform.jobs.engine import build_job_engine
+from insureops.platform.jobs.running import jobs_context
 from insureops.platform.keys import (
     API_KEY_CACHE,
     AREA_STARTUP,
@@ -45,6 +47,7 @@ from insureops.platform.keys import (
     EMAIL_BACKEND,
     ERROR_TABLE,
     HEAVY_WORK,
+    JOBS,
     JWT_VERIFIER,
     MATCHING_WORK,
     MOUNTS,
@@ -129,6 +132,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app[MATCHING_WORK] = build_matching_work(settings)
     app[BODY_THREADS] = BoundedExecutor("bodies", BODY_THREAD_COUNT)
     app[TENANT_POOLS] = TenantPools()  # one store per tenant database, for every area
+    app[JOBS] = build_job_engine(settings)  # bindings, book runs, deliveries
     errors = ErrorTable()
     mounts = [Mount("", meta.routes)]
     startup_hooks: list = []
@@ -147,6 +151,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = AREAS,
     app.cleanup_ctx.append(database_context)
     app.cleanup_ctx.append(heavy_work_context)
     app.cleanup_ctx.append(tenant_pools_context)
+    app.cleanup_ctx.append(jobs_context)  # last: stopped first, before the stores close
     app.on_startup.extend(startup_hooks)  # after cleanup_ctx's start: the database is migrated
     app.on_response_prepare.append(add_request_id_header)
     app.on_response_prepare.append(add_rate_limit_headers)

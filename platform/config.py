@@ -172,6 +172,31 @@ class Settings(BaseSettings):
     rules_execute_seconds: float = Field(
         5.0, gt=0, description="Longest execution of a published ruleset on one input; then "
         "422 work_budget_exceeded.")
+    jobs_in_serve: bool | None = Field(
+        None, description="Whether `insureops serve` runs background jobs (rule bindings, book "
+        "runs, deliveries) itself; default: yes on an embedded SQLite platform database, no on "
+        "PostgreSQL (run `insureops worker` processes there).")
+    jobs_concurrency: int = Field(
+        4, gt=0, le=64, description="Jobs one process (a worker, or serve running jobs) runs "
+        "at once.")
+    jobs_stalled_seconds: float = Field(
+        30.0, ge=1, description="A worker silent (no heartbeat) this long is taken for dead: "
+        "the other workers retry the jobs it held.")
+    rules_dispatch_seconds: float = Field(
+        0.5, gt=0, le=10, description="How often the bindings' dispatcher looks for records "
+        "written in the workspaces' tenant databases.")
+    rules_run_batch_size: int = Field(
+        2000, ge=10, le=50_000, description="Records a book run reads, evaluates and writes "
+        "per batch (and per checkpoint).")
+    rules_run_max_records: int = Field(
+        5_000_000, gt=0, description="Most records one book run may cover; a larger book is "
+        "422 run_too_large (narrow it with `where`).")
+    rules_runs_per_workspace: int = Field(
+        1, gt=0, le=16, description="Book runs of one workspace running at once; more wait "
+        "their turn in the queue.")
+    rules_run_active_per_workspace: int = Field(
+        10, gt=0, description="Book runs one workspace may have queued or running; the next "
+        "is 429 workspace_busy.")
     prospects_terms_version: str = Field("2026-11-01", min_length=1, max_length=64,
                                          description="Current version of the prospect terms "
                                          "and conditions users must accept.")
@@ -276,6 +301,11 @@ class Settings(BaseSettings):
     def embedded_tenants_on(self) -> bool:
         """A workspace without a saved connection gets its own SQLite tenant database."""
         return self.embedded_tenant_databases is not False and self.tenant_sqlite_root is not None
+
+    @property
+    def runs_jobs_in_serve(self) -> bool:
+        """`insureops serve` runs the background jobs itself (see jobs_in_serve)."""
+        return self.is_sqlite if self.jobs_in_serve is None else self.jobs_in_serve
 
     @property
     def is_sqlite(self) -> bool:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from insureops.platform.http.ratelimit import RateLimiter, RateLimitState
     from insureops.platform.http.routing import Mount, RouteTable
     from insureops.platform.identity import Passwords
+    from insureops.platform.jobs.engine import JobEngine
     from insureops.platform.records.rule_catalog import RuleCatalog
     from insureops.platform.tenancy.databases import SavedConnection
     from insureops.platform.tenancy.pools import TenantPools
@@ -60,6 +61,9 @@ HEAVY_WORK: web.AppKey[HeavyWork] = web.AppKey("heavy_work")
 MATCHING_WORK: web.AppKey[ThreadWork] = web.AppKey("matching_work")
 # on the root app: where large JSON bodies are decoded and validated
 BODY_THREADS: web.AppKey[BoundedExecutor] = web.AppKey("body_threads")
+
+# on the root app: the job engine (procrastinate's queue, or the embedded runner)
+JOBS: web.AppKey[JobEngine] = web.AppKey("jobs")
 
 # Seconds a studio simulation may run (on the rules_studio sub-app; tests shorten it).
 SIMULATION_BUDGET: web.AppKey[float] = web.AppKey("rules_simulation_budget")

@@ -13,6 +13,8 @@ import click
 # subcommand name -> ("module:attribute" of a click command or group, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("insureops.platform.cli.serve:serve", "Run the HTTP service."),
+    "worker": ("insureops.platform.cli.worker:worker",
+               "Run background jobs (PostgreSQL platform database)."),
     "migrate": ("insureops.platform.cli.serve:migrate", "Migrate the platform database."),
     "rules": ("insureops.platform.cli.rules:rules", "Check, test, simulate and diff rulesets."),
     "schema": ("insureops.platform.cli.schema:schema", "Prepare a tenant database; print DDL."),

@@ -154,6 +154,7 @@ class UnitOfWork:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
         self._session: AsyncSession | None = None
+        self._after_commit: list[Callable[[], Awaitable[object]]] = []
 
     @property
     def session(self) -> AsyncSession:
@@ -175,10 +176,24 @@ class UnitOfWork:
                 await session.rollback()
         finally:
             await session.close()
+        if exc_type is None:
+            await self._run_after_commit()
 
     async def commit(self) -> None:
         """Commit now (e.g. before an outbound call); the block may go on with a new transaction."""
         await self.session.commit()
+        await self._run_after_commit()
+
+    def after_commit(self, action: Callable[[], Awaitable[object]]) -> None:
+        """Await `action()` once the unit of work's transaction has committed (never when it
+        rolls back): what must follow the commit, and only it (the embedded job runner starts
+        a job enqueued inside the transaction this way)."""
+        self._after_commit.append(action)
+
+    async def _run_after_commit(self) -> None:
+        actions, self._after_commit = self._after_commit, []
+        for action in actions:
+            await action()
 
 
 async def database_context(app: web.Application) -> AsyncIterator[None]:

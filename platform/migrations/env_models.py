@@ -10,6 +10,7 @@ from insureops.platform.identity import models as identity_models  # noqa: F401
 from insureops.platform.prospects import models as prospects_models  # noqa: F401
 from insureops.platform.records import api_keys, llm_keys, prospects, usage  # noqa: F401
 from insureops.platform.rules_studio import models as rules_studio_models  # noqa: F401
+from insureops.platform.rules_studio.work import models as rules_work_models  # noqa: F401
 from insureops.platform.team import models as team_models  # noqa: F401
 from insureops.platform.tenancy import databases as tenant_databases  # noqa: F401
 from insureops.platform.webhooks import models as webhook_models  # noqa: F401

@@ -26,6 +26,8 @@ from insureops.schema.sql.tables import VERSION_TABLE
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 ALEMBIC_VERSION_TABLE = "insureops_tenant_alembic_version"
+# The service's own tables in a tenant database (revision v2_2_0_outbox), not the data model's.
+SERVICE_TABLES = ("insureops_outbox_switches", "insureops_outbox", "insureops_rule_effects")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class ApplyResult:
     def describe(self) -> str:
         if self.action == "created":
             return f"created data model {self.version}"
+        if self.action == "upgraded" and self.previous == self.version:
+            return f"data model {self.version}: added the service's outbox tables"
         if self.action == "upgraded":
             return f"upgraded data model {self.previous} -> {self.version}"
         return f"already at {self.version}; nothing to do"
@@ -53,17 +57,33 @@ def alembic_config(connection: sa.Connection | None = None,
     return config
 
 
-def known_versions(migrations: Path = MIGRATIONS) -> dict[str, str]:
-    """Data-model version -> the alembic revision that produces it, from the revision files."""
+def _revisions_by_version(migrations: Path) -> list[tuple[str, str]]:
+    """(data-model version, revision) of every revision file, newest first."""
     script = ScriptDirectory.from_config(alembic_config(None, migrations))
-    versions = {}
+    found = []
     for revision in script.walk_revisions():
         version = getattr(revision.module, "data_model_version", "")
         if not version:
             raise DataModelVersionError(None, DATA_MODEL_VERSION,
                                         f"revision {revision.revision} names no data_model_version")
-        versions[version] = revision.revision
+        found.append((version, revision.revision))
+    return found
+
+
+def known_versions(migrations: Path = MIGRATIONS) -> dict[str, str]:
+    """Data-model version -> the newest alembic revision at that version, from the revision
+    files. Several revisions may share a version: the later ones add only the service's own
+    tables (the outbox of rules at work), never a change to the specification's."""
+    versions: dict[str, str] = {}
+    for version, revision in _revisions_by_version(migrations):
+        versions.setdefault(version, revision)
     return versions
+
+
+def first_revisions(migrations: Path = MIGRATIONS) -> dict[str, str]:
+    """Data-model version -> the oldest revision at that version: the one whose tables
+    `create_data_model` (and `insureops schema ddl`) produce."""
+    return {version: revision for version, revision in _revisions_by_version(migrations)}
 
 
 def recorded_version(connection: sa.Connection) -> str | None:
@@ -94,12 +114,19 @@ def _create(connection: sa.Connection, version: str, versions: dict[str, str],
             f"no {VERSION_TABLE} record; refusing to guess its version")
     config = alembic_config(connection, migrations)
     if versions[version] == ScriptDirectory.from_config(config).get_current_head():
-        # alembic's recipe for a new database: build from the metadata, then stamp the head.
+        # alembic's recipe for a new database: build from the metadata, stamp the revision
+        # that built it, then the service's own tables of that version (the outbox).
         create_data_model(connection, version=version)
-        command.stamp(config, versions[version])
-    else:
-        command.upgrade(config, versions[version])
+        command.stamp(config, first_revisions(migrations)[version])
+    command.upgrade(config, versions[version])
     return ApplyResult("created", None, version)
+
+
+def _current_revision(connection: sa.Connection) -> str | None:
+    if not sa.inspect(connection).has_table(ALEMBIC_VERSION_TABLE):
+        return None
+    return connection.execute(
+        sa.text(f"SELECT version_num FROM {ALEMBIC_VERSION_TABLE}")).scalar()
 
 
 def apply_data_model(engine: sa.Engine, *, version: str = DATA_MODEL_VERSION,
@@ -121,11 +148,13 @@ def apply_data_model(engine: sa.Engine, *, version: str = DATA_MODEL_VERSION,
             _refuse(found, version, versions, "unknown (newer?)")
         if oldest_first.index(found) > oldest_first.index(version):
             _refuse(found, version, versions, "newer")
-        if found == version:
-            return ApplyResult("unchanged", found, found)
         config = alembic_config(connection, migrations)
-        if not sa.inspect(connection).has_table(ALEMBIC_VERSION_TABLE):
+        current = _current_revision(connection)
+        if current is None:
             # Made from `insureops schema ddl` output: the version row says where it stands.
-            command.stamp(config, versions[found])
+            command.stamp(config, first_revisions(migrations)[found])
+            current = first_revisions(migrations)[found]
+        if found == version and current == versions[version]:
+            return ApplyResult("unchanged", found, found)
         command.upgrade(config, versions[version])
         return ApplyResult("upgraded", found, recorded_version(connection) or version)

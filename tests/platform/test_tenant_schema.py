@@ -11,6 +11,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from insureops.platform.tenancy.data_model import (
+    SERVICE_TABLES,
     ALEMBIC_VERSION_TABLE,
     MIGRATIONS,
     apply_data_model,
@@ -27,7 +28,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "v2_3_0"
-down_revision = "v2_2_0"
+down_revision = "v2_2_0_outbox"
 branch_labels = None
 depends_on = None
 data_model_version = "2.3.0"
@@ -58,11 +59,12 @@ def _tables(engine) -> set[str]:
 def test_apply_creates_every_table_and_records_the_version_when_the_database_is_empty(fresh):
     result = apply_data_model(fresh)
     assert (result.action, result.version) == ("created", "2.2.0")
-    assert {t.name for t in TABLES} | {VERSION_TABLE, ALEMBIC_VERSION_TABLE} == _tables(fresh)
+    assert ({t.name for t in TABLES} | {VERSION_TABLE, ALEMBIC_VERSION_TABLE}
+            | set(SERVICE_TABLES)) == _tables(fresh)
     with fresh.connect() as connection:
         assert recorded_version(connection) == "2.2.0"
         assert connection.execute(sa.text(
-            f"SELECT version_num FROM {ALEMBIC_VERSION_TABLE}")).scalar_one() == "v2_2_0"
+            f"SELECT version_num FROM {ALEMBIC_VERSION_TABLE}")).scalar_one() == "v2_2_0_outbox"
 
 
 def test_apply_changes_nothing_when_run_again(fresh):
@@ -80,7 +82,9 @@ def test_database_matches_the_metadata_when_applied(fresh):
     apply_data_model(fresh)
     with fresh.connect() as connection:
         context = MigrationContext.configure(
-            connection, opts={"version_table": ALEMBIC_VERSION_TABLE, "compare_type": False})
+            connection, opts={"version_table": ALEMBIC_VERSION_TABLE, "compare_type": False,
+                              "include_name": lambda name, kind, _parent: not (
+                                  kind == "table" and name in SERVICE_TABLES)})
         differences = compare_metadata(context, build_metadata())
     assert differences == []
 
@@ -106,6 +110,9 @@ def test_database_from_printed_ddl_is_recognised_when_applied(fresh, backend):
     with fresh.begin() as connection:
         for statement in ddl_statements(backend):
             connection.execute(sa.text(statement))
+    result = apply_data_model(fresh)  # the DDL is the data model's: the outbox is added
+    assert (result.action, result.previous, result.version) == ("upgraded", "2.2.0", "2.2.0")
+    assert set(SERVICE_TABLES) <= _tables(fresh)
     assert apply_data_model(fresh).action == "unchanged"
 
 

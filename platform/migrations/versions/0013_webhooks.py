@@ -1,7 +1,7 @@
 """Webhooks: endpoints (encrypted signing secrets), events and deliveries (the outbox).
 
 Revision ID: 0013_webhooks
-Revises: 0010_prospect_emails
+Revises: 0012_rules_at_work
 Create Date: 2026-11-27
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013_webhooks"
-down_revision = "0010_prospect_emails"
+down_revision = "0012_rules_at_work"
 branch_labels = None
 depends_on = None
 

@@ -12,7 +12,12 @@ import pytest
 from sqlalchemy import select
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from insureops.platform.webhooks.delivery import attempt_delivery, deliver_due, purge_finished
+from insureops.platform.webhooks.delivery import (
+    attempt_delivery,
+    deliver_due,
+    due_deliveries,
+    purge_finished,
+)
 from insureops.platform.webhooks.models import WebhookDelivery, WebhookEvent
 from insureops.platform.webhooks.outbox import publish
 from insureops.platform.webhooks.schedule import DisablePolicy, RetrySchedule
@@ -178,7 +183,8 @@ async def test_a_success_resets_the_failures_when_the_endpoint_recovers(
     receiver.script(Answer(500), Answer(500))
     for _ in range(3):
         await hooks.publish(ann.workspace_id)
-    await deliver_due(hooks.deps)
+    for delivery_id in await due_deliveries(hooks.deps):  # one after the other
+        await attempt_delivery(hooks.deps, delivery_id)
     info = await (await hooks.client.get(f"{BASE}/{endpoint['id']}/",
                                          headers=ann.headers)).json()
     assert info["consecutive_failures"] == 0 and info["last_success_at"] is not None

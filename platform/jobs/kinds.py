@@ -1,0 +1,19 @@
+"""Which modules define job kinds and periodic duties: importing them fills the registry.
+
+An area that defines jobs adds its module here (the composition root and `insureops worker`
+load this list, so every process that enqueues or runs jobs knows the same kinds).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+JOB_MODULES: tuple[str, ...] = (
+
+)
+
+
+def load_job_kinds() -> None:
+    """Import every module of JOB_MODULES (once; later calls cost nothing)."""
+    for module in JOB_MODULES:
+        importlib.import_module(module)
