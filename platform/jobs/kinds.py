@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 
 JOB_MODULES: tuple[str, ...] = (
-
+    "insureops.platform.webhooks.jobs",
 )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from insureops.platform.auth.requirements import Auth, Role
 from insureops.platform.http.ratelimit import RateKey, RateLimit
 from insureops.platform.http.routing import Call, Owner, RouteTable
-from insureops.platform.keys import CLOCK, SECRET_KEYS
+from insureops.platform.keys import CLOCK, JOBS, SECRET_KEYS
 from insureops.platform.outbound.webhook_client import WebhookUrlRefusedError
 from insureops.platform.settings.service import SettingsDeps
 from insureops.platform.settings.webhooks import service
@@ -156,9 +156,12 @@ async def list_deliveries(call: Call[None, DeliveryQuery]) -> DeliveryPage:
              path_model=DeliveryPath, response=DeliveryInfo, status=202, auth=ADMIN,
              rate_limit=REDELIVER_LIMIT, errors=(404, 409, 429),
              summary="Send a delivery's event again",
-             description="A new delivery of the same event (same `webhook-id`), due at once.")
+             description="A new delivery of the same event (same `webhook-id`), sent at once "
+             "by the job engine (its attempts then follow the retry schedule).")
 async def redeliver(call: Call[None, None]) -> DeliveryInfo:
     async with call.unit_of_work() as uow:
         row = await service.redeliver(uow, _deps(call), call.principal.active_workspace_id,
                                       call.path.webhook_id, call.path.delivery_id)
+        await call.request.config_dict[JOBS].enqueue_in(uow, "webhooks.deliver",
+                                                        delivery_id=row.id)
     return _delivery(row)

@@ -37,6 +37,7 @@ from insureops.platform.team.invitations import hash_token
 from insureops.platform.team.models import Invitation
 from insureops.platform.tenancy.engine import create_tenant_engine
 from insureops.platform.tenancy.workspaces import embedded_database_url
+from insureops.platform.webhooks.models import WebhookDelivery
 from insureops.platform.webhooks.outbox import publish
 from tests.carrier_matching.market_texts import market_texts
 from tests.conftest import BACKENDS, require_postgres
@@ -381,6 +382,11 @@ async def _delivery(world: World) -> str:
     async with world.tenancy.database.unit_of_work() as uow:
         await publish(uow.session, world.b.tenant_id, "run.completed",
                       {"run": run, "summary": {"decisions": {"accept": 3}}, "at": now}, now=now)
+        # finished already: the service's own delivery job (jobs run in serve) leaves it be,
+        # so B's rows stay as they are while the sweeps compare them
+        await uow.session.execute(update(WebhookDelivery).where(
+            WebhookDelivery.workspace_id == world.b.tenant_id).values(
+            status="delivered", next_attempt_at=None, attempts=1, response_status=204))
     page = await world.ok("GET", f"/api/v2/settings/webhooks/{world.objects['webhooks/{webhook_id}']}"
                           "/deliveries/", world.b.owner.headers)
     return page["items"][0]["id"]

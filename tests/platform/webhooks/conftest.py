@@ -73,8 +73,10 @@ class Hooks:
 
 @pytest.fixture
 def hook_settings(settings: Settings) -> Settings:
+    """Receivers on loopback allowed; no jobs in the service (the tests run the delivery job
+    themselves, at the moments they choose; test_jobs.py runs it through the engine)."""
     return settings.model_copy(update={"webhook_allowed_networks": ("127.0.0.1/32",),
-                                       "webhook_timeout_seconds": 2.0})
+                                       "webhook_timeout_seconds": 2.0, "jobs_in_serve": False})
 
 
 @pytest.fixture
