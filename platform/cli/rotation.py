@@ -11,8 +11,8 @@ import click
 @click.option("--database-url", default=None,
               help="Platform database URL [INSUREOPS_DATABASE_URL, ./insureops.db].")
 def rotate_keys(database_url: str | None) -> None:
-    """Re-encrypt the secrets at rest (tenant database URLs, LLM provider keys) with the first
-    key of INSUREOPS_FERNET_KEYS, all in one transaction.
+    """Re-encrypt the secrets at rest (tenant database URLs, LLM provider keys, webhook signing
+    secrets) with the first key of INSUREOPS_FERNET_KEYS, all in one transaction.
 
     Put the new key first (the old ones after it), run this, then remove the old keys.
     """
@@ -30,25 +30,30 @@ def rotate_keys(database_url: str | None) -> None:
         TenantDatabaseSecretError,
         rotate_tenant_database_keys,
     )
+    from insureops.platform.webhooks.signing import WebhookSecretError, rotate_webhook_secrets
 
     settings = _settings(database_url=database_url)
 
-    async def run() -> tuple[tuple[int, int], tuple[int, int]]:
+    async def run() -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
         database = Database.connect(settings.database_url)
         try:
             fernet = load_secret_keys(settings).fernet
             async with database.unit_of_work() as uow:
                 return (await rotate_tenant_database_keys(uow, fernet),
-                        await rotate_llm_keys(uow, fernet))
+                        await rotate_llm_keys(uow, fernet),
+                        await rotate_webhook_secrets(uow, fernet))
         finally:
             await database.engine.dispose()
 
     try:
-        (rows, changed), (llm_rows, llm_changed) = asyncio.run(run())
-    except (ConfigurationError, TenantDatabaseSecretError, LlmKeySecretError) as exc:
+        (rows, changed), (llm_rows, llm_changed), (hook_rows, hook_changed) = asyncio.run(run())
+    except (ConfigurationError, TenantDatabaseSecretError, LlmKeySecretError,
+            WebhookSecretError) as exc:
         raise click.ClickException(str(exc)) from None
     except SQLAlchemyError as exc:  # a message, not a trace
         raise click.ClickException(f"rotation failed: {type(exc).__name__}") from None
     click.echo(f"tenant database URLs: {rows} stored, {changed} re-encrypted with the newest key")
     click.echo(f"LLM provider keys: {llm_rows} stored, {llm_changed} re-encrypted with the "
                "newest key")
+    click.echo(f"webhook signing secrets: {hook_rows} stored, {hook_changed} re-encrypted with "
+               "the newest key")

@@ -15,7 +15,11 @@ import secrets
 from collections.abc import Iterable
 
 from cryptography.fernet import InvalidToken, MultiFernet
+from sqlalchemy import select
 from standardwebhooks.webhooks import Webhook
+
+from insureops.platform.data.database import UnitOfWork
+from insureops.platform.webhooks.models import WebhookEndpoint
 
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32
@@ -53,3 +57,20 @@ def signed_headers(signing_secrets: Iterable[str], message_id: str, at: datetime
     signatures = " ".join(Webhook(secret).sign(message_id, at, text) for secret in signing_secrets)
     return {"webhook-id": message_id, "webhook-timestamp": str(int(at.timestamp())),
             "webhook-signature": signatures}
+
+
+async def rotate_webhook_secrets(uow: UnitOfWork, fernet: MultiFernet) -> tuple[int, int]:
+    """Re-encrypt every stored secret (current and previous) with the newest Fernet key:
+    (secrets, secrets changed). Raises WebhookSecretError, changing nothing, when one cannot be
+    decrypted (`insureops rotate-keys`)."""
+    rows = list((await uow.session.execute(select(WebhookEndpoint))).scalars())
+    columns = ("secret_encrypted", "previous_secret_encrypted")
+    tokens = [(row, column) for row in rows for column in columns if getattr(row, column)]
+    for row, column in tokens:
+        decrypt_secret(fernet, getattr(row, column))  # all readable, or nothing is rewritten
+    changed = 0
+    for row, column in tokens:
+        rotated = fernet.rotate(getattr(row, column).encode()).decode()
+        changed += rotated != getattr(row, column)
+        setattr(row, column, rotated)
+    return len(tokens), changed
