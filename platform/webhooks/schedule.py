@@ -36,11 +36,14 @@ class RetrySchedule:
 
     def table(self) -> str:
         """The schedule as docs/webhooks.md prints it."""
-        lines = ["| attempt | after the previous one (before jitter) |", "|---|---|"]
-        lines.append("| 1 | at once (as soon as a worker picks the event up) |")
+        lines = ["| attempt | after the previous one (before jitter) | after the first |",
+                 "|---|---|---|", "| 1 | at once (within the sweep's 2 s) | 0:00:00 |"]
+        total = 0.0
         for attempt in range(2, self.attempts + 1):
-            delay = datetime.timedelta(seconds=round(self.base_delay(attempt - 1)))
-            lines.append(f"| {attempt} | {delay} |")
+            delay = self.base_delay(attempt - 1)
+            total += delay
+            lines.append(f"| {attempt} | {datetime.timedelta(seconds=round(delay))} | "
+                         f"{datetime.timedelta(seconds=round(total))} |")
         return "\n".join(lines)
 
 
