@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 from cryptography.fernet import MultiFernet
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.config import Settings
 from insureops.platform.data.database import Database
@@ -108,53 +109,56 @@ async def _claim(deps: WebhookDeps, delivery_id: str) -> _Claimed | None:
 
 async def _record(deps: WebhookDeps, delivery_id: str, claimed: _Claimed,
                   result: PostResult) -> str:
-    """Write the attempt's outcome while the lease is ours; answers the delivery's status."""
+    """Write the attempt's outcome while the lease is ours; answers the delivery's status
+    ("lost" when the lease ran out and another worker took the delivery over)."""
     now = deps.now()
+    ours = and_(WebhookDelivery.id == delivery_id, WebhookDelivery.lease_until == claimed.lease)
     async with deps.database.unit_of_work() as uow:
         session = uow.session
-        delivery = (await session.execute(
-            select(WebhookDelivery).where(WebhookDelivery.id == delivery_id,
-                                          WebhookDelivery.lease_until == claimed.lease))
-                    ).scalar_one_or_none()
-        if delivery is None:
-            return "lost"  # the lease ran out and another worker took over
-        attempts = delivery.attempts + 1
+        found = (await session.execute(select(WebhookDelivery.attempts,
+                                              WebhookDelivery.endpoint_id).where(ours))).first()
+        if found is None:
+            return "lost"
+        attempts, endpoint_id = found.attempts + 1, found.endpoint_id
         values: dict[str, object] = {
             "attempts": attempts, "last_attempt_at": now, "lease_until": None,
             "response_status": result.status, "latency_ms": result.latency_ms,
             "error": result.error}
-        endpoint = await session.get(WebhookEndpoint, delivery.endpoint_id)
+        delay = None if result.ok else deps.schedule.delay(attempts, deps.draw())
+        status = "delivered" if result.ok else "pending" if delay is not None else "failed"
+        values.update(status=status, next_attempt_at=None if delay is None
+                      else now + datetime.timedelta(seconds=delay))
+        if (await session.execute(update(WebhookDelivery).where(ours).values(**values)
+                                  .execution_options(synchronize_session=False))).rowcount != 1:
+            return "lost"
         if result.ok:
-            values.update(status="delivered", next_attempt_at=None)
-            endpoint_values: dict[str, object] = {
-                "consecutive_failures": 0, "failing_since": None, "last_success_at": now}
+            await session.execute(update(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id)
+                                  .values(consecutive_failures=0, failing_since=None,
+                                          last_success_at=now))
         else:
-            delay = deps.schedule.delay(attempts, deps.draw())
-            values.update(status="pending" if delay is not None else "failed",
-                          next_attempt_at=None if delay is None
-                          else now + datetime.timedelta(seconds=delay))
-            endpoint_values = _failure(deps, endpoint, now)
-        await session.execute(update(WebhookDelivery).where(WebhookDelivery.id == delivery_id)
-                              .values(**values))
-        if endpoint is not None:
-            await session.execute(update(WebhookEndpoint)
-                                  .where(WebhookEndpoint.id == endpoint.id)
-                                  .values(**endpoint_values))
-        return str(values["status"])
+            await _count_failure(deps, session, endpoint_id, now)
+        return status
 
 
-def _failure(deps: WebhookDeps, endpoint: WebhookEndpoint | None,
-             now: datetime.datetime) -> dict[str, object]:
-    if endpoint is None:
-        return {}
-    failures = endpoint.consecutive_failures + 1
-    since = endpoint.failing_since or now
-    values: dict[str, object] = {"consecutive_failures": failures, "failing_since": since}
-    if endpoint.enabled and deps.disable.disables(failures, since, now):
-        values.update(enabled=False, disabled_reason="failing", disabled_at=now, updated_at=now)
+async def _count_failure(deps: WebhookDeps, session: AsyncSession, endpoint_id: str,
+                         now: datetime.datetime) -> None:
+    """One more failure in a row, counted by the UPDATE itself (attempts of one endpoint run
+    at once); the endpoint is switched off when the policy says so."""
+    counted = (await session.execute(
+        update(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id)
+        .values(consecutive_failures=WebhookEndpoint.consecutive_failures + 1,
+                failing_since=func.coalesce(WebhookEndpoint.failing_since, now))
+        .returning(WebhookEndpoint.consecutive_failures, WebhookEndpoint.failing_since,
+                   WebhookEndpoint.enabled))).first()
+    if counted is None or not counted.enabled:
+        return
+    since = counted.failing_since
+    if deps.disable.disables(counted.consecutive_failures, since, now):
+        await session.execute(update(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id)
+                              .values(enabled=False, disabled_reason="failing",
+                                      disabled_at=now, updated_at=now))
         logger.warning("webhook endpoint %s switched off: %d attempts failed since %s",
-                       endpoint.id, failures, since.isoformat())
-    return values
+                       endpoint_id, counted.consecutive_failures, since.isoformat())
 
 
 async def attempt_delivery(deps: WebhookDeps, delivery_id: str,

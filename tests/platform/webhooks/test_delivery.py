@@ -13,6 +13,7 @@ from sqlalchemy import select
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from insureops.platform.webhooks.delivery import (
+    PER_ENDPOINT,
     attempt_delivery,
     deliver_due,
     due_deliveries,
@@ -188,6 +189,21 @@ async def test_a_success_resets_the_failures_when_the_endpoint_recovers(
     info = await (await hooks.client.get(f"{BASE}/{endpoint['id']}/",
                                          headers=ann.headers)).json()
     assert info["consecutive_failures"] == 0 and info["last_success_at"] is not None
+
+
+async def test_failures_at_once_are_all_counted_when_an_endpoint_is_down(
+        hooks: Hooks, receiver: Receiver):
+    ann = await hooks.tenancy.owner("ann@example.com")
+    endpoint = await hooks.register(ann, receiver.at())
+    receiver.script(*[Answer(500, delay=0.05)] * 6)
+    for _ in range(6):
+        await hooks.publish(ann.workspace_id)
+    # five attempts in flight at once: a batch takes at most PER_ENDPOINT of one endpoint
+    assert await deliver_due(hooks.deps) == {"pending": PER_ENDPOINT}
+    assert await deliver_due(hooks.deps) == {"pending": 1}
+    info = await (await hooks.client.get(f"{BASE}/{endpoint['id']}/",
+                                         headers=ann.headers)).json()
+    assert info["consecutive_failures"] == 6
 
 
 async def test_two_workers_send_a_delivery_once_when_they_attempt_it_together(
