@@ -58,7 +58,8 @@ class DecisionMade(BaseModel):
 
     ruleset: RulesetRef
     record: RecordRef
-    decision: Decision
+    decision: Decision | None = Field(description="null: no rule decided and the ruleset has "
+                                      "no default decision.")
     score: float | None = Field(None, description="The score, when the ruleset computes one.")
     fired: list[str] = Field(description="Names of the rules that fired, in order.")
     reasons: list[str] = Field(description="The fired rules' reasons.")
