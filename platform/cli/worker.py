@@ -33,6 +33,7 @@ async def _work(settings) -> None:
         await engine.run(services, stop)
     finally:
         await engine.close()
+        await asyncio.to_thread(services.close)
         await pools.dispose()
         await database.dispose()
 

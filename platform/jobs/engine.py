@@ -51,7 +51,7 @@ async def _periodically(duty: Periodic, services: JobServices,
         except Exception:  # noqa: BLE001 - a duty that failed once runs again next time
             log.exception("periodic duty %s failed", duty.name)
         try:
-            await asyncio.wait_for(stop.wait(), duty.seconds)
+            await asyncio.wait_for(stop.wait(), duty.interval(services.settings))
         except TimeoutError:
             pass
 

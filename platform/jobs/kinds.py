@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 
 JOB_MODULES: tuple[str, ...] = (
+    "insureops.platform.rules_studio.work.jobs",
     "insureops.platform.webhooks.jobs",
 )
 

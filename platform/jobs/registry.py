@@ -59,7 +59,10 @@ class Periodic:
 
     name: str
     function: Callable[[JobContext], Awaitable[object]]
-    seconds: float
+    seconds: float | Callable[[Any], float]  # or a function of the Settings
+
+    def interval(self, settings: Any) -> float:
+        return self.seconds(settings) if callable(self.seconds) else self.seconds
 
 
 JOB_KINDS: dict[str, JobKind] = {}
@@ -78,8 +81,9 @@ def job(name: str, *, queue: str = "default", retry: Retry | None = None,
     return register
 
 
-def every(name: str, seconds: float) -> Callable[[Callable], Callable]:
-    """Register the decorated async function `f(context)` as a periodic duty."""
+def every(name: str, seconds: float | Callable[[Any], float]) -> Callable[[Callable], Callable]:
+    """Register the decorated async function `f(context)` as a periodic duty, run every
+    `seconds` (a number, or a function of the service's Settings)."""
     def register(function: Callable) -> Callable:
         PERIODIC[name] = Periodic(name, function, seconds)
         return function

@@ -33,13 +33,15 @@ async def jobs_context(app: web.Application) -> AsyncIterator[None]:
     engine: JobEngine = app[JOBS]
     await engine.open()
     stop = asyncio.Event()
-    runner = None
+    runner = services = None
     if app[SETTINGS].runs_jobs_in_serve:
-        runner = asyncio.create_task(engine.run(app_services(app), stop), name="jobs")
+        services = app_services(app)
+        runner = asyncio.create_task(engine.run(services, stop), name="jobs")
     try:
         yield
     finally:
         stop.set()
         if runner is not None:
             await asyncio.gather(runner, return_exceptions=True)
+            await asyncio.to_thread(services.close)
         await engine.close()

@@ -4,7 +4,7 @@ jobs (the serve process on the embedded default, each `insureops worker`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,3 +31,9 @@ class JobServices:
     heavy_work: HeavyWork | None
     clock: Callable[[], float]
     extras: dict[str, Any]
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Release what the areas opened for their jobs (engines, threads), newest first."""
+        while self.closers:
+            self.closers.pop()()

@@ -135,3 +135,23 @@ class RecordNotApplicableError(RulesStudioError):
     """The ruleset has no single input a client or policy record can be given to."""
 
     code = "record_not_applicable"
+
+
+class BindingNotFoundError(RulesStudioError):
+    """No such binding in the workspace."""
+
+
+class RunNotFoundError(RulesStudioError):
+    """No such book run in the workspace."""
+
+
+class RunFinishedError(RulesStudioError):
+    """The run has finished; it cannot be cancelled."""
+
+
+class RunTooLargeError(RulesStudioError):
+    """The book holds more records than one run may cover."""
+
+
+class RunsBusyError(RulesStudioError):
+    """The workspace already has its share of runs queued or running."""

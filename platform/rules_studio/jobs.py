@@ -14,6 +14,7 @@ from insureops.platform.rules_studio import checking, simulation
 from insureops.platform.rules_studio.checking import FILENAME, Analysis
 from insureops.platform.rules_studio.execution import Evaluation, evaluate
 from insureops.platform.rules_studio.records import record_input
+from insureops.platform.rules_studio.work.conditions import compile_condition
 
 
 def check(source: str) -> dict:
@@ -46,3 +47,12 @@ def record_input_name(source: str, record_type: str) -> str:
     """The input of `source` a record of `record_type` is given to (RecordNotApplicableError
     when there is none), asked before the record is read."""
     return record_input(compile_ruleset(source, filename=FILENAME), record_type)
+
+
+def check_target(source: str, record_type: str, condition: str | None) -> None:
+    """A binding's or run's target, checked before it is saved: `source` takes a record of
+    `record_type` (RecordNotApplicableError) and `condition` checks
+    (ConditionInvalidError with line and column)."""
+    record_input(compile_ruleset(source, filename=FILENAME), record_type)
+    if condition:
+        compile_condition(record_type, condition)

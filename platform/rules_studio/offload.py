@@ -57,6 +57,13 @@ class StudioWork:
         return await self.heavy.run(workspace_id, budget, jobs.record_input_name, source,
                                     record_type)
 
+    async def check_target(self, workspace_id: str, source: str, record_type: str,
+                           condition: str | None) -> None:
+        """A binding's or run's ruleset takes the record type and its condition checks."""
+        budget = self._check_budget("Checking the ruleset and the condition")
+        await self.heavy.run(workspace_id, budget, jobs.check_target, source, record_type,
+                             condition)
+
     async def simulate(self, workspace_id: str, job: SimulationInput) -> str:
         budget = Budget("The simulation", self.simulation_seconds + SIMULATION_GRACE_SECONDS,
                         "the simulation budget", CLI_HINT)

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from insureops.dsl import CompiledRuleset
 from insureops.platform.rules_studio.errors import RecordNotApplicableError
 
-RECORD_TYPES = {"client": "Client", "policy": "Policy"}
+RECORD_TYPES = {"client": "Client", "policy": "Policy", "claim": "Claim",
+                "uw_submission": "UwSubmission"}
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,7 @@ from insureops.platform.rules_studio.payloads import (
     VersionQuery,
 )
 from insureops.platform.rules_studio.records import RecordReader, RecordRef
+from insureops.platform.rules_studio.work import routes as work_routes
 from insureops.platform.rules_studio.repository import RuleFilters
 from insureops.platform.tenancy.book.errors import RecordMissingError
 from insureops.platform.tenancy.workspaces import map_tenant_database_errors, tenant_store
@@ -352,6 +353,9 @@ async def get_execution(call: Call[None, None]) -> ExecutionInfo:
 async def archive_rule(call: Call[None, None]) -> None:
     async with call.unit_of_work() as uow:
         await service.archive(uow, _deps(call), _actor(call), call.path.rule_id)
+
+
+routes.include(work_routes.routes)  # bindings and book runs (rules at work)
 
 
 def create_app(simulation_budget: float = simulation.DEFAULT_TIME_BUDGET) -> web.Application:

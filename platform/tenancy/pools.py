@@ -106,6 +106,13 @@ async def _vetted(url: str, tenant_id: str, settings: Settings,
     return url, checked.addresses[0]
 
 
+async def vetted_target(url: str, tenant_id: str, settings: Settings,
+                        timeout: float) -> tuple[str, str | None]:
+    """What a connection to a workspace's saved `url` may go to, checked as the pools check
+    it (for those who open an engine of their own: the background jobs of rules at work)."""
+    return await _vetted(url, tenant_id, settings, timeout)
+
+
 def _fingerprint(url: str) -> str:
     # The URL holds the password: keep only a digest to notice that it changed.
     return hashlib.sha256(url.encode()).hexdigest()

@@ -95,7 +95,7 @@ def upgrade() -> None:
         sa.CheckConstraint(RECORD_TYPES, name="ck_rule_runs_record_type"),
         sa.CheckConstraint("mode IN ('dry_run', 'apply')", name="ck_rule_runs_mode"),
         sa.CheckConstraint(
-            "status IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')",
+            "status IN ('queued', 'running', 'completed', 'failed', 'cancelled')",
             name="ck_rule_runs_status"),
         *_owned("rule_runs"),
         sa.PrimaryKeyConstraint("id", name="pk_rule_runs"),

@@ -22,8 +22,8 @@ from insureops.platform.data.columns import UtcDateTime
 from insureops.platform.data.database import Base
 
 RECORD_TYPES = ("client", "policy", "claim", "uw_submission")
-RUN_STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")
-FINISHED = ("succeeded", "failed", "cancelled")
+RUN_STATUSES = ("queued", "running", "completed", "failed", "cancelled")
+FINISHED = ("completed", "failed", "cancelled")
 _RECORD_TYPES = f"record_type IN ({', '.join(repr(t) for t in RECORD_TYPES)})"
 
 

@@ -236,6 +236,20 @@ async def _execution(world: World) -> str:
     return str(done["execution"]["id"])
 
 
+async def _binding(world: World) -> str:
+    rule_id = await world.object("rules/{rule_id}")
+    done = await world.ok("POST", "/api/rules/bindings/", world.b.owner.headers,
+                          {"rule_id": rule_id, "record_type": "claim", "on": ["created"]}, 201)
+    return done["id"]
+
+
+async def _run(world: World) -> str:
+    rule_id = await world.object("rules/{rule_id}")
+    done = await world.ok("POST", f"/api/rules/rules/{rule_id}/runs/", world.b.owner.headers,
+                          {"record_type": "claim"}, 202)
+    return done["id"]
+
+
 async def _api_key(world: World) -> str:
     done = await world.ok(
         "POST", "/api/v2/settings/api-keys/", world.b.owner.headers, {"name": "B's laptop"}, 201
@@ -396,6 +410,8 @@ MAKERS: dict[str, Callable[[World], Awaitable[str]]] = {
     "rules/{rule_id}": _rule,
     "approvals/{approval_id}": _approval,
     "executions/{execution_id}": _execution,
+    "bindings/{binding_id}": _binding,
+    "runs/{run_id}": _run,
     "api-keys/{key_id}": _api_key,
     "invitations/{invitation_id}": _invitation,
     "invitations/{invitation_id} revoked": _revoked_invitation,

@@ -31,6 +31,9 @@ STRONGEST = {
 BODIES: dict[str, dict[str, Any]] = {
     "RoleChange": {"role": "member"},
     "ExecuteRequest": {"inputs": {"claim": {"amount": 1}}},
+    "RunCreate": {"record_type": "claim"},
+    "BindingCreate": {"rule_id": "01ARZ3NDEKTSV4RRFFQ69G5FAV", "record_type": "claim",
+                      "on": ["created"]},
 }
 
 

@@ -147,6 +147,19 @@ EXPLICIT: dict[str, Build] = {
         "owner session",
         {"record": {"type": "client", "uuid": w.objects["clients/{uuid}"]}},
     ),
+    "B's rule bound by A": lambda w, m: Attempt(
+        "POST",
+        "/api/rules/bindings/",
+        "owner session",
+        {"rule_id": w.objects["rules/{rule_id}"], "record_type": "claim", "on": ["created"]},
+    ),
+    "B's rule's runs listed by A": lambda w, m: Attempt(
+        "GET",
+        f"/api/rules/runs/?rule_id={w.objects['rules/{rule_id}']}",
+        "member session",
+        status=200,
+        code=None,
+    ),
     "B's rule simulated by A": lambda w, m: Attempt(
         "POST",
         "/api/rules/rules/simulate/",
@@ -262,6 +275,8 @@ REFERENCES: dict[str, str | tuple[str, ...]] = {
         "B's client simulated by A's rule",
     ),
     "POST /api/rules/rules/{rule_id}/execute/": "A's rule executed on B's client record",
+    "POST /api/rules/bindings/": "B's rule bound by A",
+    "GET /api/rules/runs/": "B's rule's runs listed by A",
     "POST /api/v1/connectors/llm-adaptor/test": "B's LLM provider key tested by A",
     "POST /api/v1/connectors/llm-adaptor/keys": "saves the caller's own key of that provider",
     "POST /api/v1/carrier_finder/products/": "A's product bound to B's appetite rule",

@@ -1,0 +1,158 @@
+"""One book run's computing, batch by batch: the summary and impact accumulators (pickled at
+each checkpoint, so a resumed run goes on from them), the reader of the book through a
+server-side cursor, and the effects of an apply run. Sync code, run in threads."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import pickle
+import uuid
+from dataclasses import dataclass, field
+
+import sqlalchemy as sa
+
+from insureops.dsl import compile_ruleset
+from insureops.engine.evaluation.simulation import DiffAccumulator, SummaryAccumulator
+from insureops.engine.inputs import jsonio
+from insureops.platform.rules_studio.work import tenant_side
+from insureops.platform.rules_studio.work.effects import (
+    Effect,
+    Execution,
+    effects_of,
+    error_of,
+)
+from insureops.platform.rules_studio.work.evaluation import FILENAME, evaluate_records
+from insureops.platform.tenancy.engine import BEGIN_IMMEDIATE
+
+MAX_ERROR_EXAMPLES = 20
+
+
+@dataclass
+class RunState:
+    """What a run has gathered so far (pickled into rule_runs.state at each checkpoint)."""
+
+    summary: SummaryAccumulator
+    impact: DiffAccumulator | None
+    failures: list[dict] = field(default_factory=list)  # the first failed records
+
+    @classmethod
+    def start(cls, source: str, baseline: str | None) -> RunState:
+        new = compile_ruleset(source, filename=FILENAME)
+        impact = None
+        if baseline is not None:
+            old = compile_ruleset(baseline, filename=FILENAME)
+            impact = DiffAccumulator.for_rulesets(old.ir, new.ir, examples=3)
+        return cls(SummaryAccumulator.for_ruleset(new.ir), impact)
+
+    def dump(self) -> bytes:
+        return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def load(cls, data: bytes) -> RunState:
+        # rule_runs.state is written by this code alone, in the platform database
+        return pickle.loads(data)  # noqa: S301
+
+    def summary_dict(self) -> dict:
+        found = jsonio_plain(self.summary.summary().to_dict())
+        found["failed_examples"] = self.failures
+        return found
+
+    def impact_dict(self) -> dict | None:
+        return None if self.impact is None else jsonio_plain(self.impact.diff().to_dict())
+
+
+def jsonio_plain(value: object) -> dict:
+    """`value` as plain JSON values (exact decimals written as numbers)."""
+    return json.loads(jsonio.dumps(value))
+
+
+@dataclass
+class BatchOutcome:
+    done: int = 0
+    matched: int = 0
+    errors: int = 0
+    effects: list[Effect] = field(default_factory=list)
+    last_id: str | None = None
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What a run evaluates: the version's source, the baseline's (dry run), the condition."""
+
+    tenant_id: str
+    record_type: str
+    source: str
+    baseline: str | None
+    condition: str | None
+    as_of: datetime.date
+    apply: bool
+    execution: Execution
+
+
+def process_batch(plan: RunPlan, state: RunState, rows: list[tuple[uuid.UUID, dict]],
+                  now: datetime.datetime) -> BatchOutcome:
+    """Evaluate one batch and fold it into `state`; for an apply run, the effects to write."""
+    outcome = BatchOutcome(done=len(rows), last_id=str(rows[-1][0]) if rows else None)
+    evaluated = evaluate_records(plan.source, plan.record_type, [v for _, v in rows],
+                                 plan.as_of, plan.condition, plan.baseline)
+    for (record_id, values), found in zip(rows, evaluated, strict=True):
+        if not found.matched:
+            continue
+        outcome.matched += 1
+        if found.result is None:
+            code, message = found.error
+            outcome.errors += 1
+            state.summary.add_error(code)
+            if len(state.failures) < MAX_ERROR_EXAMPLES:
+                state.failures.append({"record": str(record_id), "code": code,
+                                       "message": message})
+        else:
+            state.summary.add(found.result)
+        if state.impact is not None:
+            before = found.baseline if found.baseline is not None else found.baseline_error[0]
+            after = found.result if found.result is not None else found.error[0]
+            state.impact.add(str(record_id), before, after)
+        if plan.apply:
+            version = tenant_side.record_version(values)
+            if found.result is None:
+                outcome.effects.append(error_of(*found.error, plan.record_type, record_id,
+                                                version))
+            else:
+                outcome.effects += effects_of(found.result, plan.execution, plan.tenant_id,
+                                              plan.record_type, record_id, version, now)
+    return outcome
+
+
+def write_batch(engine: sa.Engine, plan: RunPlan, effects: list[Effect]) -> list[Effect]:
+    """Write an apply batch's effects in one tenant transaction; those written now."""
+    if not effects:
+        return []
+    with engine.connect() as connection:
+        if connection.dialect.name == "sqlite":
+            connection = connection.execution_options(**{BEGIN_IMMEDIATE: True})
+        with connection.begin():
+            return tenant_side.write_effects(connection, plan.execution, plan.tenant_id,
+                                             effects)
+
+
+class BookReader:
+    """The book in id order after a checkpoint, a batch per `next()`, on a connection of its
+    own (PostgreSQL: a named server-side cursor in a read transaction)."""
+
+    def __init__(self, engine: sa.Engine, record_type: str, tenant_id: str,
+                 after: str | None, batch: int) -> None:
+        self.connection = engine.connect()
+        self.batches = tenant_side.stream_records(self.connection, record_type, tenant_id,
+                                                  after, batch)
+
+    def next(self) -> list[tuple[uuid.UUID, dict]]:
+        return next(self.batches, [])
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def count(engine: sa.Engine, record_type: str, tenant_id: str) -> int:
+    with engine.connect() as connection:
+        return tenant_side.count_records(connection, record_type, tenant_id)

@@ -1,0 +1,144 @@
+"""Rules at work's background jobs and duties (registered in platform/jobs' registry):
+
+- duty `rules.dispatch` (every rules_dispatch_seconds): enqueue a drain of each workspace
+  whose outbox holds rows, and keep its outbox switches in step with its bindings;
+- job `rules.drain`: run the workspace's bindings on the records written (dispatcher.py);
+- job `rules.run`: run or resume a book run (runs.py);
+- duty `rules.resume`: enqueue again runs left queued or running by a process that stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import time
+
+from insureops.platform.compute.executors import BoundedExecutor
+from insureops.platform.jobs import JobContext, Retry, every, job
+from insureops.platform.jobs.services import JobServices
+from insureops.platform.rules_studio.work import bindings, dispatcher, events, runs
+from insureops.platform.rules_studio.work.tenant_engines import TenantEngines
+from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError
+
+log = logging.getLogger("insureops.rules.jobs")
+SWITCH_SYNC_SECONDS = 10.0  # how often the dispatcher re-applies a workspace's switches
+DRAIN_ROUNDS = 20  # outbox batches one drain job takes before leaving the rest to the next
+_KEY = "rules_work"
+
+
+def _extras(services: JobServices) -> dict:
+    """This process's engines, threads and bookkeeping (made on first use)."""
+    found = services.extras.get(_KEY)
+    if found is None:
+        found = services.extras[_KEY] = {
+            "engines": TenantEngines(services.database, services.secret_keys.fernet,
+                                     services.tenant_pools, services.settings),
+            "threads": BoundedExecutor("rules-runs", 1 if services.heavy_work is not None
+                                       else services.settings.jobs_concurrency),
+            "switched": {}, "resumed": False}
+        services.closers += [found["engines"].close, found["threads"].close]
+    return found
+
+
+def _now(services: JobServices) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(services.clock(), datetime.UTC)
+
+
+@every("rules.dispatch", lambda settings: settings.rules_dispatch_seconds)
+async def dispatch(context: JobContext) -> None:
+    services = context.services
+    extras = _extras(services)
+    async with services.database.unit_of_work() as uow:
+        workspaces = await bindings.workspaces_bound(uow)
+    for workspace_id in workspaces:
+        try:
+            engine = await extras["engines"].engine(workspace_id)
+            if time.monotonic() - extras["switched"].get(workspace_id, 0) > SWITCH_SYNC_SECONDS:
+                async with services.database.unit_of_work() as uow:
+                    wanted = await bindings.switches(uow, workspace_id)
+                await asyncio.to_thread(bindings.apply_switches, engine, wanted)
+                extras["switched"][workspace_id] = time.monotonic()
+            if await asyncio.to_thread(dispatcher.pending, engine, workspace_id):
+                await services.jobs.enqueue("rules.drain", workspace_id=workspace_id)
+        except Exception as exc:  # noqa: BLE001 - one workspace's database must not stop others
+            log.warning("dispatching workspace %s failed: %s", workspace_id, exc)
+
+
+@job("rules.drain", queue="rules", retry=Retry(max_attempts=5, exponential_wait=2),
+     lock=lambda args: f"drain:{args['workspace_id']}",
+     queueing_lock=lambda args: f"drain:{args['workspace_id']}")
+async def drain(context: JobContext, *, workspace_id: str) -> None:
+    services = context.services
+    extras = _extras(services)
+    engine = await extras["engines"].engine(workspace_id)
+    for _ in range(DRAIN_ROUNDS):
+        async with services.database.unit_of_work() as uow:
+            plans = await bindings.plans(uow, workspace_id)
+        now = _now(services)
+        report = await extras["threads"].run(dispatcher.drain_once, engine, workspace_id,
+                                             plans, now.date(), now)
+        if report.taken == 0:
+            return
+        async with services.database.unit_of_work() as uow:
+            for binding_id, tally in report.bindings.items():
+                await bindings.record_outcome(uow, binding_id, tally.evaluated,
+                                              len(tally.written), tally.errors,
+                                              tally.last_error, now)
+                await events.effects_written(uow, workspace_id, tally.written, now)
+        if context.should_stop():
+            return
+
+
+def _run_services(services: JobServices) -> runs.RunServices:
+    extras = _extras(services)
+    gate = services.heavy_work.gate if services.heavy_work is not None else None
+    return runs.RunServices(services.database, extras["engines"], extras["threads"], gate,
+                            services.settings, services.clock)
+
+
+@job(runs.RUN_JOB, queue="rules", retry=Retry(max_attempts=3, exponential_wait=5),
+     lock=lambda args: f"runs:{args['workspace_id']}")
+async def run_book(context: JobContext, *, run_id: str, workspace_id: str) -> None:
+    services = context.services
+
+    async def on_change(run, written=()) -> None:
+        async with services.database.unit_of_work() as uow:
+            if written:
+                await events.effects_written(uow, workspace_id, written, _now(services))
+            else:
+                await events.run_changed(uow, run, _now(services))
+
+    try:
+        await runs.perform(_run_services(services), run_id, context.should_stop,
+                           on_change)
+    except (TenantDatabaseUnavailableError, OSError):
+        raise  # retried by the kind's policy; the run resumes from its checkpoint
+    except Exception as exc:  # noqa: BLE001 - the run fails with its reason, visibly
+        log.exception("run %s failed", run_id)
+        failed = await runs.fail(services.database, run_id, f"{type(exc).__name__}: {exc}",
+                                 _now(services))
+        if failed is not None:
+            async with services.database.unit_of_work() as uow:
+                await events.run_changed(uow, failed, _now(services))
+
+
+@every("rules.resume", lambda settings: max(5.0, settings.jobs_stalled_seconds))
+async def resume(context: JobContext) -> None:
+    """Enqueue again the runs no process is working on: on the embedded default every
+    unfinished run once at start (the jobs lived in the stopped process); with the queue,
+    runs untouched for three stalled periods (their worker's job is retried as well; the
+    run's lock and finished state make the two harmless together)."""
+    services = context.services
+    extras = _extras(services)
+    older = None
+    if not services.jobs.embedded or extras["resumed"]:
+        if services.jobs.embedded:
+            return
+        older = _now(services) - datetime.timedelta(
+            seconds=3 * services.settings.jobs_stalled_seconds)
+    extras["resumed"] = True
+    async with services.database.unit_of_work() as uow:
+        found = await runs.orphans(uow, older)
+    for run in found:
+        await services.jobs.enqueue(runs.RUN_JOB, **runs.job_arguments(run))

@@ -1,0 +1,122 @@
+"""Request and response shapes of bindings and book runs."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
+from insureops.platform.http.timestamps import IsoDate
+from insureops.platform.rules_studio.payloads import ULID_PATTERN, VersionNumber
+from insureops.platform.rules_studio.work.conditions import MAX_LENGTH
+
+RecordType = Literal["client", "policy", "claim", "uw_submission"]
+Event = Literal["created", "updated"]
+
+
+class BindingCreate(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    rule_id: str = Field(pattern=ULID_PATTERN, description="The rule whose published version "
+                         "runs (at the time of each write).")
+    record_type: RecordType
+    on: list[Event] = Field(min_length=1, max_length=2, description="Which writes run it.")
+    where: str | None = Field(None, min_length=1, max_length=MAX_LENGTH, description=(
+        "A condition in the rules language on the record, named by its type "
+        "(`policy.premium > 5000`); checked now (400 with line and column)."))
+
+    @field_validator("on")
+    @classmethod
+    def _distinct(cls, events: list[str]) -> list[str]:
+        if len(set(events)) != len(events):
+            raise ValueError("name each event once")
+        return events
+
+
+class BindingInfo(BaseModel):
+    id: str
+    rule_id: str
+    record_type: RecordType
+    on: list[Event]
+    where: str | None
+    status: Literal["active", "paused"]
+    created_by: str | None
+    created_at: datetime.datetime
+    updated_at: datetime.datetime
+    evaluated: int = Field(description="Records the binding evaluated.")
+    effects: int = Field(description="uw_scores and tasks rows it wrote.")
+    errors: int = Field(description="Records whose evaluation failed.")
+    last_error: str | None = Field(description="The latest failure: record and error.")
+    last_evaluated_at: datetime.datetime | None
+
+
+class BindingList(BaseModel):
+    items: list[BindingInfo]
+
+
+class BindingPath(BaseModel):
+    binding_id: str = Field(pattern=ULID_PATTERN)
+
+
+class RunCreate(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    record_type: RecordType
+    mode: Literal["dry_run", "apply"] = "dry_run"
+    version: VersionNumber | None = Field(None, description="Default: the published version "
+                                          "(an apply run needs it; a dry run may try any).")
+    where: str | None = Field(None, min_length=1, max_length=MAX_LENGTH,
+                              description="A condition on each record, as for bindings.")
+    as_of: IsoDate | None = Field(None, description="Evaluation date; default: today.")
+
+
+class RunPath(BaseModel):
+    run_id: str = Field(pattern=ULID_PATTERN)
+
+
+class RunListQuery(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    rule_id: str | None = Field(None, pattern=ULID_PATTERN)
+    limit: int = Field(50, ge=1, le=200)
+
+
+class RunProgress(BaseModel):
+    total: int | None = Field(description="Records the run covers (null until counted).")
+    done: int = Field(description="Records examined so far.")
+    matched: int = Field(description="Records the condition let through (all without one).")
+    errors: int = Field(description="Records whose evaluation failed.")
+    effects: int = Field(description="Effects written (apply runs).")
+    rate: float | None = Field(description="Records per second of processing.")
+    eta_seconds: float | None = Field(description="Seconds left at that rate.")
+    percent: float | None
+
+
+class RunInfo(BaseModel):
+    id: str
+    rule_id: str
+    version: int
+    baseline_version: int | None = Field(description="The version published when the run "
+                                         "was asked for: the dry run's impact compares with it.")
+    record_type: RecordType
+    where: str | None
+    mode: Literal["dry_run", "apply"]
+    status: Literal["queued", "running", "completed", "failed", "cancelled"]
+    as_of: datetime.date
+    created_by: str | None
+    created_at: datetime.datetime
+    started_at: datetime.datetime | None
+    finished_at: datetime.datetime | None
+    cancel_requested: bool
+    progress: RunProgress
+    summary: dict[str, Any] | None = Field(description="Decisions, fired counts, scores and "
+                                           "errors (with examples) of the records so far.")
+    impact: dict[str, Any] | None = Field(description="Dry run: the `rules diff` report "
+                                          "against the baseline version on the real book.")
+    error: str | None
+
+
+class RunList(BaseModel):
+    items: list[RunInfo]

@@ -1,0 +1,213 @@
+"""HTTP routes of rules at work (included in the rule studio's table, under /api/rules):
+bindings and book runs. Members read; admins (owners satisfy it) create, pause, resume,
+delete, start and cancel. Every route acts on the session's active workspace only."""
+
+from __future__ import annotations
+
+import datetime
+
+from insureops.platform.auth.requirements import Auth, Role
+from insureops.platform.http.routing import Call, RouteTable
+from insureops.platform.keys import CLOCK, DATABASE, HEAVY_WORK, JOBS, SECRET_KEYS, TENANT_POOLS
+from insureops.platform.rules_studio.errors import (
+    BindingNotFoundError,
+    RunFinishedError,
+    RunNotFoundError,
+    RunsBusyError,
+    RunTooLargeError,
+)
+from insureops.platform.rules_studio.offload import StudioWork
+from insureops.platform.rules_studio.payloads import RulePath
+from insureops.platform.rules_studio.service import Actor
+from insureops.platform.rules_studio.work import bindings, runs
+from insureops.platform.rules_studio.work.conditions import ConditionInvalidError
+from insureops.platform.rules_studio.work.models import RuleBinding, RuleRun
+from insureops.platform.rules_studio.work.payloads import (
+    BindingCreate,
+    BindingInfo,
+    BindingList,
+    BindingPath,
+    RunCreate,
+    RunInfo,
+    RunList,
+    RunListQuery,
+    RunPath,
+    RunProgress,
+)
+from insureops.platform.rules_studio.work.tenant_engines import TenantOutdatedError, with_engine
+
+ULID = "[0-9A-HJKMNP-TV-Z]+"
+BINDING = f"/bindings/{{binding_id:{ULID}}}"
+RUN = f"/runs/{{run_id:{ULID}}}"
+MEMBER, ADMIN = Auth.session(Role.MEMBER), Auth.session(Role.ADMIN)
+
+routes = RouteTable("rules_studio", "Rules at work: bindings and book runs.")
+routes.map_error(BindingNotFoundError, 404, "not_found")
+routes.map_error(RunNotFoundError, 404, "not_found")
+routes.map_error(RunFinishedError, 409, "run_finished")
+routes.map_error(RunTooLargeError, 422, "run_too_large")
+routes.map_error(RunsBusyError, 429, "workspace_busy", headers={"Retry-After": "30"})
+routes.map_error(TenantOutdatedError, 409, "tenant_database_outdated")
+routes.map_error(ConditionInvalidError, 400, "validation_error",
+                 details=lambda exc: exc.details)
+
+
+def _actor(call: Call) -> Actor:
+    return Actor(call.principal.active_workspace_id, call.principal.user.id)
+
+
+def _now(call: Call) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(call.request.config_dict[CLOCK](), datetime.UTC)
+
+
+def _check(call: Call):
+    settings, config = call.settings, call.request.config_dict
+    work = StudioWork(config[HEAVY_WORK], settings.rules_check_seconds,
+                      settings.rules_execute_seconds, 0.0)
+
+    async def check(source: str, record_type: str, condition: str | None) -> None:
+        await work.check_target(call.principal.active_workspace_id, source, record_type,
+                                condition)
+    return check
+
+
+async def _switch(call: Call, extra: set[tuple[str, str]] = frozenset()) -> None:
+    """Set the tenant outbox switches to the workspace's active bindings (plus `extra`)."""
+    config, workspace_id = call.request.config_dict, call.principal.active_workspace_id
+    async with call.unit_of_work() as uow:
+        wanted = await bindings.switches(uow, workspace_id) | set(extra)
+    await with_engine(config[DATABASE], config[SECRET_KEYS].fernet, config[TENANT_POOLS],
+                      call.settings, workspace_id, bindings.apply_switches, wanted)
+
+
+def binding_info(binding: RuleBinding) -> BindingInfo:
+    return BindingInfo(
+        id=binding.id, rule_id=binding.rule_id, record_type=binding.record_type,
+        on=binding.events, where=binding.condition, status=binding.status,
+        created_by=binding.created_by, created_at=binding.created_at,
+        updated_at=binding.updated_at, evaluated=binding.evaluated, effects=binding.effects,
+        errors=binding.errors, last_error=binding.last_error,
+        last_evaluated_at=binding.last_evaluated_at)
+
+
+def run_info(run: RuleRun) -> RunInfo:
+    return RunInfo(
+        id=run.id, rule_id=run.rule_id, version=run.version,
+        baseline_version=run.baseline_version, record_type=run.record_type,
+        where=run.condition, mode=run.mode, status=run.status, as_of=run.as_of,
+        created_by=run.created_by, created_at=run.created_at, started_at=run.started_at,
+        finished_at=run.finished_at, cancel_requested=run.cancel_requested,
+        progress=RunProgress(**runs.progress(run)), summary=run.summary, impact=run.impact,
+        error=run.error)
+
+
+@routes.post("/bindings/", body=BindingCreate, response=BindingInfo, status=201, auth=ADMIN,
+             errors=(400, 404, 409, 422, 503), summary="Bind a rule to record writes",
+             description="Every client, policy, claim or uw_submission created or updated in "
+             "the workspace's tenant database (by any application) runs the rule's published "
+             "version within about 2 s, when `where` holds; decisions write uw_scores and "
+             "tasks rows, each once. 409 rule_not_published; 400 with line and column for a "
+             "`where` that does not check; 422 record_not_applicable.")
+async def create_binding(call: Call[BindingCreate, None]) -> BindingInfo:
+    body = call.body
+    spec = bindings.BindingSpec(body.rule_id, body.record_type, body.on, body.where)
+    binding = await bindings.check_and_create(
+        call.request.config_dict[DATABASE], _actor(call), spec, _check(call), _now(call))
+    await _switch(call)
+    return binding_info(binding)
+
+
+@routes.get("/bindings/", response=BindingList, auth=MEMBER, summary="List bindings")
+async def list_bindings(call: Call[None, None]) -> BindingList:
+    async with call.unit_of_work() as uow:
+        found = await bindings.listing(uow, call.principal.active_workspace_id)
+    return BindingList(items=[binding_info(b) for b in found])
+
+
+@routes.get(f"{BINDING}/", path_model=BindingPath, response=BindingInfo, auth=MEMBER,
+            errors=(404,), summary="Read a binding",
+            description="With its counters: records evaluated, effects written, errors and "
+            "the last error (record and engine error).")
+async def get_binding(call: Call[None, None]) -> BindingInfo:
+    async with call.unit_of_work() as uow:
+        binding = await bindings.find(uow, call.principal.active_workspace_id,
+                                      call.path.binding_id)
+    return binding_info(binding)
+
+
+async def _set_status(call: Call, status: str) -> BindingInfo:
+    async with call.unit_of_work() as uow:
+        binding = await bindings.set_status(uow, call.principal.active_workspace_id,
+                                            call.path.binding_id, status, _now(call))
+    await _switch(call)
+    return binding_info(binding)
+
+
+@routes.post(f"{BINDING}/pause/", path_model=BindingPath, response=BindingInfo, auth=ADMIN,
+             errors=(404, 503), summary="Pause a binding",
+             description="It runs nothing until resumed; writes meanwhile are not replayed.")
+async def pause_binding(call: Call[None, None]) -> BindingInfo:
+    return await _set_status(call, "paused")
+
+
+@routes.post(f"{BINDING}/resume/", path_model=BindingPath, response=BindingInfo, auth=ADMIN,
+             errors=(404, 503), summary="Resume a paused binding")
+async def resume_binding(call: Call[None, None]) -> BindingInfo:
+    return await _set_status(call, "active")
+
+
+@routes.delete(f"{BINDING}/", path_model=BindingPath, response=None, status=204, auth=ADMIN,
+               errors=(404, 503), summary="Delete a binding",
+               description="The effects it wrote stay (each is audited).")
+async def delete_binding(call: Call[None, None]) -> None:
+    async with call.unit_of_work() as uow:
+        await bindings.delete(uow, call.principal.active_workspace_id, call.path.binding_id)
+    await _switch(call)
+
+
+@routes.post(f"/rules/{{rule_id:{ULID}}}/runs/", path_model=RulePath, body=RunCreate,
+             response=RunInfo, status=202, auth=ADMIN, errors=(400, 404, 409, 422, 429),
+             summary="Run a rule over the whole book",
+             description="202 with the queued run; follow it at GET /api/rules/runs/<id>/. "
+             "dry_run (default) writes nothing and reports the summary and, for a version "
+             "other than the published one, the impact against it; apply runs the published "
+             "version and writes its effects, each once per record version.")
+async def start_run(call: Call[RunCreate, None]) -> RunInfo:
+    body = call.body
+    request = runs.RunRequest(body.record_type, body.mode, body.version, body.where,
+                              body.as_of)
+    now = _now(call)
+    run = await runs.create(call.request.config_dict[DATABASE], call.request.config_dict[JOBS],
+                            _actor(call), call.path.rule_id, request,
+                            _check(call), call.settings, now, now.date())
+    return run_info(run)
+
+
+@routes.get("/runs/", query=RunListQuery, response=RunList, auth=MEMBER,
+            summary="List book runs", description="Newest first; `rule_id` narrows.")
+async def list_runs(call: Call[None, RunListQuery]) -> RunList:
+    async with call.unit_of_work() as uow:
+        found = await runs.listing(uow, call.principal.active_workspace_id,
+                                   call.query.rule_id, call.query.limit)
+    return RunList(items=[run_info(r) for r in found])
+
+
+@routes.get(f"{RUN}/", path_model=RunPath, response=RunInfo, auth=MEMBER, errors=(404,),
+            summary="Read a book run",
+            description="Status, progress (total, done, rate, ETA), the summary so far and, "
+            "for a dry run, the impact against the published version.")
+async def get_run(call: Call[None, None]) -> RunInfo:
+    async with call.unit_of_work() as uow:
+        run = await runs.find(uow, call.principal.active_workspace_id, call.path.run_id)
+    return run_info(run)
+
+
+@routes.post(f"{RUN}/cancel/", path_model=RunPath, response=RunInfo, auth=ADMIN,
+             errors=(404, 409), summary="Cancel a book run",
+             description="A queued run stops at once, a running one at its next checkpoint; "
+             "what it wrote stays. 409 run_finished.")
+async def cancel_run(call: Call[None, None]) -> RunInfo:
+    async with call.unit_of_work() as uow:
+        run = await runs.cancel(uow, call.principal.active_workspace_id, call.path.run_id,
+                                _now(call))
+    return run_info(run)

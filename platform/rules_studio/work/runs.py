@@ -1,0 +1,278 @@
+"""Book runs: asking for one (202: a row and a job), reading and cancelling it, and running it
+batch by batch with a checkpoint after each, so a run killed half way goes on where it stopped.
+
+A run reads the book in id order through a server-side cursor, evaluates a batch (the
+condition, the version, and for a dry run the baseline), folds it into the summary (and the
+impact), writes an apply batch's effects in one tenant transaction (each once, under the
+ledger's key), then records the checkpoint: the last id, the counts and the accumulators. A
+crash between the effects and the checkpoint redoes the batch: the ledger writes nothing twice
+and the counts come from the checkpoint, so the final counts are exact.
+
+Budgets: at most `rules_run_max_records` records per run (422 run_too_large), at most
+`rules_run_active_per_workspace` runs queued or running per workspace (429), one running at a
+time per workspace (the job's lock), each record under the engine's step limits; in the serve
+process (embedded default) each batch computes on one thread of its own, admitted through the
+workspace gate of the rules workers, so a run takes its turn with other workspaces' work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import time
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from sqlalchemy import func, select
+from ulid import ULID
+
+from insureops.platform.compute.executors import BoundedExecutor
+from insureops.platform.data.database import Database, UnitOfWork
+from insureops.platform.rules_studio import service as studio
+from insureops.platform.rules_studio.errors import (
+    RuleNotPublishedError,
+    RunFinishedError,
+    RunNotFoundError,
+    RunsBusyError,
+    RunTooLargeError,
+)
+from insureops.platform.rules_studio.models import Rule, RuleVersion
+from insureops.platform.rules_studio.service import Actor
+from insureops.platform.rules_studio.work import book
+from insureops.platform.rules_studio.work.effects import Execution
+from insureops.platform.rules_studio.work.models import FINISHED, RuleRun
+
+log = logging.getLogger("insureops.rules.runs")
+RUN_JOB = "rules.run"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    record_type: str
+    mode: str
+    version: int | None
+    condition: str | None
+    as_of: datetime.date | None
+
+
+def job_arguments(run: RuleRun) -> dict:
+    return {"run_id": run.id, "workspace_id": run.workspace_id}
+
+
+async def create(database: Database, jobs, actor: Actor, rule_id: str, request: RunRequest,
+                 check, settings, now: datetime.datetime, today: datetime.date) -> RuleRun:
+    """A queued run of version `request.version` (default: the published one; an apply run
+    runs the published one only), after `check(source, record_type, condition)`."""
+    async with database.unit_of_work() as uow:
+        rule = await studio.find(uow, actor.workspace_id, rule_id)
+        number = request.version or rule.published_version
+        if number is None or (request.mode == "apply" and number != rule.published_version):
+            raise RuleNotPublishedError(
+                "An apply run runs the rule's published version: publish the version first."
+                if request.mode == "apply" and number is not None else
+                "The rule has no published version: name a `version` for a dry run, or "
+                "publish one.")
+        version = await studio.version_of(uow, rule, number)
+    await check(version.source, request.record_type, request.condition)
+    baseline = (rule.published_version if request.mode == "dry_run"
+                and rule.published_version not in (None, number) else None)
+    async with database.unit_of_work() as uow:
+        active = (await uow.session.execute(select(func.count()).select_from(RuleRun).where(
+            RuleRun.workspace_id == actor.workspace_id,
+            RuleRun.status.in_(("queued", "running"))))).scalar_one()
+        if active >= settings.rules_run_active_per_workspace:
+            raise RunsBusyError(
+                f"This workspace already has {active} runs queued or running, the most it may "
+                "have (INSUREOPS_RULES_RUN_ACTIVE_PER_WORKSPACE); cancel one or wait.")
+        run = RuleRun(id=str(ULID()), workspace_id=actor.workspace_id, rule_id=rule.id,
+                      version=number, baseline_version=baseline,
+                      record_type=request.record_type, condition=request.condition,
+                      mode=request.mode, status="queued", as_of=request.as_of or today,
+                      created_by=actor.user_id, created_at=now, updated_at=now, done=0,
+                      matched=0, errors=0, effects=0, elapsed_seconds=0.0,
+                      cancel_requested=False)
+        uow.session.add(run)
+        await uow.session.flush()
+        await jobs.enqueue_in(uow, RUN_JOB, **job_arguments(run))
+    return run
+
+
+async def find(uow: UnitOfWork, workspace_id: str, run_id: str) -> RuleRun:
+    run = await uow.session.get(RuleRun, run_id)
+    if run is None or run.workspace_id != workspace_id:
+        raise RunNotFoundError("No such run in this workspace.")
+    return run
+
+
+async def listing(uow: UnitOfWork, workspace_id: str, rule_id: str | None,
+                  limit: int) -> list[RuleRun]:
+    statement = select(RuleRun).where(RuleRun.workspace_id == workspace_id)
+    if rule_id is not None:
+        statement = statement.where(RuleRun.rule_id == rule_id)
+    statement = statement.order_by(RuleRun.id.desc()).limit(limit)
+    return list((await uow.session.execute(statement)).scalars())
+
+
+async def cancel(uow: UnitOfWork, workspace_id: str, run_id: str,
+                 now: datetime.datetime) -> RuleRun:
+    """Ask the run to stop: a queued run is cancelled at once, a running one at its next
+    checkpoint (what it wrote stays: each effect is whole and audited)."""
+    run = await find(uow, workspace_id, run_id)
+    if run.status in FINISHED:
+        raise RunFinishedError(f"The run has {run.status}; there is nothing to cancel.")
+    run.cancel_requested, run.updated_at = True, now
+    if run.status == "queued":
+        run.status, run.finished_at = "cancelled", now
+    return run
+
+
+def progress(run: RuleRun) -> dict:
+    """total, done, matched, errors, effects, rate (records/s), ETA (s), percent."""
+    rate = run.done / run.elapsed_seconds if run.elapsed_seconds > 0 and run.done else None
+    left = None if run.total is None else max(0, run.total - run.done)
+    eta = 0.0 if run.status == "completed" else (
+        round(left / rate, 1) if rate and left is not None else None)
+    percent = (100.0 if run.status == "completed" else round(100 * run.done / run.total, 1)
+               if run.total else None)
+    return {"total": run.total, "done": run.done, "matched": run.matched,
+            "errors": run.errors, "effects": run.effects,
+            "rate": round(rate, 1) if rate else None, "eta_seconds": eta, "percent": percent}
+
+
+# --- running a run (the job) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunServices:
+    """What performing a run needs (from the job's services)."""
+
+    database: Database
+    engines: object  # TenantEngines
+    threads: BoundedExecutor
+    gate: object | None  # the rules workers' WorkGate in the serve process, else None
+    settings: object
+    clock: object
+
+
+async def _load(database: Database, run_id: str):
+    async with database.unit_of_work() as uow:
+        run = await uow.session.get(RuleRun, run_id)
+        if run is None:
+            return None
+        rule = await uow.session.get(Rule, run.rule_id)
+        source = await uow.session.get(RuleVersion, (run.rule_id, run.version))
+        baseline = (await uow.session.get(RuleVersion, (run.rule_id, run.baseline_version))
+                    if run.baseline_version is not None else None)
+        return run, rule.name, source.source, baseline.source if baseline else None
+
+
+async def _update(database: Database, run_id: str, **values) -> RuleRun:
+    async with database.unit_of_work() as uow:
+        await uow.session.execute(sa.update(RuleRun).where(RuleRun.id == run_id).values(
+            **values))
+        run = await uow.session.get(RuleRun, run_id, populate_existing=True)
+    return run
+
+
+def _now(services: RunServices) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(services.clock(), datetime.UTC)
+
+
+async def _compute(services: RunServices, workspace_id: str, function, *args):
+    if services.gate is None:
+        return await services.threads.run(function, *args)
+    async with services.gate.admit(workspace_id):
+        return await services.threads.run(function, *args)
+
+
+async def perform(services: RunServices, run_id: str, should_stop, on_change) -> None:
+    """Run (or resume) the run `run_id` until it ends, is cancelled, or `should_stop()`.
+    `on_change(run)` is told when it starts and when it ends (webhook events)."""
+    loaded = await _load(services.database, run_id)
+    if loaded is None or loaded[0].status in FINISHED:
+        return
+    run, ruleset, source, baseline = loaded
+    if run.cancel_requested:
+        await on_change(await _update(services.database, run_id, status="cancelled",
+                                      finished_at=_now(services), updated_at=_now(services)))
+        return
+    engine = await services.engines.engine(run.workspace_id)
+    if run.status == "queued":
+        run = await _update(services.database, run_id, status="running",
+                            started_at=_now(services), updated_at=_now(services))
+        await on_change(run)
+    if run.total is None:
+        total = await asyncio.to_thread(book.count, engine, run.record_type, run.workspace_id)
+        if total > services.settings.rules_run_max_records:
+            raise RunTooLargeError(
+                f"The book holds {total} {run.record_type} records, more than a run may cover "
+                f"({services.settings.rules_run_max_records}, INSUREOPS_RULES_RUN_MAX_RECORDS); "
+                "narrow it with `where`.")
+        run = await _update(services.database, run_id, total=total, updated_at=_now(services))
+    state = (book.RunState.load(run.state) if run.state else
+             await services.threads.run(book.RunState.start, source, baseline))
+    plan = book.RunPlan(run.workspace_id, run.record_type, source, baseline, run.condition,
+                        run.as_of, run.mode == "apply",
+                        Execution(run.rule_id, ruleset, run.version, "run", run.id))
+    await _loop(services, run, plan, state, engine, should_stop, on_change)
+
+
+async def _loop(services: RunServices, run: RuleRun, plan: book.RunPlan,
+                state: book.RunState, engine, should_stop, on_change) -> None:
+    reader = await asyncio.to_thread(book.BookReader, engine, run.record_type,
+                                     run.workspace_id, run.checkpoint,
+                                     services.settings.rules_run_batch_size)
+    done, matched, errors, effects = run.done, run.matched, run.errors, run.effects
+    elapsed, cancelled = run.elapsed_seconds, False
+    try:
+        while not should_stop():
+            started = time.perf_counter()
+            rows = await asyncio.to_thread(reader.next)
+            if not rows:
+                break
+            batch = await _compute(services, run.workspace_id, book.process_batch, plan, state,
+                                   rows, _now(services))
+            written = await asyncio.to_thread(book.write_batch, engine, plan, batch.effects)
+            done += batch.done
+            matched += batch.matched
+            errors += batch.errors
+            effects += sum(1 for e in written if e.kind != "error")
+            elapsed += time.perf_counter() - started
+            saved = await _update(
+                services.database, run.id, done=done, matched=matched, errors=errors,
+                effects=effects, elapsed_seconds=elapsed, checkpoint=batch.last_id,
+                state=state.dump(), summary=state.summary_dict(), updated_at=_now(services))
+            if written:
+                await on_change(saved, [(plan.execution, e) for e in written])
+            if saved.cancel_requested:
+                cancelled = True
+                break
+    finally:
+        await asyncio.to_thread(reader.close)
+    if should_stop() and not cancelled:
+        return  # shutting down: the run stays running and resumes from its checkpoint
+    final = await _update(services.database, run.id,
+                          status="cancelled" if cancelled else "completed",
+                          finished_at=_now(services), summary=state.summary_dict(),
+                          impact=state.impact_dict(), updated_at=_now(services))
+    await on_change(final)
+
+
+async def fail(database: Database, run_id: str, message: str,
+               now: datetime.datetime) -> RuleRun | None:
+    """Mark the run failed with `message` (its effects so far stay)."""
+    async with database.unit_of_work() as uow:
+        run = await uow.session.get(RuleRun, run_id)
+        if run is None or run.status in FINISHED:
+            return None
+        run.status, run.error, run.finished_at, run.updated_at = "failed", message, now, now
+    return run
+
+
+async def orphans(uow: UnitOfWork, older_than: datetime.datetime | None) -> list[RuleRun]:
+    """Runs queued or running not touched since `older_than` (None: all of them)."""
+    statement = select(RuleRun).where(RuleRun.status.in_(("queued", "running")))
+    if older_than is not None:
+        statement = statement.where(RuleRun.updated_at < older_than)
+    return list((await uow.session.execute(statement)).scalars())
