@@ -46,7 +46,10 @@ class RecordRef(BaseModel):
     model_config = _PAYLOAD
 
     type: RecordType
-    uuid: str = Field(description="The record's uuid in the tenant database.")
+    id: str = Field(description="The record's primary key in the tenant database (what "
+                    "`tasks.entity_id` and `uw_scores` refer to).")
+    uuid: str | None = Field(None, description="The tenant API's uuid of a client, policy or "
+                             "claim, when the publisher read it; null otherwise.")
 
 
 class DecisionMade(BaseModel):
@@ -74,7 +77,7 @@ class DecisionMade(BaseModel):
 class TaskInfo(BaseModel):
     model_config = _PAYLOAD
 
-    uuid: str = Field(description="The task's uuid in the tenant database.")
+    id: str = Field(description="The task's id in the tenant database.")
     subject: str
     priority: str
     status: str

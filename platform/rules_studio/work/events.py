@@ -37,7 +37,7 @@ def decision_payload(execution: Execution, effect: Effect,
                      now: datetime.datetime) -> dict[str, Any]:
     decided = effect.decided or {}
     return {"ruleset": _ruleset(execution),
-            "record": {"type": effect.record_type, "uuid": str(effect.record_id)},
+            "record": {"type": effect.record_type, "id": str(effect.record_id)},
             "decision": decided.get("decision"), "score": decided.get("score"),
             "fired": decided.get("fired", []), "reasons": decided.get("reasons", []),
             "outputs": decided.get("outputs", {}),
@@ -50,9 +50,9 @@ def decision_payload(execution: Execution, effect: Effect,
 
 def task_payload(execution: Execution, effect: Effect, now: datetime.datetime) -> dict:
     values = effect.values
-    return {"task": {"uuid": str(values["id"]), "subject": values["subject"],
+    return {"task": {"id": str(values["id"]), "subject": values["subject"],
                      "priority": values["priority"], "status": values["status"]},
-            "record": {"type": effect.record_type, "uuid": str(effect.record_id)},
+            "record": {"type": effect.record_type, "id": str(effect.record_id)},
             "ruleset": _ruleset(execution),
             "execution_id": execution.execution_id(effect.record_id, effect.record_version),
             "opened_at": now}

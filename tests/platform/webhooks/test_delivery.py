@@ -73,8 +73,8 @@ async def test_only_enabled_endpoints_taking_the_type_get_it_when_published(
     assert [r.path for r in receiver.received] == ["/takes"]
     assert len(await hooks.log(ann, takes["id"])) == 1
     assert await hooks.publish(ann.workspace_id, "task.opened", {
-        "task": {"uuid": "t1", "subject": "Review", "priority": "high", "status": "open"},
-        "record": {"type": "policy", "uuid": "p1"},
+        "task": {"id": "t1", "subject": "Review", "priority": "high", "status": "open"},
+        "record": {"type": "policy", "id": "p1"},
         "ruleset": {"rule_id": "r1", "name": "renewal.review", "version": 1},
         "execution_id": "e1", "opened_at": "2026-11-27T17:00:00Z"}) is None
 

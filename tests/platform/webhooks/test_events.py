@@ -18,7 +18,7 @@ from insureops.platform.webhooks.events import (
 AT = datetime.datetime(2026, 11, 27, 17, 0, tzinfo=datetime.UTC)
 DECISION = {
     "ruleset": {"rule_id": "r1", "name": "renewal.review", "version": 3},
-    "record": {"type": "policy", "uuid": "6f1c2f9e-0000-4000-8000-000000000001"},
+    "record": {"type": "policy", "id": "6f1c2f9e000040008000000000000001"},
     "decision": "refer", "score": 42.5, "fired": ["high_premium"],
     "reasons": ["Premium above the line's threshold"], "outputs": {"task": "Review"},
     "execution_id": "e1", "source": "binding", "binding_id": "b1",
