@@ -32,6 +32,7 @@ from insureops.platform.outbound.checked_resolver import CheckingResolver
 
 MAX_URL_LENGTH = 2048
 USER_AGENT = "insureops-webhooks/1"
+RESOLVE_SECONDS = 5.0  # registration's look-up of the host; past it: host_unresolved
 
 
 class WebhookUrlRefusedError(Exception):
@@ -69,8 +70,10 @@ async def _addresses(host: str, port: int) -> list[str]:
     if literal is not None:
         return [literal]
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError, OSError):
+        async with asyncio.timeout(RESOLVE_SECONDS):
+            infos = await asyncio.get_running_loop().getaddrinfo(host, port,
+                                                                 type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError, OSError, TimeoutError):
         return []
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 

@@ -29,7 +29,11 @@ from insureops.platform.keys import CLOCK, DATABASE, SECRET_KEYS, SETTINGS
 from insureops.platform.outbound.webhook_client import PostResult, WebhookClient
 from insureops.platform.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
 from insureops.platform.webhooks.schedule import DISABLE, SCHEDULE, DisablePolicy, RetrySchedule
-from insureops.platform.webhooks.signing import decrypt_secret, signed_headers
+from insureops.platform.webhooks.signing import (
+    WebhookSecretError,
+    decrypt_secret,
+    signed_headers,
+)
 
 logger = logging.getLogger("insureops.platform.webhooks")
 
@@ -93,18 +97,31 @@ async def _claim(deps: WebhookDeps, delivery_id: str) -> _Claimed | None:
             .join(WebhookDelivery, WebhookDelivery.endpoint_id == WebhookEndpoint.id)
             .join(WebhookEvent, WebhookEvent.id == WebhookDelivery.event_id)
             .where(WebhookDelivery.id == delivery_id))).one()
-        if not endpoint.enabled:
+        try:
+            signing = _signing_secrets(deps, endpoint, now) if endpoint.enabled else None
+        except WebhookSecretError:
+            logger.error("webhook endpoint %s: its secret cannot be decrypted with the "
+                         "configured Fernet keys (one was removed too early)", endpoint.id)
+            signing = None
+        if signing is None:  # nothing will be sent: the delivery ends here
             await uow.session.execute(
                 update(WebhookDelivery).where(WebhookDelivery.id == delivery_id)
                 .values(status="failed", next_attempt_at=None, lease_until=None,
-                        error="endpoint_disabled"))
+                        error="endpoint_disabled" if not endpoint.enabled
+                        else "secret_unreadable"))
             return None
-        signing = [decrypt_secret(deps.fernet, endpoint.secret_encrypted)]
-        if (endpoint.previous_secret_encrypted is not None
-                and endpoint.previous_secret_expires_at is not None
-                and endpoint.previous_secret_expires_at > now):
-            signing.append(decrypt_secret(deps.fernet, endpoint.previous_secret_encrypted))
-    return _Claimed(lease, endpoint.url, message_id, body, tuple(signing))
+    return _Claimed(lease, endpoint.url, message_id, body, signing)
+
+
+def _signing_secrets(deps: WebhookDeps, endpoint: WebhookEndpoint,
+                     now: datetime.datetime) -> tuple[str, ...]:
+    """The endpoint's secret, and its previous one until that expires."""
+    signing = [decrypt_secret(deps.fernet, endpoint.secret_encrypted)]
+    if (endpoint.previous_secret_encrypted is not None
+            and endpoint.previous_secret_expires_at is not None
+            and endpoint.previous_secret_expires_at > now):
+        signing.append(decrypt_secret(deps.fernet, endpoint.previous_secret_encrypted))
+    return tuple(signing)
 
 
 async def _record(deps: WebhookDeps, delivery_id: str, claimed: _Claimed,
@@ -204,7 +221,11 @@ async def deliver_due(deps: WebhookDeps, limit: int = BATCH) -> dict[str, int]:
     async with WebhookClient(deps.settings) as client:
         async def one(delivery_id: str) -> None:
             async with gate:
-                status = await attempt_delivery(deps, delivery_id, client)
+                try:
+                    status = await attempt_delivery(deps, delivery_id, client)
+                except Exception:  # noqa: BLE001 - one delivery's failure spares the batch
+                    logger.exception("webhook delivery %s: the attempt failed", delivery_id)
+                    status = "error"
             if status is not None:
                 counts[status] = counts.get(status, 0) + 1
         await asyncio.gather(*(one(delivery_id) for delivery_id in ids))

@@ -20,6 +20,8 @@ from insureops.platform.settings.webhooks import repository as repo
 from insureops.platform.webhooks.models import WebhookDelivery, WebhookEndpoint
 from insureops.platform.webhooks.signing import (
     PREVIOUS_SECRET_SECONDS,
+    WebhookSecretError,
+    decrypt_secret,
     encrypt_secret,
     new_secret,
 )
@@ -131,10 +133,15 @@ async def rotate_secret(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
     row = await get(uow, workspace_id, endpoint_id)
     now, secret = deps.now(), new_secret()
     expires = now + datetime.timedelta(seconds=PREVIOUS_SECRET_SECONDS)
+    try:  # a secret no configured key decrypts any more cannot sign: it is dropped
+        decrypt_secret(deps.fernet, row.secret_encrypted)
+        previous: str | None = row.secret_encrypted
+    except WebhookSecretError:
+        previous = None
     await repo.change_endpoint(uow.session, workspace_id, endpoint_id, {
         "secret_encrypted": encrypt_secret(deps.fernet, secret),
-        "previous_secret_encrypted": row.secret_encrypted,
-        "previous_secret_expires_at": expires, "updated_at": now})
+        "previous_secret_encrypted": previous,
+        "previous_secret_expires_at": expires if previous else None, "updated_at": now})
     return secret, expires
 
 

@@ -9,11 +9,14 @@ import datetime
 import json
 
 import pytest
+from cryptography.fernet import Fernet
 from sqlalchemy import select
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
+from insureops.platform.config import Settings
 from insureops.platform.webhooks.delivery import (
     PER_ENDPOINT,
+    WebhookDeps,
     attempt_delivery,
     deliver_due,
     due_deliveries,
@@ -24,6 +27,7 @@ from insureops.platform.webhooks.outbox import publish
 from insureops.platform.webhooks.schedule import DisablePolicy, RetrySchedule
 from tests.platform.webhooks.conftest import BASE, Hooks, run_payload
 from tests.platform.webhooks.receiver import Answer, Receiver
+from tests.platform.workspaces import start_tenancy
 
 
 async def test_delivery_is_signed_and_verifies_with_standardwebhooks_when_sent(
@@ -299,3 +303,31 @@ async def test_finished_deliveries_are_purged_when_past_the_retention(
         kept = (await uow.session.execute(select(WebhookDelivery.status))).scalars().all()
         assert kept == ["pending"]
         assert len((await uow.session.execute(select(WebhookEvent.id))).all()) == 1
+
+
+async def test_a_secret_no_key_decrypts_fails_its_deliveries_until_rotated(
+        aiohttp_client, hooks: Hooks, receiver: Receiver):
+    """A Fernet key removed before `rotate-keys` ran: the deliveries fail as
+    secret_unreadable (not the whole batch), and a rotation starts afresh."""
+    ann = await hooks.tenancy.owner("ann@example.com")
+    endpoint = await hooks.register(ann, receiver.at())
+    other = await hooks.tenancy.owner("bob@example.com", "Bob Agency")
+    await hooks.register(other, receiver.at("/bob"))
+    keys = (Fernet.generate_key().decode(),)  # the service restarted with another key only
+    restarted = await start_tenancy(aiohttp_client, Settings(**{
+        **hooks.deps.settings.model_dump(), "fernet_keys": keys}), hooks.clock)
+    deps = WebhookDeps.of_app(restarted.client.app, draw=lambda: 0.5)
+    await hooks.publish(ann.workspace_id)
+    await hooks.publish(other.workspace_id)
+    assert await deliver_due(deps) == {}  # neither could be signed
+    [logged] = await hooks.log(ann, endpoint["id"])
+    assert (logged["status"], logged["error"]) == ("failed", "secret_unreadable")
+
+    rotated = await (await restarted.client.post(f"{BASE}/{endpoint['id']}/rotate-secret/",
+                                                 headers=ann.headers)).json()
+    info = await (await restarted.client.get(f"{BASE}/{endpoint['id']}/",
+                                             headers=ann.headers)).json()
+    assert info["previous_secret_expires_at"] is None  # the unreadable one is not kept
+    await hooks.publish(ann.workspace_id)
+    assert await deliver_due(deps) == {"delivered": 1}
+    Webhook(rotated["secret"]).verify(receiver.received[-1].body, receiver.received[-1].headers)
