@@ -66,8 +66,9 @@ class CreatedWebhook(WebhookInfo):
 
 class WebhookSecret(BaseModel):
     secret: str = Field(description="The new signing secret, shown this once.")
-    previous_secret_expires_at: datetime.datetime = Field(
-        description="Until then deliveries carry the previous secret's signature too.")
+    previous_secret_expires_at: datetime.datetime | None = Field(
+        description="Until then deliveries carry the previous secret's signature too (null: "
+        "the previous secret could not be decrypted any more and was dropped).")
 
 
 class WebhookList(BaseModel):

@@ -127,7 +127,7 @@ async def delete(uow: UnitOfWork, workspace_id: str, endpoint_id: str) -> None:
 
 
 async def rotate_secret(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
-                        endpoint_id: str) -> tuple[str, datetime.datetime]:
+                        endpoint_id: str) -> tuple[str, datetime.datetime | None]:
     """A new secret; the current one becomes the previous one, still signing deliveries for
     PREVIOUS_SECRET_SECONDS (a second rotation within them drops the oldest)."""
     row = await get(uow, workspace_id, endpoint_id)
@@ -142,7 +142,7 @@ async def rotate_secret(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
         "secret_encrypted": encrypt_secret(deps.fernet, secret),
         "previous_secret_encrypted": previous,
         "previous_secret_expires_at": expires if previous else None, "updated_at": now})
-    return secret, expires
+    return secret, expires if previous else None
 
 
 async def deliveries(uow: UnitOfWork, workspace_id: str, endpoint_id: str, status: str | None,
