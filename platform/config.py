@@ -191,9 +191,6 @@ class Settings(BaseSettings):
     rules_run_max_records: int = Field(
         5_000_000, gt=0, description="Most records one book run may cover; a larger book is "
         "422 run_too_large (narrow it with `where`).")
-    rules_runs_per_workspace: int = Field(
-        1, gt=0, le=16, description="Book runs of one workspace running at once; more wait "
-        "their turn in the queue.")
     rules_run_active_per_workspace: int = Field(
         10, gt=0, description="Book runs one workspace may have queued or running; the next "
         "is 429 workspace_busy.")

@@ -128,6 +128,7 @@ SHARED_PACKAGES = {
     "identity": "users, workspaces and memberships",
     "email": "e-mail backends, templates and the log",
     "compute": "where heavy work runs",
+    "jobs": "background jobs: the registry of job kinds, the queue and the embedded runner",
     "batch": "batch runs of a ruleset over cases (the CLI's and the studio's simulate)",
     "migrations": "the platform database's alembic environment",
     "cli": "every `insureops` command",

@@ -288,3 +288,12 @@ def diff(old: str, new: str, cases: str, as_json: bool, examples: int, max_steps
                                elapsed=time.perf_counter() - started), nl=False)
     if result.old_errors or result.new_errors:
         sys.exit(1)
+
+
+def _add_run_command() -> None:
+    from insureops.platform.cli.rules_run import run
+
+    rules.add_command(run)
+
+
+_add_run_command()

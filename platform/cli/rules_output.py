@@ -139,6 +139,31 @@ def progress_bar(stream: IO[bytes], stderr: IO[str], label: str) -> Iterator[Cal
         yield lambda done: progress.update(task, completed=done)
 
 
+@contextlib.contextmanager
+def records_bar(stderr: IO[str], label: str,
+                total: int) -> Iterator[Callable[[int], None] | None]:
+    """A records-done progress callback (rate and time left) drawing a rich bar when
+    `stderr` is a terminal, else None."""
+    if not _is_terminal(stderr):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TaskProgressColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(file=stderr), transient=True) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda done: progress.update(task, completed=done)
+
+
 def _is_terminal(stream: Any) -> bool:
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())

@@ -1,17 +1,13 @@
-"""The job engines: procrastinate's PostgreSQL queue, and the embedded runner of the SQLite
-default; both run the registry's job kinds and periodic duties with the same functions.
+"""The job engines, running the registry's job kinds and periodic duties with the same
+functions (docs/jobs.md):
 
-- `QueueJobs` (platform database on PostgreSQL): jobs are rows of procrastinate's tables in
-  the platform database (created by platform migration 0012); `insureops worker` processes on
-  any number of machines take them with `SELECT ... FOR UPDATE SKIP LOCKED`, woken by
-  LISTEN/NOTIFY. `enqueue_in(uow, ...)` writes the job on the unit of work's own connection:
-  the job exists if and only if the transaction commits. A worker killed mid-job stops sending
-  heartbeats; the other workers retry its jobs once it is `jobs_stalled_seconds` silent.
-- `EmbeddedJobs` (SQLite): no queue. The serve process runs each job as an asyncio task at
-  once (after the commit for `enqueue_in`), under the kind's lock and retry policy, at most
-  `jobs_concurrency` at a time. What must survive a restart lives in the areas' own tables
-  (a run's row and checkpoint, the tenant outbox), which the periodic duties pick up again:
-  a queue table of our own would duplicate procrastinate badly (docs/jobs.md).
+- `QueueJobs` (platform database on PostgreSQL): procrastinate's queue in the platform
+  database, shared by any number of `insureops worker` processes; `enqueue_in` writes the job
+  on the unit of work's own connection, so it exists iff the transaction commits; the jobs of
+  a worker whose heartbeat stopped are retried by the others.
+- `EmbeddedJobs` (SQLite): no queue; the serve process runs each job as an asyncio task (after
+  the commit for `enqueue_in`) under the kind's lock and retry policy. What must survive a
+  restart lives in the areas' own tables, which their periodic duties pick up again.
 """
 
 from __future__ import annotations

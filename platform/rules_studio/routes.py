@@ -82,8 +82,8 @@ from insureops.platform.rules_studio.payloads import (
     VersionQuery,
 )
 from insureops.platform.rules_studio.records import RecordReader, RecordRef
-from insureops.platform.rules_studio.work import routes as work_routes
 from insureops.platform.rules_studio.repository import RuleFilters
+from insureops.platform.rules_studio.work import routes as work_routes
 from insureops.platform.tenancy.book.errors import RecordMissingError
 from insureops.platform.tenancy.workspaces import map_tenant_database_errors, tenant_store
 

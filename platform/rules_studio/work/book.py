@@ -16,12 +16,7 @@ from insureops.dsl import compile_ruleset
 from insureops.engine.evaluation.simulation import DiffAccumulator, SummaryAccumulator
 from insureops.engine.inputs import jsonio
 from insureops.platform.rules_studio.work import tenant_side
-from insureops.platform.rules_studio.work.effects import (
-    Effect,
-    Execution,
-    effects_of,
-    error_of,
-)
+from insureops.platform.rules_studio.work.effects import Effect, Execution, effects_for
 from insureops.platform.rules_studio.work.evaluation import FILENAME, evaluate_records
 from insureops.platform.tenancy.engine import BEGIN_IMMEDIATE
 
@@ -114,13 +109,9 @@ def process_batch(plan: RunPlan, state: RunState, rows: list[tuple[uuid.UUID, di
             after = found.result if found.result is not None else found.error[0]
             state.impact.add(str(record_id), before, after)
         if plan.apply:
-            version = tenant_side.record_version(values)
-            if found.result is None:
-                outcome.effects.append(error_of(*found.error, plan.record_type, record_id,
-                                                version))
-            else:
-                outcome.effects += effects_of(found.result, plan.execution, plan.tenant_id,
-                                              plan.record_type, record_id, version, now)
+            outcome.effects += effects_for(found.result, found.error, plan.execution,
+                                           plan.tenant_id, plan.record_type, record_id,
+                                           values, now)
     return outcome
 
 

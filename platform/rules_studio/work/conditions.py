@@ -10,7 +10,6 @@ whose input is the record, so it means exactly what the same text means in a rul
 
 from __future__ import annotations
 
-
 from insureops.dsl import CompiledRuleset, RulesetInvalidError, compile_ruleset
 
 TYPES = {"client": "Client", "policy": "Policy", "claim": "Claim",

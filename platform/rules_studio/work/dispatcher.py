@@ -2,7 +2,7 @@
 binding's published version on the records written, writing their effects once.
 
 Short polling, not LISTEN/NOTIFY (docs/rules-at-work.md): every `rules_dispatch_seconds`
-(0.5 s) each process that runs jobs asks each workspace with an active binding whether its
+each process that runs jobs asks each workspace with an active binding whether its
 outbox holds rows (one indexed query), and enqueues one drain job per such workspace under a
 queueing lock (one waiting at most) and a lock (one running at most). A drain takes the oldest
 rows (PostgreSQL: FOR UPDATE SKIP LOCKED), reads the records as they are now, evaluates, writes
@@ -23,12 +23,7 @@ import sqlalchemy as sa
 
 from insureops.platform.rules_studio.work import tenant_side
 from insureops.platform.rules_studio.work.bindings import BindingPlan
-from insureops.platform.rules_studio.work.effects import (
-    Effect,
-    Execution,
-    effects_of,
-    error_of,
-)
+from insureops.platform.rules_studio.work.effects import Effect, Execution, effects_for
 from insureops.platform.rules_studio.work.evaluation import evaluate_records
 from insureops.platform.tenancy.engine import BEGIN_IMMEDIATE
 
@@ -76,13 +71,8 @@ def _run_plan(connection: sa.Connection, plan: BindingPlan, tenant_id: str,
         if not outcome.matched:
             continue
         tally.evaluated += 1
-        version = tenant_side.record_version(values)
-        if outcome.result is None:
-            code, message = outcome.error
-            effects.append(error_of(code, message, plan.record_type, record_id, version))
-            continue
-        effects += effects_of(outcome.result, execution, tenant_id, plan.record_type,
-                              record_id, version, now)
+        effects += effects_for(outcome.result, outcome.error, execution, tenant_id,
+                               plan.record_type, record_id, values, now)
     for effect in tenant_side.write_effects(connection, execution, tenant_id, effects):
         if effect.kind == "error":
             tally.errors += 1

@@ -2,19 +2,15 @@
 row for each) one evaluation of one record calls for. Pure: rows as values, written by
 `tenant_side.write_effects` under the ledger's unique key.
 
-- A decision on a `uw_submission` writes a `uw_scores` row: score, decision (the engine's
-  `accept` is the data model's `approve`), factors = fired rules, reasons, tags and outputs.
-- A `refer` or `decline`, or a rule that sets `outputs.task`, opens a `tasks` row on the
-  record: subject = `outputs.task` (a text, or an object's `subject`), else the first reason,
-  else "<ruleset>: <decision>"; priority = `outputs.priority` (or the task object's), else a
-  tag `high`/`low`/`priority:<p>`, else high for a decline and normal otherwise; due date =
-  the task object's `due_in_days` after the decision; meta names the ruleset, version and
-  execution (binding or run) and the record version decided on.
+A decision on a `uw_submission` writes a `uw_scores` row; a `refer` or `decline`, or a rule
+that sets `outputs.task`, opens a `tasks` row on the record: subject, priority, due date and
+meta as docs/rules-at-work.md ("Effects") describes.
 """
 
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import uuid
 from dataclasses import dataclass
@@ -79,7 +75,8 @@ def _task_spec(outputs: dict[str, Any]) -> dict[str, Any] | None:
 
 def _priority(spec: dict[str, Any], outputs: dict[str, Any], tags: list[str],
               decision: str | None) -> str:
-    for candidate in (spec.get("priority"), outputs.get("priority")):
+    for candidate in (spec.get("priority"), outputs.get("task_priority"),
+                      outputs.get("priority")):
         if isinstance(candidate, str) and candidate in PRIORITIES:
             return candidate
     for tag in tags:
@@ -102,6 +99,13 @@ def _score(score: Any) -> Decimal | None:
     except (InvalidOperation, TypeError, ValueError):
         return None
     return max(-SCORE_LIMIT, min(SCORE_LIMIT, value))
+
+
+def has_effects(result: Any, record_type: str) -> bool:
+    """Whether `effects_of` gives anything for this result (checked before the record's
+    version is digested: most records of a book have no effect)."""
+    return (record_type == "uw_submission" or result.decision in ("refer", "decline")
+            or result.outputs.get("task") not in (None, False))
 
 
 def effects_of(result: Any, execution: Execution, tenant_id: str, record_type: str,
@@ -138,6 +142,26 @@ def effects_of(result: Any, execution: Execution, tenant_id: str, record_type: s
                      "record_version": record_version, "decision": decision,
                      "reasons": reasons, "tags": tags}}, decided=decided))
     return found
+
+
+def record_version(values: dict[str, Any]) -> str:
+    """A digest of the record as read (JSON values, `modified`/`updated_at` included where the
+    table has them): equal for an unchanged record however it is read, new after any write."""
+    text = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def effects_for(result: Any, error: tuple[str, str] | None, execution: Execution,
+                tenant_id: str, record_type: str, record_id: uuid.UUID,
+                values: dict[str, Any], now: datetime.datetime) -> list[Effect]:
+    """The effects of one evaluation (a Result, or the (code, message) of its error) on one
+    record (`values` as read); the record's version is digested only when there are some."""
+    if result is None:
+        return [error_of(*error, record_type, record_id, record_version(values))]
+    if not has_effects(result, record_type):
+        return []
+    return effects_of(result, execution, tenant_id, record_type, record_id,
+                      record_version(values), now)
 
 
 def error_of(code: str, message: str, record_type: str, record_id: uuid.UUID,

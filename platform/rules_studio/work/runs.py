@@ -1,18 +1,11 @@
 """Book runs: asking for one (202: a row and a job), reading and cancelling it, and running it
 batch by batch with a checkpoint after each, so a run killed half way goes on where it stopped.
 
-A run reads the book in id order through a server-side cursor, evaluates a batch (the
-condition, the version, and for a dry run the baseline), folds it into the summary (and the
-impact), writes an apply batch's effects in one tenant transaction (each once, under the
-ledger's key), then records the checkpoint: the last id, the counts and the accumulators. A
-crash between the effects and the checkpoint redoes the batch: the ledger writes nothing twice
-and the counts come from the checkpoint, so the final counts are exact.
-
-Budgets: at most `rules_run_max_records` records per run (422 run_too_large), at most
-`rules_run_active_per_workspace` runs queued or running per workspace (429), one running at a
-time per workspace (the job's lock), each record under the engine's step limits; in the serve
-process (embedded default) each batch computes on one thread of its own, admitted through the
-workspace gate of the rules workers, so a run takes its turn with other workspaces' work.
+Each batch is read through a server-side cursor in id order, evaluated, folded into the
+summary (and the impact), its effects written in one tenant transaction under the ledger's
+key, and then checkpointed (last id, counts, accumulators). A crash between the effects and
+the checkpoint redoes the batch: the ledger writes nothing twice and the counts come from the
+checkpoint, so the final counts are exact. Budgets: docs/rules-at-work.md ("Budgets").
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@ in id order with a server-side cursor, and writing effects once under the ledger
 
 from __future__ import annotations
 
-import hashlib
-import json
+import datetime
 import uuid
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
 from typing import Any
 
 import sqlalchemy as sa
@@ -23,11 +23,29 @@ TABLES = {"client": "clients", "policy": "policies", "claim": "claims",
 EFFECT_TABLES = {"uw_score": "uw_scores", "task": "tasks"}
 
 
-def record_version(values: dict[str, Any]) -> str:
-    """A digest of the record as read (JSON values, `modified`/`updated_at` included where the
-    table has them): equal for an unchanged record however it is read, new after any write."""
-    text = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+def _decimal(value: Decimal) -> int | float:
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+# A column value's JSON form by its Python type (as tenancy.book.records.to_json gives it);
+# a type not here is already a JSON value. One dict look-up per value: a book run converts
+# every column of millions of rows.
+_CONVERT: dict[type, Any] = {uuid.UUID: str, datetime.date: datetime.date.isoformat,
+                             datetime.datetime: datetime.datetime.isoformat,
+                             Decimal: _decimal}
+
+
+def row_json(row: Any) -> dict[str, Any]:
+    """A row mapping as JSON values: `to_json`'s conversion, faster."""
+    convert = _CONVERT.get
+    found = {}
+    for name, value in row.items():
+        if value is not None:
+            change = convert(type(value))
+            if change is not None:
+                value = change(value)
+        found[name] = value
+    return found
 
 
 def _insert(connection: sa.Connection):
@@ -72,7 +90,7 @@ def records_by_id(connection: sa.Connection, record_type: str, tenant_id: str,
     table = sa_table(TABLES[record_type])
     rows = connection.execute(sa.select(table).where(table.c.id.in_(list(ids)),
                                                      table.c.tenant_id == tenant_id))
-    return {row.id: to_json(row._mapping) for row in rows}
+    return {row.id: row_json(row._mapping) for row in rows}
 
 
 def count_records(connection: sa.Connection, record_type: str, tenant_id: str) -> int:
@@ -84,15 +102,36 @@ def count_records(connection: sa.Connection, record_type: str, tenant_id: str) -
 def stream_records(connection: sa.Connection, record_type: str, tenant_id: str,
                    after: str | None, batch: int) -> Iterator[list[tuple[uuid.UUID, dict]]]:
     """The tenant's records of that type after the id `after`, in id order, `batch` at a
-    time, through a server-side cursor (PostgreSQL: a named cursor; SQLite reads lazily):
-    (id, JSON values) pairs."""
+    time, through a server-side cursor: (id, JSON values) pairs. PostgreSQL: a named psycopg
+    cursor on the connection's own transaction, rows as dicts (no ORM row machinery: a book
+    is millions of rows); SQLite reads lazily through SQLAlchemy."""
     table = sa_table(TABLES[record_type])
+    if connection.dialect.name == "postgresql":
+        yield from _stream_postgresql(connection, TABLES[record_type], tenant_id, after, batch)
+        return
     query = sa.select(table).where(table.c.tenant_id == tenant_id).order_by(table.c.id)
     if after is not None:
         query = query.where(table.c.id > uuid.UUID(after))
     result = connection.execution_options(stream_results=True, yield_per=batch).execute(query)
     for rows in result.partitions(batch):
-        yield [(row.id, to_json(row._mapping)) for row in rows]
+        yield [(row.id, row_json(row._mapping)) for row in rows]
+
+
+def _stream_postgresql(connection: sa.Connection, table: str, tenant_id: str,
+                       after: str | None, batch: int) -> Iterator[list[tuple[uuid.UUID, dict]]]:
+    from psycopg.rows import dict_row
+
+    connection.exec_driver_sql("SELECT 1")  # begins the transaction the cursor lives in
+    driver = connection.connection.driver_connection
+    query = f"SELECT * FROM {table} WHERE tenant_id = %s"  # table: one of TABLES' names
+    values: tuple = (tenant_id,)
+    if after is not None:
+        query, values = query + " AND id > %s", (tenant_id, uuid.UUID(after))
+    with driver.cursor(name="insureops_book_run", row_factory=dict_row) as cursor:
+        cursor.itersize = batch
+        cursor.execute(query + " ORDER BY id", values)
+        while rows := cursor.fetchmany(batch):
+            yield [(row["id"], row_json(row)) for row in rows]
 
 
 def _audit_row(effect: Effect, execution: Execution, tenant_id: str) -> dict[str, Any]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 
 import pytest
 
-from tests.platform.mcp.conftest import add_key
-from tests.platform.rules_studio.conftest import CLIENT_CHECK
+from insureops.platform.jobs.engine import QueueJobs, conninfo
+from insureops.platform.jobs.running import app_services
+from tests.platform.rules_studio.conftest import CLIENT_CHECK, new_client
 from tests.platform.rules_studio.work_helpers import (
     TASKS,
     bind,
@@ -24,14 +26,6 @@ from tests.platform.rules_studio.work_helpers import (
 def settings(settings):
     """The test service runs the jobs itself (PostgreSQL too), dispatching every 0.1 s."""
     return settings.model_copy(update={"jobs_in_serve": True, "rules_dispatch_seconds": 0.1})
-
-
-async def new_client(studio, member, **fields) -> str:
-    key, _ = await add_key(studio.client, member.workspace_id)
-    response = await studio.client.post("/api/v2/mcp/clients/", json={"name": "Ann", **fields},
-                                        headers={"Authorization": f"Bearer {key}"})
-    assert response.status == 201, await response.text()
-    return (await response.json())["uuid"]
 
 
 async def test_task_opens_once_per_record_version_when_a_bound_record_is_written(
@@ -118,3 +112,42 @@ async def test_binding_is_403_for_a_member_and_404_across_workspaces(studio, own
     response = await bind(studio, other, rule_id=rule["id"], record_type="client",
                           on=["created"])
     assert response.status == 404
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+async def test_two_job_processes_write_each_effect_once_when_both_drain(
+        studio, owner, tenant_database, settings):
+    """Two instances (the test service, and a second engine on the same PostgreSQL platform
+    database) both dispatch and drain: 300 writes give 300 tasks, none twice."""
+    rule = await published(studio, owner, CLIENT_CHECK)
+    response = await bind(studio, owner, rule_id=rule["id"], record_type="client",
+                          on=["created", "updated"])
+    assert response.status == 201
+    second = QueueJobs(conninfo(settings.database_url), concurrency=4)
+    await second.open()
+    stop = asyncio.Event()
+    services = app_services(studio.client.app)
+    runner = asyncio.create_task(second.run(services, stop))
+    try:
+        sqlite = tenant_database.startswith("sqlite")
+        for burst in range(6):
+            for number in range(50):
+                record = uuid.uuid4()
+                tenant_execute(tenant_database, "INSERT INTO clients (id, uuid, tenant_id, "
+                               "name) VALUES (:id, :uuid, :tenant, :name)",
+                               id=record.hex if sqlite else str(record),
+                               uuid=uuid.uuid4().hex if sqlite else str(uuid.uuid4()),
+                               tenant=owner.workspace_id, name=f"c{burst}-{number}")
+            await asyncio.sleep(0.2)
+        await eventually(lambda: len(tenant_rows(
+            tenant_database, "SELECT id FROM tasks")) >= 300, seconds=30)
+        await asyncio.sleep(1.0)  # anything written twice would show by now
+    finally:
+        stop.set()
+        await runner
+        await asyncio.to_thread(services.close)
+        await second.close()
+    counted = tenant_rows(tenant_database, "SELECT count(*) AS tasks, count(DISTINCT "
+                          "entity_id) AS records FROM tasks")
+    assert counted == [{"tasks": 300, "records": 300}]
+    assert tenant_rows(tenant_database, "SELECT id FROM insureops_outbox") == []

@@ -4,17 +4,10 @@ Revision ID: v2_2_0_outbox
 Revises: v2_2_0
 Create Date: 2026-11-27
 
-Three tables of the service's own, beside the specification's (none of which changes, so the
-data-model version stays 2.2.0: docs/rules-at-work.md):
-
-- `insureops_outbox_switches`: which (record type, event) some active binding listens to; the
-  service keeps it in step with the workspace's bindings.
-- `insureops_outbox`: one row per client, policy, claim or uw_submission created or updated
-  while its switch is on, written by triggers, so every writer (the tenant API, the local MCP
-  server, any other application, plain SQL) is seen; the dispatcher drains it.
-- `insureops_rule_effects`: one row per effect a ruleset version had on a record version (a
-  uw_scores row, a tasks row) or per failed evaluation, under a unique key: what makes every
-  effect happen once whatever replays, retries or restarts.
+Outbox switches (which record type and event some active binding listens to), the outbox
+(one row per client, policy, claim or uw_submission written while its switch is on, by
+triggers: every writer is seen) and the effect ledger (its unique key makes each effect happen
+once). None of the specification's tables changes (docs/rules-at-work.md).
 """
 
 from __future__ import annotations
