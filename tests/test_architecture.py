@@ -133,7 +133,6 @@ SHARED_PACKAGES = {
     "migrations": "the platform database's alembic environment",
     "cli": "every `insureops` command",
     "mcp_server": "the local MCP server (a program of its own)",
-    "jobs": "the job registry and engines (procrastinate, the embedded runner)",
     "webhooks": "the event catalogue, endpoints, the outbox (publish) and the delivery job",
 }
 MAX_ROOT_MODULES = 12
