@@ -9,6 +9,7 @@ import datetime
 import json
 
 import pytest
+import sqlalchemy
 from cryptography.fernet import Fernet
 from sqlalchemy import select
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
@@ -23,7 +24,7 @@ from insureops.platform.webhooks.delivery import (
     purge_finished,
 )
 from insureops.platform.webhooks.models import WebhookDelivery, WebhookEvent
-from insureops.platform.webhooks.outbox import publish
+from insureops.platform.webhooks.outbox import publish, publish_sync
 from insureops.platform.webhooks.schedule import DisablePolicy, RetrySchedule
 from tests.platform.webhooks.conftest import BASE, Hooks, run_payload
 from tests.platform.webhooks.receiver import Answer, Receiver
@@ -62,6 +63,31 @@ async def test_nothing_is_recorded_when_the_publishing_transaction_rolls_back(
     async with hooks.tenancy.database.unit_of_work() as uow:
         assert (await uow.session.execute(select(WebhookEvent))).all() == []
     assert await deliver_due(hooks.deps) == {} and receiver.received == []
+
+
+async def test_publish_sync_records_in_the_callers_transaction_when_it_commits(
+        hooks: Hooks, receiver: Receiver, platform_database_urls):
+    """The synchronous variant, for work running in a thread on a plain connection."""
+    ann = await hooks.tenancy.owner("ann@example.com")
+    await hooks.register(ann, receiver.at())
+    engine = sqlalchemy.create_engine(platform_database_urls.sync)
+
+    def change(commit: bool) -> str | None:
+        with engine.connect() as connection:
+            event_id = publish_sync(connection, ann.workspace_id, "run.completed",
+                                    run_payload(), now=hooks.now())
+            if commit:
+                connection.commit()
+            else:
+                connection.rollback()
+            return event_id
+    try:
+        await asyncio.to_thread(change, False)
+        committed = await asyncio.to_thread(change, True)
+    finally:
+        engine.dispose()
+    assert await deliver_due(hooks.deps) == {"delivered": 1}
+    assert [r.headers["webhook-id"] for r in receiver.received] == [committed]
 
 
 async def test_only_enabled_endpoints_taking_the_type_get_it_when_published(
