@@ -125,6 +125,19 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(10.0, gt=0, description="Timeout of an LLM connection "
                                        "test or classifier completion, connecting and reading "
                                        "included.")
+    webhook_allowed_networks: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), description="Private, loopback or link-local networks (CIDR, comma-separated) a "
+        "webhook endpoint may be on (plain http is accepted there); by default such addresses "
+        "are refused, and a cloud metadata address always is.")
+    webhook_timeout_seconds: float = Field(
+        10.0, gt=0, le=60, description="Longest time one webhook delivery attempt may take, "
+        "connecting, sending and reading the answer included; then the attempt failed.")
+    webhook_max_response_bytes: int = Field(
+        64 * 1024, gt=0, description="Most bytes of a receiver's answer read per delivery "
+        "attempt; the rest is not read (the attempt is judged by its status code).")
+    webhooks_per_workspace: int = Field(
+        20, gt=0, le=1000, description="Webhook endpoints one workspace may register; the "
+        "next is 409 webhook_limit_reached.")
     jwt_jwks_url: str | None = Field(None, description="URL of the identity provider's JWKS "
                                      "document the prospect routes verify tokens against.")
     jwt_public_key: str | None = Field(None, description="Instead of a JWKS: the provider's "
@@ -223,7 +236,7 @@ class Settings(BaseSettings):
 
     @field_validator("allowed_origins", "fernet_keys", "tenant_database_allowed_networks",
                      "scan_allowed_networks", "jwt_algorithms", "llm_allowed_hosts",
-                     "llm_allowed_networks", mode="before")
+                     "llm_allowed_networks", "webhook_allowed_networks", mode="before")
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -231,7 +244,7 @@ class Settings(BaseSettings):
         return value
 
     @field_validator("tenant_database_allowed_networks", "scan_allowed_networks",
-                     "llm_allowed_networks")
+                     "llm_allowed_networks", "webhook_allowed_networks")
     @classmethod
     def _check_networks(cls, networks: tuple[str, ...]) -> tuple[str, ...]:
         for network in networks:

@@ -134,6 +134,7 @@ SHARED_PACKAGES = {
     "cli": "every `insureops` command",
     "mcp_server": "the local MCP server (a program of its own)",
     "mcp_tools": "the MCP tools: one registry and server for the local and the remote way",
+    "webhooks": "the event catalogue, endpoints, the outbox (publish) and the delivery job",
 }
 MAX_ROOT_MODULES = 12
 # The only platform modules outside the areas that may name areas, and why.
@@ -235,7 +236,7 @@ def test_reexport_of_an_area_is_found_when_a_platform_module_does_it():
 
 # An area with sub-areas gives each a folder of the canonical layout; its routes.py serves their
 # tables as one (RouteTable.include), in the order listed.
-SUB_AREAS = {"carrier_finder": ("market", "scan", "own")}
+SUB_AREAS = {"carrier_finder": ("market", "scan", "own"), "settings": ("webhooks",)}
 SUB_AREA_MODULES = ("routes.py", "service.py", "repository.py", "models.py", "payloads.py")
 
 

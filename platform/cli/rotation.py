@@ -16,9 +16,9 @@ import click
 @click.option("--signing-key/--no-signing-key", default=True, show_default=True,
               help="Also replace the key the service signs its own tokens with.")
 def rotate_keys(database_url: str | None, signing_key: bool) -> None:
-    """Re-encrypt the secrets at rest (tenant database URLs, LLM provider keys, signing keys)
-    with the first key of INSUREOPS_FERNET_KEYS, and make a new token-signing key current,
-    all in one transaction.
+    """Re-encrypt the secrets at rest (tenant database URLs, LLM provider keys, webhook signing
+    secrets, signing keys) with the first key of INSUREOPS_FERNET_KEYS, and make a new
+    token-signing key current, all in one transaction.
 
     Put the new Fernet key first (the old ones after it), run this, then remove the old keys.
     The previous signing key stays published at /.well-known/jwks.json, so tokens it signed
@@ -40,6 +40,7 @@ def rotate_keys(database_url: str | None, signing_key: bool) -> None:
         TenantDatabaseSecretError,
         rotate_tenant_database_keys,
     )
+    from insureops.platform.webhooks.signing import WebhookSecretError, rotate_webhook_secrets
 
     settings = _settings(database_url=database_url)
 
@@ -53,21 +54,25 @@ def rotate_keys(database_url: str | None, signing_key: bool) -> None:
             async with database.unit_of_work() as uow:
                 return (await rotate_tenant_database_keys(uow, fernet),
                         await rotate_llm_keys(uow, fernet),
+                        await rotate_webhook_secrets(uow, fernet),
                         await rotate_signing_key(uow, fernet, now, overlap)
                         if signing_key else None)
         finally:
             await database.engine.dispose()
 
     try:
-        (rows, changed), (llm_rows, llm_changed), rotation = asyncio.run(run())
+        ((rows, changed), (llm_rows, llm_changed), (hook_rows, hook_changed),
+         rotation) = asyncio.run(run())
     except (ConfigurationError, TenantDatabaseSecretError, LlmKeySecretError,
-            SigningKeySecretError) as exc:
+            WebhookSecretError, SigningKeySecretError) as exc:
         raise click.ClickException(str(exc)) from None
     except SQLAlchemyError as exc:  # a message, not a trace
         raise click.ClickException(f"rotation failed: {type(exc).__name__}") from None
     click.echo(f"tenant database URLs: {rows} stored, {changed} re-encrypted with the newest key")
     click.echo(f"LLM provider keys: {llm_rows} stored, {llm_changed} re-encrypted with the "
                "newest key")
+    click.echo(f"webhook signing secrets: {hook_rows} stored, {hook_changed} re-encrypted with "
+               "the newest key")
     if rotation is not None:
         click.echo(f"signing keys: {rotation.kid} signs from now; {rotation.retired} previous "
                    f"key(s) published until {rotation.published_until:%Y-%m-%d %H:%M:%S} UTC; "

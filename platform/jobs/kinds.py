@@ -10,6 +10,7 @@ import importlib
 
 JOB_MODULES: tuple[str, ...] = (
     "insureops.platform.rules_studio.work.jobs",
+    "insureops.platform.webhooks.jobs",
 )
 
 

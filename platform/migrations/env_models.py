@@ -19,3 +19,4 @@ from insureops.platform.rules_studio import models as rules_studio_models  # noq
 from insureops.platform.rules_studio.work import models as rules_work_models  # noqa: F401
 from insureops.platform.team import models as team_models  # noqa: F401
 from insureops.platform.tenancy import databases as tenant_databases  # noqa: F401
+from insureops.platform.webhooks import models as webhook_models  # noqa: F401

@@ -8,6 +8,7 @@ address (mapped, IPv4-compatible, NAT64, 6to4, Teredo) are judged by the address
 from __future__ import annotations
 
 import ipaddress
+import socket
 from collections.abc import Iterable
 
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -29,6 +30,19 @@ _IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
 def parse_address(address: str) -> IpAddress:
     """The address without an IPv6 zone (`fe80::1%eth0`); ValueError when it is no IP address."""
     return ipaddress.ip_address(address.split("%", 1)[0])
+
+
+def literal_address(host: str) -> str | None:
+    """The IP address a host names literally (also the legacy forms 127.1, 2130706433), or
+    None for a name. aiohttp connects to a literal without resolving it, so a resolver's check
+    never sees it: every client of a user-given host checks this first."""
+    try:
+        return str(parse_address(host))
+    except ValueError:
+        try:
+            return socket.inet_ntoa(socket.inet_aton(host))
+        except (OSError, ValueError):
+            return None
 
 
 def embedded_ipv4(address: IpAddress) -> tuple[ipaddress.IPv4Address, ...]:

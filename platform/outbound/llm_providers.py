@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import enum
 import json
-import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -18,7 +17,7 @@ import aiohttp
 from yarl import URL
 
 from insureops.platform.config import Settings
-from insureops.platform.outbound.addresses import outbound_address_allowed, parse_address
+from insureops.platform.outbound.addresses import literal_address, outbound_address_allowed
 from insureops.platform.outbound.checked_resolver import CheckingResolver
 
 
@@ -62,17 +61,6 @@ class ProviderKey:
 
     def __repr__(self) -> str:  # keeps the key out of tracebacks and logs
         return f"ProviderKey(provider={self.provider.value!r}, base_url={self.base_url!r})"
-
-
-def literal_address(host: str) -> str | None:
-    """The IP address a host names literally (also the legacy forms 127.1, 2130706433)."""
-    try:
-        return str(parse_address(host))
-    except ValueError:
-        try:
-            return socket.inet_ntoa(socket.inet_aton(host))
-        except (OSError, ValueError):
-            return None
 
 
 def provider_resolver(allowed_networks: Iterable[str]) -> CheckingResolver:

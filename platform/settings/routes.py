@@ -1,4 +1,5 @@
-"""HTTP routes of the settings area: API keys and the tenant database connection.
+"""HTTP routes of the settings area: API keys, the tenant database connection and (from the
+sub-area `webhooks/`) webhook endpoints.
 
 Every route acts on the session's active workspace only. Reading needs a membership there
 (`Auth.session(Role.MEMBER)`: a session without one is 403); creating and revoking keys and
@@ -34,12 +35,13 @@ from insureops.platform.settings.payloads import (
     SaveDatabaseRequest,
     TestDatabaseRequest,
 )
+from insureops.platform.settings.webhooks import routes as webhooks
 from insureops.platform.tenancy.databases import TenantDatabase, decrypt_url, masked_url
 
 MEMBER = Auth.session(Role.MEMBER)
 ADMIN = Auth.session(Role.ADMIN)
 
-routes = RouteTable("settings", "API keys and the tenant database connection.")
+routes = RouteTable("settings", "API keys, the tenant database connection and webhooks.")
 routes.map_error(ApiKeyNotFoundError, 404, "not_found")
 routes.map_error(InvalidExpiryError, 400, "validation_error", message="The request body is "
                  "invalid.", details=lambda e: [{"field": "expires_at", "message": str(e)}])
@@ -152,6 +154,9 @@ async def test_database(call: Call[TestDatabaseRequest, None]) -> DatabaseTestRe
 async def usage_summary(call: Call[None, UsageQuery]) -> UsageSummaryBody:
     async with call.unit_of_work() as uow:
         return await usage_summary_body(uow, call.principal.active_workspace_id, call.query)
+
+
+routes.include(webhooks.routes)
 
 
 def create_app() -> web.Application:

@@ -72,17 +72,6 @@ async def delete_non_owner(session: AsyncSession, workspace_id: str, user_id: st
     return result.rowcount == 1
 
 
-async def hold_workspace(session: AsyncSession, workspace_id: str) -> None:
-    """Hold the workspace's row to the commit: an UPDATE that changes nothing, so that the
-    checks and writes after it see every change committed before, on both engines (SQLite
-    ignores FOR UPDATE; there the UPDATE waits for the write lock, on PostgreSQL for the row
-    lock). Two invitations of one address at once: the second sees the first; two owners
-    demoting each other: the second counts one owner."""
-    await session.execute(update(Workspace).where(Workspace.tenant_id == workspace_id)
-                          .values(name=Workspace.name)
-                          .execution_options(synchronize_session=False))
-
-
 async def member_by_email(session: AsyncSession, workspace_id: str, email: str) -> User | None:
     statement = (select(User).join(Membership, Membership.user_id == User.id)
                  .where(Membership.workspace_id == workspace_id, User.email == email))

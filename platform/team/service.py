@@ -24,6 +24,7 @@ from insureops.platform.identity import (
     new_tenant_id,
     normalise_email,
 )
+from insureops.platform.identity.locks import hold_workspace
 from insureops.platform.team import repository as repo
 from insureops.platform.team.errors import (
     AlreadyMemberError,
@@ -111,7 +112,7 @@ async def change_role(uow: UnitOfWork, workspace_id: str, user_id: str,
     """Set a member's role. Making someone owner adds an owner (ownership moves when the old
     owner then steps down); the last owner cannot be demoted, even by concurrent requests
     (issue 17: two owners demoting each other at once left a workspace without one)."""
-    await repo.hold_workspace(uow.session, workspace_id)
+    await hold_workspace(uow.session, workspace_id)
     user, membership = await _member(uow, workspace_id, user_id)
     if not await repo.set_role(uow.session, workspace_id, user_id, role):
         if await repo.member(uow.session, workspace_id, user_id) is None:
@@ -124,7 +125,7 @@ async def change_role(uow: UnitOfWork, workspace_id: str, user_id: str,
 async def remove_member(uow: UnitOfWork, workspace_id: str, user_id: str) -> None:
     """Remove a member (admins may); owners are not removed, an owner steps down first. The
     role is checked by the DELETE itself, so a member made owner meanwhile stays."""
-    await repo.hold_workspace(uow.session, workspace_id)
+    await hold_workspace(uow.session, workspace_id)
     await _member(uow, workspace_id, user_id)
     if not await repo.delete_non_owner(uow.session, workspace_id, user_id):
         if await repo.member(uow.session, workspace_id, user_id) is None:
@@ -150,7 +151,7 @@ async def invite(uow: UnitOfWork, deps: TeamDeps, inviter: Inviter, email: str,
     """Create a pending invitation and e-mail its link (after the commit). The workspace is
     held first, so of two invitations of one address at once one is 409 (issue 28 audit)."""
     email, now = normalise_email(email), deps.now()
-    await repo.hold_workspace(uow.session, inviter.workspace_id)
+    await hold_workspace(uow.session, inviter.workspace_id)
     if await repo.member_by_email(uow.session, inviter.workspace_id, email) is not None:
         raise AlreadyMemberError("This address already belongs to a member of the workspace.")
     if await repo.pending_invitation_for(uow.session, inviter.workspace_id, email, now):

@@ -261,6 +261,11 @@ SCHEMA_VALID_BUT_REFUSED = [
     # The URL must be a reachable public http(s) site (400 scan_url_invalid, scan_failed, ...);
     # arbitrary strings are not, and this machine reaches no public site.
     ("/api/v1/carrier_finder/scan/", "POST"),
+    # A webhook URL must be http(s) on an address the outbound policy allows (400
+    # webhook_url_refused); the delivery log's cursor is opaque (400).
+    ("/api/v2/settings/webhooks/", "POST"),
+    ("/api/v2/settings/webhooks/{webhook_id}/", "PATCH"),
+    ("/api/v2/settings/webhooks/{webhook_id}/deliveries/", "GET"),
 ]
 
 

@@ -2,7 +2,7 @@
 ruleset over the whole book, resumable) and, on PostgreSQL, procrastinate's job queue.
 
 Revision ID: 0012_rules_at_work
-Revises: 0010_prospect_emails
+Revises: 0015_service_signing_keys
 Create Date: 2026-11-27
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0012_rules_at_work"
-down_revision = "0010_prospect_emails"
+down_revision = "0015_service_signing_keys"
 branch_labels = None
 depends_on = None
 

@@ -14,6 +14,7 @@ from sqlalchemy import text
 from insureops.platform.config import Settings
 from insureops.platform.records.llm_keys import decrypt_key
 from insureops.platform.tenancy.databases import decrypt_url
+from insureops.platform.webhooks.signing import decrypt_secret
 from tests.platform.accounts.conftest import FakeClock
 from tests.platform.workspaces import start_tenancy
 
@@ -43,7 +44,8 @@ async def stored(tenancy, query: str, workspace_id: str) -> str:
 async def test_rotate_keys_reencrypts_every_secret_when_a_tenant_database_is_stored(
         aiohttp_client, settings):
     before = Settings(**{**settings.model_dump(), "fernet_keys": (OLD,),
-                         "tenant_database_allowed_networks": ("127.0.0.1/32",)})
+                         "tenant_database_allowed_networks": ("127.0.0.1/32",),
+                         "webhook_allowed_networks": ("127.0.0.1/32",)})
     tenancy = await start_tenancy(aiohttp_client, before, FakeClock())
     ann = await tenancy.owner("ann@example.com")
     saved = await tenancy.client.post("/api/v2/settings/database/", json={"url": TENANT_URL},
@@ -52,6 +54,10 @@ async def test_rotate_keys_reencrypts_every_secret_when_a_tenant_database_is_sto
     saved = await tenancy.client.post("/api/v1/connectors/llm-adaptor/keys", headers=ann.headers,
                                       json={"provider": "openai", "api_key": OPENAI_KEY})
     assert saved.status == 200, await saved.text()
+    hook = await (await tenancy.client.post("/api/v2/settings/webhooks/", headers=ann.headers, json={
+        "url": "http://127.0.0.1:9/hook", "event_types": ["run.completed"]})).json()
+    rotated = await (await tenancy.client.post(
+        f"/api/v2/settings/webhooks/{hook['id']}/rotate-secret/", headers=ann.headers)).json()
     await tenancy.database.engine.dispose()
 
     code, output = await rotate_in_new_process(before, f"{NEW},{OLD}")
@@ -68,7 +74,15 @@ async def test_rotate_keys_reencrypts_every_secret_when_a_tenant_database_is_sto
         ann.workspace_id)
     assert decrypt_url(only_new, url_token) == TENANT_URL
     assert decrypt_key(only_new, key_token) == OPENAI_KEY
+    assert "webhook signing secrets: 2 stored, 2 re-encrypted" in output  # current, previous
+    secret_tokens = await stored(
+        tenancy, "SELECT secret_encrypted || ' ' || previous_secret_encrypted FROM "
+        "webhook_endpoints WHERE workspace_id = :w", ann.workspace_id)
+    current, previous = secret_tokens.split(" ")
+    assert decrypt_secret(only_new, current) == rotated["secret"]
+    assert decrypt_secret(only_new, previous) == hook["secret"]
     assert OPENAI_KEY not in output and "Rotate-Pa55" not in output
+    assert hook["secret"] not in output
 
 
 async def test_rotate_keys_changes_nothing_when_a_key_cannot_be_decrypted(

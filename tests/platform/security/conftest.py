@@ -40,6 +40,8 @@ from insureops.platform.team.models import Invitation
 from insureops.platform.tenancy.engine import create_tenant_engine
 from insureops.platform.tenancy.workspaces import embedded_database_url
 from insureops.schema.sql.tables import sa_table
+from insureops.platform.webhooks.models import WebhookDelivery
+from insureops.platform.webhooks.outbox import publish
 from tests.carrier_matching.market_texts import market_texts
 from tests.conftest import BACKENDS, require_postgres
 from tests.databases import Template
@@ -147,6 +149,7 @@ def settings_for(backend: str, database_url: str, tenants: Path, **options: Any)
         embedded_tenant_databases=backend == "sqlite",
         tenant_database_allowed_networks=("127.0.0.1/32",),
         tenant_database_timeout_seconds=5.0,
+        webhook_allowed_networks=("127.0.0.1/32",),
         jwt_public_key=public_key,
         jwt_issuer=IDP_ISSUER,
         jwt_audience=IDP_AUDIENCE,
@@ -413,6 +416,31 @@ async def _uw_score(world: World) -> str:
     world.objects["uw submission id"] = submission
     return _insert(world, "uw_scores", {"submission_id": uuid.UUID(submission), "score": 42,
                                         "decision": "refer"})
+async def _webhook(world: World) -> str:
+    """B's webhook endpoint (on a loopback port nothing listens on: nothing is delivered)."""
+    body = {"url": "http://127.0.0.1:9/b-receiver", "event_types": ["run.completed"]}
+    done = await world.ok("POST", "/api/v2/settings/webhooks/", world.b.owner.headers, body, 201)
+    return done["id"]
+
+
+async def _delivery(world: World) -> str:
+    """A delivery to B's endpoint: an event published in B's workspace (the outbox)."""
+    await world.object("webhooks/{webhook_id}")
+    now = datetime.datetime.fromtimestamp(world.clock(), datetime.UTC)
+    run = {"id": "01JB0RUN0000000000000000B1", "rule_id": world.objects["rules/{rule_id}"],
+           "version": 1, "mode": "apply", "record_type": "claim", "status": "completed",
+           "total": 3, "done": 3, "errors": 0}
+    async with world.tenancy.database.unit_of_work() as uow:
+        await publish(uow.session, world.b.tenant_id, "run.completed",
+                      {"run": run, "summary": {"decisions": {"accept": 3}}, "at": now}, now=now)
+        # finished already: the service's own delivery job (jobs run in serve) leaves it be,
+        # so B's rows stay as they are while the sweeps compare them
+        await uow.session.execute(update(WebhookDelivery).where(
+            WebhookDelivery.workspace_id == world.b.tenant_id).values(
+            status="delivered", next_attempt_at=None, attempts=1, response_status=204))
+    page = await world.ok("GET", f"/api/v2/settings/webhooks/{world.objects['webhooks/{webhook_id}']}"
+                          "/deliveries/", world.b.owner.headers)
+    return page["items"][0]["id"]
 
 
 MAKERS: dict[str, Callable[[World], Awaitable[str]]] = {
@@ -436,6 +464,8 @@ MAKERS: dict[str, Callable[[World], Awaitable[str]]] = {
     "carriers/{carrier_id}": _carrier,
     "products/{carrier_id}": _own_carrier,
     "/{code}": _own_product,
+    "webhooks/{webhook_id}": _webhook,
+    "deliveries/{delivery_id}": _delivery,
 }
 
 

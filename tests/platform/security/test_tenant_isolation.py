@@ -381,6 +381,9 @@ REFERENCES: dict[str, str | tuple[str, ...]] = {
         "A's product rebound to B's appetite rule"
     ),
     "POST /api/v1/carrier_finder/scan/": "fetches a public web site; names nothing stored",
+    "POST /api/v2/settings/webhooks/": "the caller's own receiver's address; names nothing stored",
+    "PATCH /api/v2/settings/webhooks/{webhook_id}/": (
+        "the caller's own receiver's address; names nothing stored"),
 }
 
 # Queries that make a read look for B's objects by what B named them.
@@ -436,6 +439,7 @@ def markers(world: World) -> set[str]:
         b.key,
         b.read_key,
         "sk-ant-b-secret-key",
+        "b-receiver",
         '"alpha"',
         '"alpha/',
     }
@@ -557,6 +561,8 @@ async def test_b_still_sees_its_own_objects_when_a_has_tried_everything(world: W
     assert "invited@b.test" in {to for item in logs["items"] for to in item["to"]}
     keys = await world.ok("GET", "/api/v1/connectors/llm-adaptor/keys", b.owner.headers)
     assert {k["provider"] for k in keys["providers"] if k["configured"]} == {"anthropic"}
+    hooks = await world.ok("GET", "/api/v2/settings/webhooks/", b.owner.headers)
+    assert [h["id"] for h in hooks["items"]] == [world.objects["webhooks/{webhook_id}"]]
     prospects = await world.ok(
         "GET", "/api/v1/carrier_finder/clients/", world.bearer(world.token(b.subject))
     )

@@ -51,7 +51,8 @@ async def test_platform_database_dump_holds_no_secret_in_clear_when_all_kinds_ex
         aiohttp_client, smtp_settings, secure_smtp_server, backend):
     settings = smtp_settings.model_copy(update={
         "public_url": "https://app.insureops.test",
-        "tenant_database_allowed_networks": ("127.0.0.1/32",)})
+        "tenant_database_allowed_networks": ("127.0.0.1/32",),
+        "webhook_allowed_networks": ("127.0.0.1/32",)})
     tenancy = await start_tenancy(aiohttp_client, settings, FakeClock())
     client = tenancy.client
     ann = await tenancy.owner("ann@example.com")
@@ -64,6 +65,9 @@ async def test_platform_database_dump_holds_no_secret_in_clear_when_all_kinds_ex
                                 json={"email": "zoe@example.com", "role": "member"})
     assert invited.status == 201
     token = LINK.search(secure_smtp_server.messages[-1].text_body()).group(2)
+    hook = await client.post("/api/v2/settings/webhooks/", headers=ann.headers, json={
+        "url": "http://127.0.0.1:9/hook", "event_types": ["decision.made"]})
+    signing = (await hook.json())["secret"].removeprefix("whsec_")  # kept encrypted (Fernet)
     await tenancy.database.engine.dispose()  # everything written and closed
 
     if backend == "sqlite":
@@ -74,5 +78,6 @@ async def test_platform_database_dump_holds_no_secret_in_clear_when_all_kinds_ex
     # The dump is real and complete: the rows holding the secrets' digests are in it.
     assert hash_api_key(key) in dump and hash_token(token) in dump
     assert hash_session_id(ann.session_id) in dump and "[redacted]" in dump
-    for secret in (key, DATABASE_PASSWORD, ann.session_id, token, PASSWORD):
+    assert "127.0.0.1:9/hook" in dump  # the webhook's row, its secret encrypted
+    for secret in (key, DATABASE_PASSWORD, ann.session_id, token, PASSWORD, signing):
         assert secret not in dump, f"a secret is stored in clear: {secret[:6]}..."

@@ -1,0 +1,1 @@
+"""The settings area's webhooks: registering receivers, their secrets and delivery log."""
