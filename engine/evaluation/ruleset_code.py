@@ -337,7 +337,6 @@ class RulesetCode:
 
     def _table(self, src, emitter, node: ir.Table, scope) -> list[str]:
         lines, columns = self._columns(src, emitter, node, scope)
-        name = src.const(node.name)
         fire = self._push(src, "fired", node.name)
         rows = [[t for t in (self._cell(src, emitter, cell, columns[n], scope)
                              for n, cell in enumerate(row.cells)) if t is not None]

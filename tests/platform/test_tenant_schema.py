@@ -11,9 +11,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from insureops.platform.tenancy.data_model import (
-    SERVICE_TABLES,
     ALEMBIC_VERSION_TABLE,
     MIGRATIONS,
+    SERVICE_TABLES,
     apply_data_model,
     recorded_version,
 )

@@ -39,9 +39,9 @@ from insureops.platform.team.invitations import hash_token
 from insureops.platform.team.models import Invitation
 from insureops.platform.tenancy.engine import create_tenant_engine
 from insureops.platform.tenancy.workspaces import embedded_database_url
-from insureops.schema.sql.tables import sa_table
 from insureops.platform.webhooks.models import WebhookDelivery
 from insureops.platform.webhooks.outbox import publish
+from insureops.schema.sql.tables import sa_table
 from tests.carrier_matching.market_texts import market_texts
 from tests.conftest import BACKENDS, require_postgres
 from tests.databases import Template
