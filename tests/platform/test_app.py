@@ -12,6 +12,7 @@ SPEC_PREFIXES = {
     "carrier_finder": "/api/v1/carrier_finder", "mcp": "/api/v2/mcp", "team": "/api/team",
     "settings": "/api/v2/settings", "rules_studio": "/api/rules",
     "connectors": "/api/v1/connectors", "studio_web": "/studio",
+    "invitation_web": "/invitations",
     # the tenant API's operations of other areas (API key), and the remote MCP endpoint
     "mcp_market": "/api/v2/mcp/market", "mcp_rulesets": "/api/v2/mcp/rulesets",
     "mcp_prospects": "/api/v2/mcp/prospects", "mcp_endpoint": "/mcp",
