@@ -87,7 +87,9 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
     POST /match-carriers-detailed/ takes them), as the service does, without a database."""
     from insureops.carrier_matching import MarketInvalidError, load_market
     from insureops.carrier_matching.matching import match as match_business
+    from insureops.carrier_matching.presentation import render
     from insureops.carrier_matching.pruning import index_market_appetites
+    from insureops.carrier_matching.states import state_code
     from insureops.engine.ir.errors import EvaluationError
 
     try:
@@ -114,12 +116,11 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
         click.echo(f"error: the business does not fit the Business type: {exc}", err=True)
         sys.exit(1)
     click.echo(f"{report.considered} product(s) considered, {report.pruned} pruned by the "
-               f"candidate index, as of {day.isoformat()}; the best {len(report.results)}:")
-    for rank, result in enumerate(report.results, 1):
-        click.echo(f"{rank:>3}. {result.decision:<7} {float(result.score):>5g}  "
-                   f"{result.carrier.name}: {result.product.name} ({result.product.line})")
-        for reason in result.reasons[:3]:
-            click.echo(f"       - {reason}")
+               f"candidate index, as of {day.isoformat()}; the best {len(report.results)}, "
+               "by carrier:")
+    state = business.get("state")
+    click.echo(render(report, market, state_code(state) if isinstance(state, str) else None),
+               nl=False)
 
 
 @click.command()

@@ -8,12 +8,24 @@ from decimal import Decimal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
+from insureops.carrier_matching.market import (
+    Access,
+    Appetite,
+    Carrier,
+    CarrierProfile,
+    Intermediary,
+    Market,
+    Product,
+    Territory,
+)
 from insureops.carrier_matching.matching import CandidateIndex
 from insureops.dsl import CompiledRuleset, compile_ruleset
 from insureops.platform.carrier_finder.market import repository
 from insureops.platform.carrier_finder.market.models import (
     MarketAppetite,
+    MarketCarrier,
+    MarketIntermediary,
+    MarketProduct,
 )
 from insureops.platform.compute.executors import BoundedExecutor
 
@@ -79,23 +91,48 @@ class MarketStore:
         self._versions.update((row.content_hash, row.version) for row in appetite_rows)
         appetites = {row.id: Appetite(row.name, row.path, row.source,
                                       self._compiled[row.content_hash]) for row in appetite_rows}
-        carriers = {row.id: Carrier(row.slug, row.name, row.naic_code, row.rating, row.market,
-                                    frozenset(row.states), row.website, row.active)
-                    for row in carrier_rows}
+        carriers = {row.id: _carrier(row) for row in carrier_rows}
         products = []
         for row in product_rows:
             carrier, appetite = carriers.get(row.carrier_id), appetites.get(row.appetite_id)
             if carrier is None or appetite is None:
                 continue
-            products.append(Product(row.slug, carrier.id, row.line, row.name, row.description,
-                                    frozenset(row.states), _amount(row.minimum_premium),
-                                    _amount(row.max_limit), _amount(row.max_aggregate),
-                                    row.admitted, appetite.path, row.active))
-        return Market(tuple(carriers.values()), tuple(products), tuple(appetites.values()))
+            products.append(_product(row, carrier.id, appetite.path))
+        intermediaries = {row.slug: _intermediary(row)  # a workspace's own hides the shared one
+                          for row in sorted(await repository.visible_intermediaries(
+                              session, workspace_id), key=lambda r: r.workspace_id is not None)}
+        return Market(tuple(carriers.values()), tuple(products), tuple(appetites.values()),
+                      tuple(intermediaries.values()))
 
     def _compile_all(self, rows: list[MarketAppetite]) -> None:
         for row in rows:
             self.compiled(row.content_hash, row.source, row.path)
+
+
+def _carrier(row: MarketCarrier) -> Carrier:
+    profile = None
+    if row.carrier_type and row.access and row.guide_effective and row.guide_reviewed:
+        territories = tuple(Territory(t["name"], frozenset(t["states"]), t["underwriter"],
+                                      t["email"], t.get("phone"))
+                            for t in row.territories or ())
+        profile = CarrierProfile(row.carrier_type, Access(row.access, row.via), territories,
+                                 row.submission_email, row.submission_portal, row.quote_url,
+                                 row.guide_effective, row.guide_reviewed)
+    return Carrier(row.slug, row.name, row.naic_code, row.rating, row.market,
+                   frozenset(row.states), row.website, row.active, profile)
+
+
+def _product(row: MarketProduct, carrier_id: str, appetite: str) -> Product:
+    return Product(row.slug, carrier_id, row.line, row.name, row.description,
+                   frozenset(row.states), _amount(row.minimum_premium), _amount(row.max_limit),
+                   _amount(row.max_aggregate), row.admitted, appetite, row.active,
+                   row.strength, Access(row.access, row.via) if row.access else None,
+                   row.quote_url)
+
+
+def _intermediary(row: MarketIntermediary) -> Intermediary:
+    return Intermediary(row.slug, row.name, row.kind, frozenset(row.states), row.contact,
+                        row.email, row.phone, row.portal)
 
 
 def _amount(value: Decimal | None) -> Decimal | None:
