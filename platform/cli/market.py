@@ -81,8 +81,10 @@ def check(folder: Path, as_of: datetime | None, no_tests: bool) -> None:
               help="Show the best N products.")
 @click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               metavar="DATE", help="The date appetites see (loss look-backs); default: today.")
+@click.option("--no-cache", "no_cache", is_flag=True, help="Neither read nor keep checked "
+              "appetites and compiled code in the user's cache folder.")
 def match(folder: Path, business_file: Path, lines: str | None, limit: int,
-          as_of: datetime | None) -> None:
+          as_of: datetime | None, no_cache: bool) -> None:
     """Rank FOLDER's products for the business in BUSINESS.json (the Business fields, as
     POST /match-carriers-detailed/ takes them), as the service does, without a database."""
     from insureops.carrier_matching import MarketInvalidError, load_market
@@ -91,10 +93,13 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
     from insureops.carrier_matching.pruning import index_market_appetites
     from insureops.carrier_matching.states import state_code
     from insureops.engine.ir.errors import EvaluationError
+    from insureops.platform.carrier_finder.market.appetite_cache import shared_cache
 
     try:
         business = _read_business(business_file)
-        market = load_market(read_market_folder(folder))
+        # checked appetites and their compiled code kept by content (appetite_cache.py)
+        market = load_market(read_market_folder(folder),
+                             cache=None if no_cache else shared_cache())
     except MarketInvalidError as exc:
         for problem in exc.problems:
             click.echo(replace(problem, file=f"{folder}/{problem.file}").render(), err=True)

@@ -8,6 +8,8 @@ from decimal import Decimal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from insureops.carrier_matching.checking import check_appetite
+from insureops.carrier_matching.compiled import AppetiteCache, LazyRuleset
 from insureops.carrier_matching.market import (
     Access,
     Appetite,
@@ -19,7 +21,7 @@ from insureops.carrier_matching.market import (
     Territory,
 )
 from insureops.carrier_matching.matching import CandidateIndex
-from insureops.dsl import CompiledRuleset, compile_ruleset
+from insureops.dsl import compile_ruleset
 from insureops.platform.carrier_finder.market import repository
 from insureops.platform.carrier_finder.market.models import (
     MarketAppetite,
@@ -35,14 +37,17 @@ class MarketStore:
     the fingerprint (row counts and last changes) it was read at."""
 
     def __init__(self, index_builder: Callable[[tuple[Appetite, ...]], CandidateIndex] | None
-                 = None) -> None:
+                 = None, cache: AppetiteCache | None = None) -> None:
         # carrier_matching.pruning.build_candidate_index once it exists; None: no pruning
         self._index_builder = index_builder
+        # checked appetites and compiled code kept by content between runs (appetite_cache.py)
+        self._cache = cache
         self._indexes: dict[int, tuple[Market, CandidateIndex]] = {}
-        self._compiled: dict[str, CompiledRuleset] = {}
+        self._compiled: dict[str, LazyRuleset] = {}
         self._snapshots: dict[str | None, tuple[tuple, Market]] = {}
         self._versions: dict[str, int] = {}  # content hash -> stored version
         self._lock = asyncio.Lock()
+        self.warming: set[asyncio.Task] = set()  # the start-up warm-up (startup.warm_market)
         self.threads = BoundedExecutor("market", 1)  # compiles and indexes, one at a time
 
     def index(self, market: Market) -> CandidateIndex | None:
@@ -62,11 +67,32 @@ class MarketStore:
         """The stored version of the appetite with this content (read with the market)."""
         return self._versions.get(content_hash, 1)
 
-    def compiled(self, content_hash: str, source: str, path: str) -> CompiledRuleset:
+    def compiled(self, content_hash: str, source: str, path: str) -> LazyRuleset:
+        """The appetite's ruleset, compiled when first evaluated: from the cache when it knows
+        the source, else parsed and checked once here (and offered to the cache)."""
         found = self._compiled.get(content_hash)
         if found is None:
-            found = self._compiled[content_hash] = compile_ruleset(source, filename=path)
+            checked = self._cache.get(source, path) if self._cache is not None else None
+            if checked is None:
+                checked, _ = check_appetite(path, source)
+                if checked is None:  # stored checked; a newer checker refuses it: say why
+                    compile_ruleset(source, filename=path)
+                    raise ValueError(f"appetite {path} no longer checks")
+                if self._cache is not None:
+                    self._cache.put(source, checked)
+            found = self._compiled[content_hash] = checked.ruleset
         return found
+
+    def compile_all(self, market: Market) -> int:
+        """Compile every appetite of `market` not compiled yet (the service does this after
+        start, so the first match after a restart is as fast as any other); how many."""
+        count = 0
+        for appetite in market.appetites:
+            ruleset = appetite.ruleset
+            if isinstance(ruleset, LazyRuleset) and not ruleset.is_compiled:
+                ruleset.compiled  # noqa: B018 - compiles it
+                count += 1
+        return count
 
     async def market(self, session: AsyncSession, workspace_id: str | None = None) -> Market:
         """The market `workspace_id` sees (the shared one with its own entries)."""
