@@ -97,9 +97,13 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
 
     try:
         business = _read_business(business_file)
-        # checked appetites and their compiled code kept by content (appetite_cache.py)
-        market = load_market(read_market_folder(folder),
-                             cache=None if no_cache else shared_cache())
+        # checked appetites and their compiled code kept by content (appetite_cache.py); the
+        # ones it lacks are checked on every CPU first
+        texts = read_market_folder(folder)
+        cache = None if no_cache else shared_cache()
+        if cache is not None:
+            cache.prime({path: text for path, text in texts.items() if path.endswith(".rules")})
+        market = load_market(texts, cache=cache)
     except MarketInvalidError as exc:
         for problem in exc.problems:
             click.echo(replace(problem, file=f"{folder}/{problem.file}").render(), err=True)

@@ -11,7 +11,7 @@ SPEC_PREFIXES = {
     "accounts": "/api/auth", "prospects": "/api/v1/carrier_finder/clients",
     "carrier_finder": "/api/v1/carrier_finder", "mcp": "/api/v2/mcp", "team": "/api/team",
     "settings": "/api/v2/settings", "rules_studio": "/api/rules",
-    "connectors": "/api/v1/connectors", "studio_web": "/studio",
+    "connectors": "/api/v1/connectors", "studio_web": "/studio", "finder_web": "/finder",
 }
 
 

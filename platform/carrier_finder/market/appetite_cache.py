@@ -27,13 +27,16 @@ it are where a warm match matters); `market match --no-cache` does.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import hmac
 import marshal
+import multiprocessing
 import os
 import secrets
 import sys
+from collections.abc import Mapping
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
@@ -164,6 +167,27 @@ class AppetiteCache:
             return
         self._write(self.folder / "appetites" / f"{key}.bin", body)
 
+    def prime(self, sources: Mapping[str, str], *, workers: int | None = None) -> int:
+        """Check the appetites (path -> source) the cache does not know yet in `workers`
+        processes (default: the CPUs, at most 8), each storing its entries, so a cold market
+        load takes the time of its share; how many were missing. Worth it only for many: a
+        worker costs its imports."""
+        if not self.write or self._secret() is None:
+            return 0
+        missing = {path: source for path, source in sources.items()
+                   if not (self.folder / "appetites" / f"{self._appetite_key(source)}.bin")
+                   .exists()}
+        workers = min(workers or os.cpu_count() or 1, 8, len(missing) // PRIME_CHUNK)
+        if workers < 2:
+            return len(missing)
+        items = sorted(missing.items())
+        shares = [dict(items[start::workers]) for start in range(workers)]
+        context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+        with contextlib.suppress(OSError, RuntimeError, concurrent.futures.BrokenExecutor), \
+                concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+            list(pool.map(_prime_share, [self.folder] * workers, shares))
+        return len(missing)
+
     # --- compiled code (engine.evaluation.generator.CodeCache) ----------------------------
 
     def _code_path(self, text: str, filename: str) -> Path:
@@ -199,6 +223,20 @@ class _CodeCache:
 
     def put(self, text: str, filename: str, code: CodeType) -> None:
         self.owner.put_code(text, filename, code)
+
+
+PRIME_CHUNK = 12  # appetites per worker below which checking in this process is as quick
+
+
+def _prime_share(folder: Path, sources: dict[str, str]) -> None:
+    """In a worker: check each source and store its entry (what `get` then reads)."""
+    from insureops.carrier_matching.checking import check_appetite
+
+    cache = AppetiteCache(folder)
+    for path, source in sources.items():
+        checked, _ = check_appetite(path, source)
+        if checked is not None:
+            cache.put(source, checked)
 
 
 def _appetite(entry: _Appetite, key: str, source: str, path: str,

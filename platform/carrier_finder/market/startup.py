@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import logging
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from aiohttp import web
 from sqlalchemy.exc import SQLAlchemyError
 
 from insureops.carrier_matching import MarketInvalidError, load_market
+from insureops.platform.carrier_finder.market.appetite_cache import shared_cache
 from insureops.platform.carrier_finder.market.folder import read_market_folder
 from insureops.platform.carrier_finder.market.loading import LoadSummary, store_market
 from insureops.platform.carrier_finder.market.repository import is_empty as market_is_empty
@@ -32,7 +34,9 @@ async def load_folder(database: Database, folder: Path, *, now: datetime.datetim
                       workspace_id: str | None = None) -> LoadSummary:
     """Check the market in `folder` and store it; raises MarketInvalidError (nothing stored)."""
     texts = read_market_folder(folder)
-    market = await asyncio.get_running_loop().run_in_executor(None, load_market, texts)
+    cache = shared_cache()  # checked appetites kept by content, shared with the service's store
+    market = await asyncio.get_running_loop().run_in_executor(
+        None, functools.partial(load_market, texts, cache=cache))
     async with database.unit_of_work() as uow:
         summary = await store_market(uow.session, market, now=now, workspace_id=workspace_id)
         await uow.commit()
