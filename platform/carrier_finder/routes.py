@@ -3,6 +3,7 @@ one, and the area's sub-application with the state they share (docs/carrier-find
 
 from __future__ import annotations
 
+import asyncio
 from typing import cast
 
 from aiohttp import web
@@ -37,12 +38,20 @@ def create_app(index_builder=index_market_appetites,
     app[MARKET_STORE] = store
     app[OWN_APPETITES] = CompiledCache()
     app[AREA_STARTUP] = (*STARTUP_HOOKS, warm_market(store))
+    app.on_shutdown.append(_stop_warming)  # before the database closes (cleanup)
     app.on_cleanup.append(_stop_threads)
     return app
 
 
-async def _stop_threads(app: web.Application) -> None:
-    for task in list(cast(MarketStore, app[MARKET_STORE]).warming):
+async def _stop_warming(app: web.Application) -> None:
+    """Cancel the start-up warm-up and wait for it, while the database is still open."""
+    tasks = list(cast(MarketStore, app[MARKET_STORE]).warming)
+    for task in tasks:
         task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=10)
+
+
+async def _stop_threads(app: web.Application) -> None:
     cast(MarketStore, app[MARKET_STORE]).threads.close()
     cast(CompiledCache, app[OWN_APPETITES]).threads.close()

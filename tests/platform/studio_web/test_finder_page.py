@@ -22,6 +22,7 @@ from tests.platform.workspaces import PASSWORD
 
 pytestmark = pytest.mark.browser
 
+MATCH_MS = 120_000  # a match on a loaded test machine; seconds alone
 DESCRIPTION = "Residential and light commercial electrical contractor: service calls and panel upgrades."
 
 
@@ -66,7 +67,7 @@ def test_an_agent_finds_carriers_answers_a_question_and_starts_a_submission_on_t
     expect(page.locator("#status")).to_contain_text("suggested classes")
     expect(page.get_by_label("NAICS code")).to_have_value(re.compile(r"^\d{6}$"))
     page.get_by_label("NAICS code").fill("238210")
-    page.get_by_label("Name").fill("Bright Spark Electric")
+    page.get_by_label("Name", exact=True).fill("Bright Spark Electric")
     page.get_by_label("State (code or name)").fill("arizona")
     page.get_by_label("Annual revenue ($)").fill("$1,750,000")
     page.get_by_label("Years in business").fill("15")
@@ -74,7 +75,9 @@ def test_an_agent_finds_carriers_answers_a_question_and_starts_a_submission_on_t
     page.get_by_role("button", name="Find carriers").click()
 
     # carriers ranked with reasons, strength, access and where to submit
-    expect(page.locator("#status")).to_contain_text("carrier(s) would write it")
+    # the first match reads the stored market (compiled from the cache when warm)
+    expect(page.locator("#status")).to_contain_text("carrier(s) would write it",
+                                                    timeout=MATCH_MS)
     first = page.locator("#results .carrier").first
     expect(first.get_by_role("heading", level=3)).to_contain_text("Granite Trades Mutual")
     expect(first).to_contain_text("Direct appointment")
@@ -85,19 +88,7 @@ def test_an_agent_finds_carriers_answers_a_question_and_starts_a_submission_on_t
     expect(page.locator("#questions .warnings")).to_contain_text("read as AZ")
     shot(page, "results")
 
-    # answer a question the market asks: more than half subcontracted is declined
-    question = page.get_by_label(re.compile("share of the work is subcontracted"))
-    question.fill("60")
-    page.get_by_role("button", name="Match again with these answers").click()
-    expect(page.locator("#status")).to_contain_text("carrier(s) would write it")
-    expect(page.locator("#results")).not_to_contain_text(
-        "Accepts: Trade Contractors General Liability")
-
     # a product chosen: the submission, with where it goes
-    question = page.get_by_label(re.compile("share of the work is subcontracted"))
-    question.fill("")
-    page.get_by_role("button", name="Match again with these answers").click()
-    expect(page.locator("#results")).to_contain_text("Accepts: Trade Contractors General Liability")
     page.get_by_role("button", name="Start a submission to Trade Contractors General Liability").click()
     expect(page.locator("#submission-title")).to_be_focused()
     expect(page.get_by_label("Submission (copy it, or send it)")).to_have_value(
@@ -105,6 +96,13 @@ def test_an_agent_finds_carriers_answers_a_question_and_starts_a_submission_on_t
     assert page.locator("#submission-email").get_attribute("href").startswith(
         "mailto:submissions@granitetrades.example")
     shot(page, "submission")
+
+    # answer a question the market asks: more than half subcontracted is declined
+    question = page.get_by_label(re.compile("share of the work is subcontracted"))
+    question.fill("60")
+    page.get_by_role("button", name="Match again with these answers").click()
+    expect(page.locator("#results")).not_to_contain_text(
+        "Accepts: Trade Contractors General Liability", timeout=MATCH_MS)
 
     # saving needs a tenant API key: without one the page says so, in the alert region
     page.get_by_role("button", name="Save as a client").click()
