@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
+from insureops.carrier_matching.compiled import AppetiteCache, CheckedAppetite, checked_appetite
 from insureops.carrier_matching.manifest import MANIFEST_NAME, ManifestResult, parse_manifest
 from insureops.carrier_matching.market import (
     Appetite,
@@ -18,10 +19,11 @@ from insureops.carrier_matching.market import (
     Product,
 )
 from insureops.carrier_matching.profiles import INTERMEDIARIES_NAME, parse_intermediaries
-from insureops.dsl.api import check_source, compile_ruleset
+from insureops.dsl.api import check_source
 from insureops.dsl.diagnostics import Diagnostic
 from insureops.dsl.errors import RulesetInvalidError
-from insureops.engine import ir
+from insureops.engine.evaluation.compiler import evaluate_consts
+from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.result import TestOutcome
 
 APPETITE_SUFFIX = ".rules"
@@ -45,7 +47,7 @@ class MarketReport:
 
 
 def check_market(texts: Mapping[str, str], *, as_of: date | None = None,
-                 run_tests: bool = True) -> MarketReport:
+                 run_tests: bool = True, cache: AppetiteCache | None = None) -> MarketReport:
     """Check every manifest and appetite in `texts` (relative path with `/` -> file text): each
     appetite checks with no error or warning and, with `run_tests`, passes its embedded tests
     (`as_of` is the date tests without their own `as of` see); each product names a known line,
@@ -73,8 +75,8 @@ def check_market(texts: Mapping[str, str], *, as_of: date | None = None,
         if f"{folder}/{MANIFEST_NAME}" not in manifests:
             problems.append(Problem(folder, None, None, "missing_manifest",
                                     f"carrier folder `{folder}` has appetites but no carrier.toml"))
-    appetites, tests_run = _check_appetites(sources, as_of, run_tests, problems)
-    carriers, products = _check_references(manifests, sources, appetites, problems)
+    appetites, limits, tests_run = _check_appetites(sources, as_of, run_tests, problems, cache)
+    carriers, products = _check_references(manifests, sources, limits, problems)
     _check_access(manifests, intermediaries, problems)
     problems.sort(key=lambda p: (p.file, p.line or 0, p.column or 0))
     if problems:
@@ -85,47 +87,76 @@ def check_market(texts: Mapping[str, str], *, as_of: date | None = None,
 
 
 def load_market(texts: Mapping[str, str], *, as_of: date | None = None,
-                run_tests: bool = False) -> Market:
+                run_tests: bool = False, cache: AppetiteCache | None = None) -> Market:
     """The checked Market of `texts`; raises MarketInvalidError listing every problem."""
-    report = check_market(texts, as_of=as_of, run_tests=run_tests)
+    report = check_market(texts, as_of=as_of, run_tests=run_tests, cache=cache)
     if report.market is None:
         raise MarketInvalidError(list(report.problems))
     return report.market
 
 
 def _check_appetites(sources: dict[str, str], as_of: date | None, run_tests: bool,
-                     problems: list[Problem]) -> tuple[dict[str, Appetite], int]:
+                     problems: list[Problem], cache: AppetiteCache | None
+                     ) -> tuple[dict[str, Appetite], dict[str, Decimal | None], int]:
+    """Each source's Appetite (when it checks clean) and its MAX_LIMIT const, by path."""
     appetites: dict[str, Appetite] = {}
+    limits: dict[str, Decimal | None] = {}
     names: dict[str, str] = {}
     tests_run = 0
     for path, source in sources.items():
-        report = check_source(source, filename=path)
-        problems.extend(_diagnostic(path, d) for d in report.diagnostics)
-        if report.diagnostics or report.ruleset is None:
-            continue
-        found = _header_problems(path, report.ruleset, names)
-        names.setdefault(report.ruleset.name, path)
+        checked = cache.get(source, path) if cache is not None else None
+        if checked is None:
+            checked = _check_source(path, source, problems)
+            if checked is None:
+                continue
+            if cache is not None:
+                cache.put(source, checked)
+        found = _header_problems(path, checked, names)
+        names.setdefault(checked.name, path)
         problems.extend(found)
         if found:
             continue
-        try:
-            compiled = compile_ruleset(source, filename=path)
-        except RulesetInvalidError as exc:  # checked clean above, so only a compile-time limit
-            problems.extend(_diagnostic(path, d) for d in exc.diagnostics)
-            continue
         if run_tests:
-            outcomes = compiled.run_tests(as_of=as_of)
+            try:
+                outcomes = checked.ruleset.run_tests(as_of=as_of)
+            except RulesetInvalidError as exc:  # checked clean, so only a compile-time limit
+                problems.extend(_diagnostic(path, d) for d in exc.diagnostics)
+                continue
             tests_run += len(outcomes)
             problems.extend(_test_failure(path, o) for o in outcomes if not o.passed)
-        appetites[path] = Appetite(report.ruleset.name, path, source, compiled)
-    return appetites, tests_run
+        appetites[path] = Appetite(checked.name, path, source, checked.ruleset)
+        limits[path] = checked.max_limit
+    return appetites, limits, tests_run
 
 
-def _header_problems(path: str, ruleset: ir.Ruleset, names: dict[str, str]) -> list[Problem]:
+def check_appetite(path: str, source: str) -> tuple[CheckedAppetite | None, list[Problem]]:
+    """One appetite's source parsed and checked once (not compiled): its CheckedAppetite, or
+    None and its problems. The service reads stored appetites through this."""
+    problems: list[Problem] = []
+    return _check_source(path, source, problems), problems
+
+
+def _check_source(path: str, source: str, problems: list[Problem]) -> CheckedAppetite | None:
+    """Parse and check `source` once; its CheckedAppetite, or None with its problems added."""
+    report = check_source(source, filename=path)
+    problems.extend(_diagnostic(path, d) for d in report.diagnostics)
+    if report.diagnostics or report.ruleset is None:
+        return None
+    try:
+        limit = evaluate_consts(report.ruleset).get(LIMIT_CONST)
+    except EngineError as exc:  # the checker reports an invalid const first; never here
+        problems.append(Problem(path, None, None, "E115", exc.message))
+        return None
+    return checked_appetite(report.ruleset, source, path,
+                            limit if isinstance(limit, Decimal) else None)
+
+
+def _header_problems(path: str, ruleset: CheckedAppetite,
+                     names: dict[str, str]) -> list[Problem]:
     """What is wrong with an appetite's header: its input, its name, its tests."""
-    where = (ruleset.span.line, ruleset.span.column) if ruleset.span else (None, None)
+    where = (ruleset.line, ruleset.column)
     found = []
-    if [(i.name, i.type_name) for i in ruleset.inputs] != [BUSINESS_INPUT]:
+    if list(ruleset.inputs) != [BUSINESS_INPUT]:
         found.append(Problem(path, *where, "appetite_input",
                              "an appetite declares exactly `input business: Business`"))
     if not ruleset.name.startswith(APPETITE_PREFIX):
@@ -134,7 +165,7 @@ def _header_problems(path: str, ruleset: ir.Ruleset, names: dict[str, str]) -> l
     elif ruleset.name in names:
         found.append(Problem(path, *where, "duplicate_id", f"ruleset `{ruleset.name}` is also "
                              f"the name of {names[ruleset.name]}"))
-    if not ruleset.tests:
+    if not ruleset.tested:
         found.append(Problem(path, *where, "appetite_untested",
                              "an appetite needs `test` blocks showing its decisions"))
     return found
@@ -148,7 +179,7 @@ def _test_failure(path: str, outcome: TestOutcome) -> Problem:
 
 
 def _check_references(manifests: dict[str, ManifestResult], sources: dict[str, str],
-                      appetites: dict[str, Appetite],
+                      limits: dict[str, Decimal | None],
                       problems: list[Problem]) -> tuple[list[Carrier], list[Product]]:
     carriers: list[Carrier] = []
     products: list[Product] = []
@@ -173,8 +204,7 @@ def _check_references(manifests: dict[str, ManifestResult], sources: dict[str, s
                                         f"product `{product.id}` names appetite "
                                         f"`{product.appetite}`, which does not exist"))
                 continue
-            appetite = appetites.get(product.appetite)
-            limit = appetite.ruleset.consts.get(LIMIT_CONST) if appetite is not None else None
+            limit = limits.get(product.appetite)
             if isinstance(limit, Decimal) and limit != product.max_limit:
                 line, column = manifest.where(product.id, "max_limit")
                 problems.append(Problem(path, line, column, "limit_mismatch",

@@ -10,6 +10,7 @@ value it cannot read is a `BusinessInputError` naming the field (the service ans
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from insureops.carrier_matching.market import MarketError
 from insureops.carrier_matching.naics_concordance import replacement
 from insureops.carrier_matching.states import state_code
 from insureops.engine.ir.errors import EvaluationError
-from insureops.schema.business import CONSTRUCTION_CLASSES
+from insureops.schema.business import BUSINESS_SCHEMA, CONSTRUCTION_CLASSES
 
 _NAICS = re.compile(r"^[0-9]{2,6}$")
 AMOUNT_FIELDS = ("annual_revenue", "payroll", "employee_count", "years_in_business",
@@ -52,6 +53,42 @@ DESCRIBED_FLAGS = (
     ("property", "sprinklered", ("sprinklered", "fully sprinklered", "sprinkler system",
                                  "sprinklers")),
 )
+
+
+# What a caller may send where `normalise_business` reads more than the Business type allows
+# (each value is still refused here when it cannot be read): the JSON Schema of a field as the
+# matcher's input, by the field's path in the Business type.
+_AMOUNT_TEXT = {"type": ["number", "string", "null"], "minimum": 0, "maxLength": 40}
+_LINE_TEXT = {"type": ["string", "null"], "maxLength": 60}
+INPUT_SCHEMA_CHANGES: dict[tuple[str, ...], dict] = {
+    ("state",): {"type": ["string", "null"], "minLength": 2, "maxLength": 60,
+                 "description": "A state code in any case (az) or name (Arizona)."},
+    ("naics",): {"type": ["string", "null"], "pattern": r"^\s*[0-9][0-9 .-]*$", "maxLength": 20,
+                 "description": "A NAICS 2022 code or prefix (2-6 digits); a 2017 code that "
+                                "2022 replaced is read as its 2022 code, with a warning."},
+    **{(field,): _AMOUNT_TEXT for field in AMOUNT_FIELDS},
+    ("lines_of_business", "items"): {"type": "string", "maxLength": 60,
+                                     "description": "An ACORD line code or a line's name."},
+    ("requests", "items", "line"): _LINE_TEXT,
+    ("property", "construction"): {"type": ["string", "null"], "maxLength": 60,
+                                   "description": "An ISO construction class, or words "
+                                                  "(brick, steel, 1 to 6)."},
+}
+
+
+def input_schema() -> dict:
+    """The JSON Schema of what `normalise_business` reads: the Business type, with the fields
+    it reads more freely (states by name, amounts as text, line names, construction in words)
+    widened. The service derives its request model from this, so it accepts what the core
+    reads and nothing else."""
+    schema = copy.deepcopy(BUSINESS_SCHEMA)
+    for path, widened in INPUT_SCHEMA_CHANGES.items():
+        node = schema["properties"]
+        for step in path[:-1]:
+            node = node[step]
+            node = node.get("properties", node)
+        node[path[-1]] = copy.deepcopy(widened)
+    return schema
 
 
 class BusinessInputError(MarketError, EvaluationError):

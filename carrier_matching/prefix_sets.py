@@ -203,3 +203,26 @@ def _merge(trees: dict[str, Tree]):
     kids = {char: _merge({name: node.kids.get(char, node.other)
                           for name, node in nodes.items()}) for char in chars}
     return (here, kids, other)
+
+
+def tree_to_data(tree: Tree) -> object:
+    """`tree` as plain data (a bool, or `[here, {char: tree}, other]`), for caches on disk."""
+    if isinstance(tree, bool):
+        return tree
+    return [tree.here, {char: tree_to_data(kid) for char, kid in tree.kids.items()}, tree.other]
+
+
+def tree_from_data(data: object, depth: int = 0) -> Tree:
+    """The tree `tree_to_data` wrote; ValueError for anything else (reading builds nodes and
+    bools only, so a cache file can hold nothing but a set)."""
+    if isinstance(data, bool):
+        return data
+    if depth > 64 or not isinstance(data, list) or len(data) != 3:
+        raise ValueError("not a prefix set")
+    here, kids, other = data
+    if not isinstance(here, bool) or not isinstance(other, bool) or not isinstance(kids, dict):
+        raise ValueError("not a prefix set")
+    if not all(isinstance(char, str) and len(char) == 1 for char in kids):
+        raise ValueError("not a prefix set")
+    return Node(here, {char: tree_from_data(kid, depth + 1) for char, kid in kids.items()},
+                other)

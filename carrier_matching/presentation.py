@@ -67,7 +67,8 @@ def _carrier(carrier: Carrier, results: list[MatchResult], market: Market,
              state: str | None) -> CarrierAnswer:
     profile = carrier.profile
     best = min(results, key=lambda r: DECISION_RANK.get(r.decision, 3)).decision
-    kind = (CARRIER_TYPE_NAMES.get(profile.type, profile.type) if profile else "carrier") + (
+    kind = (CARRIER_TYPE_NAMES.get(profile.type, profile.type)
+            if profile and profile.type else "carrier") + (
         ", admitted" if carrier.admitted else ", surplus lines (non-admitted)")
     underwriter = submit = guide = None
     access = None
@@ -79,8 +80,9 @@ def _carrier(carrier: Carrier, results: list[MatchResult], market: Market,
             underwriter = f"{territory.underwriter} ({territory.name}): {territory.email}{phone}"
         places = [p for p in (profile.submission_email, profile.submission_portal) if p]
         submit = " or ".join(places) or None
-        guide = (f"appetite guide effective {profile.guide_effective.isoformat()}, last reviewed "
-                 f"{profile.guide_reviewed.isoformat()}")
+        if profile.guide_effective and profile.guide_reviewed:
+            guide = (f"appetite guide effective {profile.guide_effective.isoformat()}, last "
+                     f"reviewed {profile.guide_reviewed.isoformat()}")
     products = tuple(_product(result, carrier, market) for result in results)
     return CarrierAnswer(carrier.id, carrier.name, carrier.rating, kind, best, access,
                          underwriter, submit, profile.quote_url if profile else None, guide,

@@ -169,9 +169,15 @@ def _readable(value: object) -> bool:
 
 
 def build_candidate_index(appetites: Mapping[str, HasIr]) -> CandidateIndex:
-    """Analyse every appetite (name -> compiled ruleset) and index what it may accept or refer."""
-    return CandidateIndex({name: accepting_boxes(ruleset.ir)
-                           for name, ruleset in appetites.items()})
+    """Analyse every appetite (name -> compiled ruleset) and index what it may accept or refer.
+    A ruleset that keeps its analysis (carrier_matching.compiled.LazyRuleset, from a cached
+    check) gives it without reading its IR."""
+    return CandidateIndex({name: _boxes(ruleset) for name, ruleset in appetites.items()})
+
+
+def _boxes(ruleset: HasIr) -> Mapping[Pattern, Box]:
+    kept = getattr(ruleset, "accepting_boxes", None)
+    return kept() if callable(kept) else accepting_boxes(ruleset.ir)
 
 
 def index_market_appetites(appetites: Iterable[Appetite]) -> CandidateIndex:

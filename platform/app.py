@@ -68,6 +68,7 @@ from insureops.platform.rules_studio import routes as rules_studio
 from insureops.platform.rules_studio import tenant_routes as rules_tenant_api
 from insureops.platform.rules_studio.catalog import StudioRuleCatalog
 from insureops.platform.settings import routes as settings_area
+from insureops.platform.studio_web import finder as finder_web
 from insureops.platform.studio_web import routes as studio_web
 from insureops.platform.team import routes as team
 from insureops.platform.tenancy.pools import TenantPools, tenant_pools_context
@@ -101,6 +102,7 @@ AREAS: tuple[Area, ...] = (
     Area("/api/v1/connectors", connectors.create_app),
     Area("/studio", studio_web.create_app),
     Area("/invitations", invitation_web.create_app),
+    Area("/finder", finder_web.create_app),
 )
 
 

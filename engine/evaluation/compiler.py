@@ -86,6 +86,12 @@ def _evaluate_consts(ruleset: ir.Ruleset, limits: Limits) -> dict:
     return consts
 
 
+def evaluate_consts(ruleset: ir.Ruleset) -> dict:
+    """The ruleset's consts by name, computed as compiling computes them (without generating
+    or compiling any code); raises EngineError `invalid_const` as compiling does."""
+    return _evaluate_consts(ruleset, DEFAULT_LIMITS)
+
+
 def const_errors(ruleset: ir.Ruleset) -> list[EngineError]:
     """The `invalid_const` error of every const that cannot be computed under the default
     limits (a list doubled 40 times, a number squared beyond 100 digits), for the checker to

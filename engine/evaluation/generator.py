@@ -15,9 +15,13 @@ constants table (`K0`, `K1`, ...). Helpers it calls are `runtime.HELPERS`.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import date
 from decimal import Decimal
-from typing import NamedTuple
+from types import CodeType
+from typing import NamedTuple, Protocol
 
 from insureops.engine import ir
 from insureops.engine.evaluation.float_filter import FloatFilter, constant_floats
@@ -50,6 +54,45 @@ class Code(NamedTuple):
     constant: object = NOT_CONSTANT
 
 
+class CodeCache(Protocol):
+    """Where compiled generated text may be kept between processes (the shell's choice: the
+    engine does no I/O). `get` answers the code object of exactly `text` compiled under
+    `filename`, or None; `put` offers one. Compiling the generated text is most of what
+    compiling a ruleset costs, so a warm start with a cache skips it."""
+
+    def get(self, text: str, filename: str) -> CodeType | None: ...
+
+    def put(self, text: str, filename: str, code: CodeType) -> None: ...
+
+
+_code_cache: ContextVar[CodeCache | None] = ContextVar("code_cache", default=None)
+
+
+@contextmanager
+def code_cache(cache: CodeCache | None) -> Iterator[None]:
+    """Compile the rulesets compiled inside this block (in this thread or task) through
+    `cache`: only what the caller chooses is kept (the market's appetites, never a studio
+    user's rules)."""
+    token = _code_cache.set(cache)
+    try:
+        yield
+    finally:
+        _code_cache.reset(token)
+
+
+def compile_text(text: str, filename: str) -> CodeType:
+    """The code object of generated `text`, from the code cache when it has it."""
+    cache = _code_cache.get()
+    if cache is not None:
+        found = cache.get(text, filename)
+        if found is not None:
+            return found
+    code = compile(text, filename, "exec")
+    if cache is not None:
+        cache.put(text, filename, code)
+    return code
+
+
 class Source:
     """Generated lines, the functions beside them, and the constants table they refer to."""
 
@@ -80,7 +123,7 @@ class Source:
         text = "\n".join(line for function in self.functions for line in function)
         self.floats.update(constant_floats(self.names))
         namespace = {**HELPERS, **self.names}
-        exec(compile(text, filename, "exec"), namespace)  # noqa: S102
+        exec(compile_text(text, filename), namespace)  # noqa: S102
         namespace["__source__"] = text
         return namespace
 

@@ -81,18 +81,29 @@ def check(folder: Path, as_of: datetime | None, no_tests: bool) -> None:
               help="Show the best N products.")
 @click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               metavar="DATE", help="The date appetites see (loss look-backs); default: today.")
+@click.option("--no-cache", "no_cache", is_flag=True, help="Neither read nor keep checked "
+              "appetites and compiled code in the user's cache folder.")
 def match(folder: Path, business_file: Path, lines: str | None, limit: int,
-          as_of: datetime | None) -> None:
+          as_of: datetime | None, no_cache: bool) -> None:
     """Rank FOLDER's products for the business in BUSINESS.json (the Business fields, as
     POST /match-carriers-detailed/ takes them), as the service does, without a database."""
     from insureops.carrier_matching import MarketInvalidError, load_market
     from insureops.carrier_matching.matching import match as match_business
+    from insureops.carrier_matching.presentation import render
     from insureops.carrier_matching.pruning import index_market_appetites
+    from insureops.carrier_matching.states import state_code
     from insureops.engine.ir.errors import EvaluationError
+    from insureops.platform.carrier_finder.market.appetite_cache import shared_cache
 
     try:
         business = _read_business(business_file)
-        market = load_market(read_market_folder(folder))
+        # checked appetites and their compiled code kept by content (appetite_cache.py); the
+        # ones it lacks are checked on every CPU first
+        texts = read_market_folder(folder)
+        cache = None if no_cache else shared_cache()
+        if cache is not None:
+            cache.prime({path: text for path, text in texts.items() if path.endswith(".rules")})
+        market = load_market(texts, cache=cache)
     except MarketInvalidError as exc:
         for problem in exc.problems:
             click.echo(replace(problem, file=f"{folder}/{problem.file}").render(), err=True)
@@ -114,12 +125,11 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
         click.echo(f"error: the business does not fit the Business type: {exc}", err=True)
         sys.exit(1)
     click.echo(f"{report.considered} product(s) considered, {report.pruned} pruned by the "
-               f"candidate index, as of {day.isoformat()}; the best {len(report.results)}:")
-    for rank, result in enumerate(report.results, 1):
-        click.echo(f"{rank:>3}. {result.decision:<7} {float(result.score):>5g}  "
-                   f"{result.carrier.name}: {result.product.name} ({result.product.line})")
-        for reason in result.reasons[:3]:
-            click.echo(f"       - {reason}")
+               f"candidate index, as of {day.isoformat()}; the best {len(report.results)}, "
+               "by carrier:")
+    state = business.get("state")
+    click.echo(render(report, market, state_code(state) if isinstance(state, str) else None),
+               nl=False)
 
 
 @click.command()

@@ -32,12 +32,17 @@ FORMAT = "insureops-checked-ruleset/1"  # in the key: a new layout misses the ol
 _OLD_SUFFIX = ".insureops.pickle"  # the format before issue 28, beside the rules file
 
 
-@cache
 def _code_fingerprint() -> str:
-    """What identifies the language's code: Python's version and every source file's name,
-    size and modification time."""
+    """What identifies the language's code (see `code_fingerprint`)."""
+    return code_fingerprint(_PACKAGES)
+
+
+@cache
+def code_fingerprint(packages: tuple[str, ...]) -> str:
+    """What identifies the code of `packages`: Python's version and every source file's name,
+    size and modification time (the market's appetite cache adds carrier_matching)."""
     found: list = [sys.version]
-    for package in _PACKAGES:
+    for package in packages:
         spec = find_spec(package)
         for folder in (spec.submodule_search_locations or []) if spec else []:
             for root, dirs, files in os.walk(folder):

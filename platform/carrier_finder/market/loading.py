@@ -8,11 +8,18 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
+from insureops.carrier_matching.market import (
+    Appetite,
+    Carrier,
+    Intermediary,
+    Market,
+    Product,
+)
 from insureops.platform.carrier_finder.market import repository
 from insureops.platform.carrier_finder.market.models import (
     MarketAppetite,
     MarketCarrier,
+    MarketIntermediary,
     MarketProduct,
 )
 
@@ -40,7 +47,7 @@ class LoadSummary:
         return "; ".join(parts)
 
 
-KINDS = ("carriers", "products", "appetites")
+KINDS = ("carriers", "products", "appetites", "intermediaries")
 
 
 async def store_market(session: AsyncSession, market: Market, *, now: datetime.datetime,
@@ -49,6 +56,7 @@ async def store_market(session: AsyncSession, market: Market, *, now: datetime.d
     unchanged file is a no-op, a changed appetite gets a new version, carriers and products no
     longer in the market are deactivated, never deleted."""
     summary = LoadSummary()
+    await _store_intermediaries(session, market.intermediaries, now, workspace_id, summary)
     appetite_ids = await _store_appetites(session, market.appetites, now, workspace_id, summary)
     carrier_ids = await _store_carriers(session, market.carriers, now, workspace_id, summary)
     await _store_products(session, market.products, carrier_ids, appetite_ids, now,
@@ -85,9 +93,21 @@ async def _store_appetites(session: AsyncSession, appetites: tuple[Appetite, ...
 
 
 def _carrier_values(carrier: Carrier) -> dict:
+    profile = carrier.profile
     return {"name": carrier.name, "naic_code": carrier.naic_code, "rating": carrier.rating,
             "market": carrier.market, "states": sorted(carrier.states),
-            "website": carrier.website, "active": carrier.active}
+            "website": carrier.website, "active": carrier.active,
+            "carrier_type": profile.type if profile else None,
+            "access": profile.access.path if profile else None,
+            "via": profile.access.via if profile else None,
+            "territories": [{"name": t.name, "states": sorted(t.states),
+                             "underwriter": t.underwriter, "email": t.email, "phone": t.phone}
+                            for t in profile.territories] if profile else None,
+            "submission_email": profile.submission_email if profile else None,
+            "submission_portal": profile.submission_portal if profile else None,
+            "quote_url": profile.quote_url if profile else None,
+            "guide_effective": profile.guide_effective if profile else None,
+            "guide_reviewed": profile.guide_reviewed if profile else None}
 
 
 def _product_values(product: Product, carrier_id: int, appetite_id: int) -> dict:
@@ -95,7 +115,43 @@ def _product_values(product: Product, carrier_id: int, appetite_id: int) -> dict
             "name": product.name, "description": product.description,
             "states": sorted(product.states), "minimum_premium": product.minimum_premium,
             "max_limit": product.max_limit, "max_aggregate": product.max_aggregate,
-            "admitted": product.admitted, "active": product.active}
+            "admitted": product.admitted, "active": product.active,
+            "strength": product.strength,
+            "access": product.access.path if product.access else None,
+            "via": product.access.via if product.access else None,
+            "quote_url": product.quote_url}
+
+
+def _intermediary_values(intermediary: Intermediary) -> dict:
+    return {"name": intermediary.name, "kind": intermediary.kind,
+            "states": sorted(intermediary.states), "contact": intermediary.contact,
+            "email": intermediary.email, "phone": intermediary.phone,
+            "portal": intermediary.portal, "active": True}
+
+
+async def _store_intermediaries(session: AsyncSession, intermediaries: tuple[Intermediary, ...],
+                                now: datetime.datetime, workspace_id: str | None,
+                                summary: LoadSummary) -> None:
+    stored = {row.slug: row for row in await repository.intermediaries(session, workspace_id)}
+    for intermediary in intermediaries:
+        values = _intermediary_values(intermediary)
+        row = stored.pop(intermediary.id, None)
+        if row is None:
+            await repository.add(session, MarketIntermediary(
+                workspace_id=workspace_id, slug=intermediary.id, updated_at=now, **values),
+                flush=False)
+            summary.created["intermediaries"] += 1
+        elif _differs(row, values):
+            for key, value in values.items():
+                setattr(row, key, value)
+            row.updated_at = now
+            summary.updated["intermediaries"] += 1
+        else:
+            summary.unchanged["intermediaries"] += 1
+    for row in stored.values():
+        if row.active:
+            row.active, row.updated_at = False, now
+            summary.deactivated["intermediaries"] += 1
 
 
 def _differs(row, values: Mapping) -> bool:

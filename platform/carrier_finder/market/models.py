@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, Numeric, String, Text
+from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from insureops.platform.data.columns import UtcDateTime
@@ -51,6 +51,37 @@ class MarketCarrier(Base):
     website: Mapped[str | None] = mapped_column(String(2048))
     active: Mapped[bool] = mapped_column(Boolean)
     updated_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+    # the manifest's profile (migration 0011; null on rows stored before it)
+    carrier_type: Mapped[str | None] = mapped_column(String(24))
+    access: Mapped[str | None] = mapped_column(String(16))  # direct, wholesaler or mga
+    via: Mapped[str | None] = mapped_column(String(100))  # an intermediary's slug
+    territories: Mapped[list | None] = mapped_column(JSON)  # [{name, states, underwriter, ...}]
+    submission_email: Mapped[str | None] = mapped_column(String(254))
+    submission_portal: Mapped[str | None] = mapped_column(String(2048))
+    quote_url: Mapped[str | None] = mapped_column(String(2048))
+    guide_effective: Mapped[datetime.date | None] = mapped_column(Date)
+    guide_reviewed: Mapped[datetime.date | None] = mapped_column(Date)
+
+
+class MarketIntermediary(Base):
+    """A wholesaler or MGA of a market (its intermediaries.toml), through which agents reach
+    some carriers; `slug` is the id a manifest's `via` names."""
+
+    __tablename__ = "market_intermediaries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    workspace_id: Mapped[str | None] = mapped_column(
+        ForeignKey("workspaces.tenant_id", ondelete="CASCADE"), index=True)
+    slug: Mapped[str] = mapped_column(String(100))
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(16))  # wholesaler or mga
+    states: Mapped[list] = mapped_column(JSON)
+    contact: Mapped[str] = mapped_column(String(200))
+    email: Mapped[str] = mapped_column(String(254))
+    phone: Mapped[str | None] = mapped_column(String(40))
+    portal: Mapped[str | None] = mapped_column(String(2048))
+    active: Mapped[bool] = mapped_column(Boolean)
+    updated_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
 
 
 class MarketProduct(Base):
@@ -75,3 +106,7 @@ class MarketProduct(Base):
     admitted: Mapped[bool] = mapped_column(Boolean)
     active: Mapped[bool] = mapped_column(Boolean)
     updated_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+    strength: Mapped[str | None] = mapped_column(String(16))  # preferred, standard, limited
+    access: Mapped[str | None] = mapped_column(String(16))  # null: the carrier's
+    via: Mapped[str | None] = mapped_column(String(100))
+    quote_url: Mapped[str | None] = mapped_column(String(2048))

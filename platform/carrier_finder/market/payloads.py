@@ -5,18 +5,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictFloat,
-    StrictInt,
-)
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
 
 from insureops.carrier_matching.lines import LINES, expand_lines
-from insureops.platform.http.timestamps import IsoDate
+from insureops.platform.carrier_finder.market.business_model import Business
 
 LineCode = StrEnum("LineCode", {line.code: line.code for line in LINES})
 # ACORD codes, or a policy's line_of_business (liability: every liability code), issue 33
@@ -28,34 +20,6 @@ STATE = Field(None, min_length=2, max_length=2, description="A state code, e.g. 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class PriorClaim(_Strict):
-    amount: StrictFloat | None = Field(None, allow_inf_nan=False)
-    date: IsoDate | None = None
-    type: str | None = None
-    description: str | None = None
-
-
-class Business(_Strict):
-    """A business looking for coverage: the `Business` type appetites read (every field optional;
-    schema/business.py)."""
-
-    name: str | None = Field(None, max_length=255)
-    description: str | None = Field(None, max_length=10_000)
-    website: str | None = Field(None, max_length=2048)
-    naics: str | None = Field(None, pattern=NAICS_PATTERN)
-    state: str | None = Field(None, min_length=2, max_length=2)
-    postal_code: str | None = Field(None, max_length=20)
-    country: str | None = Field(None, max_length=100)
-    annual_revenue: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
-    payroll: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
-    employee_count: StrictInt | None = Field(None, ge=0)
-    years_in_business: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
-    founded_on: IsoDate | None = None
-    lines_of_business: list[str] | None = None
-    requested_limit: StrictFloat | None = Field(None, ge=0, allow_inf_nan=False)
-    prior_claims: list[PriorClaim] | None = None
 
 
 class MatchRequest(_Strict):
@@ -79,12 +43,33 @@ class ProductRef(BaseModel):
     line: str
 
 
+class AccessInfo(BaseModel):
+    path: Literal["direct", "wholesaler", "mga"] = Field(
+        description="direct: an appointment with the carrier; else through `via`.")
+    via: str | None = Field(None, description="The wholesaler's or MGA's id in the market.")
+    text: str = Field(description="In words, with the intermediary's contact.")
+
+
 class MatchItem(BaseModel):
     carrier: CarrierRef
     product: ProductRef
     decision: Literal["accept", "refer", "decline"]
     score: float
-    reasons: list[str]
+    reasons: list[str] = Field(description="The deciding reason first.")
+    questions: list[str] = Field(
+        default_factory=list, description="\"Ask the client: ...\" lines of this product: what "
+        "it would still ask (an unanswered question never decides).")
+    notes: list[str] = Field(default_factory=list, description="The diligent-search note on a "
+                             "surplus lines answer that is not a decline.")
+    strength: Literal["preferred", "standard", "limited"] | None = Field(
+        None, description="The carrier's appetite for the product (null: not stated).")
+    access: AccessInfo | None = Field(None, description="How an agent reaches the product: the "
+                                      "product's own path, else its carrier's (null: unknown).")
+    submit: list[str] = Field(default_factory=list, description="Where submissions go: the "
+                              "carrier's e-mail and portal.")
+    quote_url: str | None = Field(None, description="An online quote, the product's or carrier's.")
+    minimum_premium: float = Field(description="Dollars.")
+    max_limit: float = Field(description="The largest per-occurrence limit, dollars.")
     tags: list[str]
     outputs: dict[str, Any]
     evaluated: bool = Field(description="False when the product was answered without running its "
@@ -103,8 +88,58 @@ class UnmatchedItem(BaseModel):
     reason: str
 
 
+class AskedQuestion(BaseModel):
+    field: str = Field(description="The Business field that answers it (fleet.hazmat).")
+    text: str
+    products: list[str] = Field(description="The accepting and referring products that ask, "
+                                "best first.")
+
+
+class CarrierProductAnswer(BaseModel):
+    id: str
+    name: str
+    line: str
+    line_name: str
+    decision: Literal["accept", "refer", "decline"]
+    score: float
+    strength: str | None
+    minimum_premium: str = Field(description="Money as text ($1,250).")
+    max_limit: str = Field(description="Money as text ($2,000,000).")
+    reasons: list[str] = Field(description="The deciding reason first.")
+    questions: list[str]
+    notes: list[str]
+    access: str | None = Field(description="Set when the product is reached otherwise than its "
+                               "carrier.")
+    quote_url: str | None
+
+
+class CarrierAnswer(BaseModel):
+    id: str
+    name: str
+    rating: str
+    kind: str = Field(description="\"regional carrier, admitted\", \"E&S carrier, surplus lines "
+                      "(non-admitted)\".")
+    decision: Literal["accept", "refer", "decline"] = Field(description="Its best product's.")
+    access: str | None = Field(description="\"Direct appointment\", or the wholesaler or MGA "
+                               "with its contact.")
+    underwriter: str | None = Field(description="Who answers for the business's state.")
+    submit: str | None = Field(description="Where submissions go (e-mail or portal).")
+    quote_url: str | None
+    guide: str | None = Field(description="The appetite guide's effective and review dates.")
+    products: list[CarrierProductAnswer]
+
+
 class MatchResponse(BaseModel):
     results: list[MatchItem]
+    carriers: list[CarrierAnswer] = Field(
+        default_factory=list, description="The same results grouped by carrier, best carrier "
+        "first, in the words a broker reads (carrier_matching/presentation.py).")
+    questions: list[AskedQuestion] = Field(
+        default_factory=list, description="Ask the client: what the accepting and referring "
+        "products ask, once per Business field.")
+    warnings: list[str] = Field(
+        default_factory=list, description="What reading the business changed (a state by "
+        "name, a NAICS 2017 code read as its 2022 code).")
     considered: int = Field(description="Active products on the lines asked for.")
     pruned: int = Field(description="Products the candidate index ruled out unevaluated.")
     elapsed_ms: float = Field(description="Server-side matching time.")

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from insureops.platform.carrier_finder.market.models import (
     MarketAppetite,
     MarketCarrier,
+    MarketIntermediary,
     MarketProduct,
 )
 
@@ -27,6 +28,17 @@ def visible(column, workspace_id: str | None):
 def scoped(column, workspace_id: str | None):
     """Exactly the entries of `workspace_id` (None: the shared market's)."""
     return column.is_(None) if workspace_id is None else column == workspace_id
+
+
+async def visible_intermediaries(session: AsyncSession,
+                                 workspace_id: str | None) -> list[MarketIntermediary]:
+    """The active wholesalers and MGAs `workspace_id` sees (its own hide the shared ones of
+    the same slug)."""
+    rows = (await session.execute(
+        select(MarketIntermediary).where(visible(MarketIntermediary.workspace_id, workspace_id),
+                                         MarketIntermediary.active.is_(True))
+        .order_by(MarketIntermediary.slug))).scalars().all()
+    return list(rows)
 
 
 async def visible_rows(session: AsyncSession, workspace_id: str | None) -> tuple[
@@ -50,7 +62,8 @@ async def fingerprint(session: AsyncSession, workspace_id: str | None) -> tuple:
     parts = []
     for model, changed in ((MarketCarrier, MarketCarrier.updated_at),
                            (MarketProduct, MarketProduct.updated_at),
-                           (MarketAppetite, MarketAppetite.id)):
+                           (MarketAppetite, MarketAppetite.id),
+                           (MarketIntermediary, MarketIntermediary.updated_at)):
         where = visible(model.workspace_id, workspace_id)
         parts.append(select(func.count()).select_from(model).where(where).scalar_subquery())
         parts.append(select(func.max(changed)).where(where).scalar_subquery())
@@ -81,7 +94,14 @@ async def products(session: AsyncSession, workspace_id: str | None) -> list[Mark
         scoped(MarketProduct.workspace_id, workspace_id)))).scalars())
 
 
-async def add(session: AsyncSession, row: MarketAppetite | MarketCarrier | MarketProduct,
+async def intermediaries(session: AsyncSession,
+                         workspace_id: str | None) -> list[MarketIntermediary]:
+    return list((await session.execute(select(MarketIntermediary).where(
+        scoped(MarketIntermediary.workspace_id, workspace_id)))).scalars())
+
+
+async def add(session: AsyncSession,
+              row: MarketAppetite | MarketCarrier | MarketProduct | MarketIntermediary,
               *, flush: bool = True) -> None:
     """Add the row (flushed by default, so that its id is known)."""
     session.add(row)

@@ -8,6 +8,7 @@ import datetime
 
 from insureops.carrier_matching import search as market_search
 from insureops.carrier_matching.market import Carrier, Market, Product
+from insureops.carrier_matching.normalise import BusinessInputError
 from insureops.engine.ir.errors import EvaluationError
 from insureops.platform.auth.requirements import Auth
 from insureops.platform.carrier_finder.classification import (
@@ -15,7 +16,7 @@ from insureops.platform.carrier_finder.classification import (
     request_workspace,
     workspace_llm_key,
 )
-from insureops.platform.carrier_finder.market import listing, service
+from insureops.platform.carrier_finder.market import answers, listing, service
 from insureops.platform.carrier_finder.market.offload import matching
 from insureops.platform.carrier_finder.market.payloads import (
     AppetiteInfo,
@@ -54,6 +55,8 @@ CLASSIFY_LIMIT = RateLimit("classify", 30, 60, key=RateKey.CLIENT_IP)
 
 routes = RouteTable("carrier_finder")  # included by the area's table (carrier_finder/routes.py)
 routes.map_error(EvaluationError, 400, "business_invalid")
+routes.map_error(BusinessInputError, 400, "business_invalid", details=lambda e: [
+    {"field": f"business.{d['field']}", "message": d["message"]} for d in e.details])
 routes.map_error(service.CarrierNotFoundError, 404, "not_found")
 routes.map_error(service.CursorInvalidError, 400, "validation_error",
                  message="The query is invalid.", details=lambda e: [
@@ -187,7 +190,8 @@ async def match_detailed(call: Call[MatchRequest, None]) -> MatchResponse:
     report, elapsed = await service.match_business(matching(call), market, business, lines=lines,
                                                    explain=body.explain, limit=body.limit,
                                                    as_of=_today(call), index=view.source.index)
-    items = [MatchItem(**_refs(r.carrier, r.product), decision=r.decision, score=float(r.score),
+    items = [MatchItem(**_refs(r.carrier, r.product), **answers.product_fields(market, r),
+                       decision=r.decision, score=float(r.score),
                        reasons=list(r.reasons), tags=list(r.tags), outputs=service.plain(r.outputs),
                        evaluated=r.evaluated,
                        trace=service.plain(r.trace) if r.trace is not None else None,
@@ -195,7 +199,8 @@ async def match_detailed(call: Call[MatchRequest, None]) -> MatchResponse:
              for r in report.results]
     return MatchResponse(results=items, considered=report.considered, pruned=report.pruned,
                          elapsed_ms=round(elapsed, 3),
-                         unmatched=listing.unmatched_items(view, business, lines))
+                         unmatched=listing.unmatched_items(view, business, lines),
+                         **answers.report_fields(report, market, business.get("state")))
 
 
 @routes.post("/jurisdictions/", body=Criteria, response=JurisdictionList, auth=Auth.SESSION,

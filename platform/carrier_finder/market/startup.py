@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import logging
 import time
 from pathlib import Path
@@ -13,9 +14,11 @@ from aiohttp import web
 from sqlalchemy.exc import SQLAlchemyError
 
 from insureops.carrier_matching import MarketInvalidError, load_market
+from insureops.platform.carrier_finder.market.appetite_cache import shared_cache
 from insureops.platform.carrier_finder.market.folder import read_market_folder
 from insureops.platform.carrier_finder.market.loading import LoadSummary, store_market
 from insureops.platform.carrier_finder.market.repository import is_empty as market_is_empty
+from insureops.platform.carrier_finder.market.store import MarketStore
 from insureops.platform.data.database import Database
 from insureops.platform.keys import CLOCK, DATABASE, SETTINGS
 
@@ -31,7 +34,9 @@ async def load_folder(database: Database, folder: Path, *, now: datetime.datetim
                       workspace_id: str | None = None) -> LoadSummary:
     """Check the market in `folder` and store it; raises MarketInvalidError (nothing stored)."""
     texts = read_market_folder(folder)
-    market = await asyncio.get_running_loop().run_in_executor(None, load_market, texts)
+    cache = shared_cache()  # checked appetites kept by content, shared with the service's store
+    market = await asyncio.get_running_loop().run_in_executor(
+        None, functools.partial(load_market, texts, cache=cache))
     async with database.unit_of_work() as uow:
         summary = await store_market(uow.session, market, now=now, workspace_id=workspace_id)
         await uow.commit()
@@ -78,6 +83,32 @@ async def load_classifier(app: web.Application) -> None:
     from insureops.carrier_matching.classifier import classify
 
     await asyncio.get_running_loop().run_in_executor(None, classify, "warm up the index")
+
+
+def warm_market(store: MarketStore):
+    """A start-up hook: read the shared market into `store` and compile its appetites in the
+    background (from the appetite cache, a few seconds), so the service answers at once and
+    the first match after a restart is as fast as any other. A failure is logged: requests
+    then read the market as they would without it."""
+
+    async def hook(app: web.Application) -> None:
+        async def warm() -> None:
+            started = time.perf_counter()
+            try:
+                async with app[DATABASE].unit_of_work() as uow:
+                    market = await store.market(uow.session, None)
+                compiled = await store.threads.run(store.compile_all, market)
+            except (SQLAlchemyError, OSError, ValueError) as exc:
+                log.warning("the carrier market was not warmed: %s", type(exc).__name__)
+                return
+            log.info("carrier market warm in %.2fs: %d appetite(s) compiled",
+                     time.perf_counter() - started, compiled)
+
+        task = asyncio.get_running_loop().create_task(warm())
+        store.warming.add(task)  # kept from garbage collection; cancelled on cleanup
+        task.add_done_callback(store.warming.discard)
+
+    return hook
 
 
 STARTUP_HOOKS = (load_example_market, load_classifier)

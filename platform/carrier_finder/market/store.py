@@ -8,12 +8,26 @@ from decimal import Decimal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.carrier_matching.market import Appetite, Carrier, Market, Product
+from insureops.carrier_matching.checking import check_appetite
+from insureops.carrier_matching.compiled import AppetiteCache, LazyRuleset
+from insureops.carrier_matching.market import (
+    Access,
+    Appetite,
+    Carrier,
+    CarrierProfile,
+    Intermediary,
+    Market,
+    Product,
+    Territory,
+)
 from insureops.carrier_matching.matching import CandidateIndex
-from insureops.dsl import CompiledRuleset, compile_ruleset
+from insureops.dsl import compile_ruleset
 from insureops.platform.carrier_finder.market import repository
 from insureops.platform.carrier_finder.market.models import (
     MarketAppetite,
+    MarketCarrier,
+    MarketIntermediary,
+    MarketProduct,
 )
 from insureops.platform.compute.executors import BoundedExecutor
 
@@ -23,14 +37,17 @@ class MarketStore:
     the fingerprint (row counts and last changes) it was read at."""
 
     def __init__(self, index_builder: Callable[[tuple[Appetite, ...]], CandidateIndex] | None
-                 = None) -> None:
+                 = None, cache: AppetiteCache | None = None) -> None:
         # carrier_matching.pruning.build_candidate_index once it exists; None: no pruning
         self._index_builder = index_builder
+        # checked appetites and compiled code kept by content between runs (appetite_cache.py)
+        self._cache = cache
         self._indexes: dict[int, tuple[Market, CandidateIndex]] = {}
-        self._compiled: dict[str, CompiledRuleset] = {}
+        self._compiled: dict[str, LazyRuleset] = {}
         self._snapshots: dict[str | None, tuple[tuple, Market]] = {}
         self._versions: dict[str, int] = {}  # content hash -> stored version
         self._lock = asyncio.Lock()
+        self.warming: set[asyncio.Task] = set()  # the start-up warm-up (startup.warm_market)
         self.threads = BoundedExecutor("market", 1)  # compiles and indexes, one at a time
 
     def index(self, market: Market) -> CandidateIndex | None:
@@ -50,11 +67,32 @@ class MarketStore:
         """The stored version of the appetite with this content (read with the market)."""
         return self._versions.get(content_hash, 1)
 
-    def compiled(self, content_hash: str, source: str, path: str) -> CompiledRuleset:
+    def compiled(self, content_hash: str, source: str, path: str) -> LazyRuleset:
+        """The appetite's ruleset, compiled when first evaluated: from the cache when it knows
+        the source, else parsed and checked once here (and offered to the cache)."""
         found = self._compiled.get(content_hash)
         if found is None:
-            found = self._compiled[content_hash] = compile_ruleset(source, filename=path)
+            checked = self._cache.get(source, path) if self._cache is not None else None
+            if checked is None:
+                checked, _ = check_appetite(path, source)
+                if checked is None:  # stored checked; a newer checker refuses it: say why
+                    compile_ruleset(source, filename=path)
+                    raise ValueError(f"appetite {path} no longer checks")
+                if self._cache is not None:
+                    self._cache.put(source, checked)
+            found = self._compiled[content_hash] = checked.ruleset
         return found
+
+    def compile_all(self, market: Market) -> int:
+        """Compile every appetite of `market` not compiled yet (the service does this after
+        start, so the first match after a restart is as fast as any other); how many."""
+        count = 0
+        for appetite in market.appetites:
+            ruleset = appetite.ruleset
+            if isinstance(ruleset, LazyRuleset) and not ruleset.is_compiled:
+                ruleset.compiled  # noqa: B018 - compiles it
+                count += 1
+        return count
 
     async def market(self, session: AsyncSession, workspace_id: str | None = None) -> Market:
         """The market `workspace_id` sees (the shared one with its own entries)."""
@@ -79,23 +117,48 @@ class MarketStore:
         self._versions.update((row.content_hash, row.version) for row in appetite_rows)
         appetites = {row.id: Appetite(row.name, row.path, row.source,
                                       self._compiled[row.content_hash]) for row in appetite_rows}
-        carriers = {row.id: Carrier(row.slug, row.name, row.naic_code, row.rating, row.market,
-                                    frozenset(row.states), row.website, row.active)
-                    for row in carrier_rows}
+        carriers = {row.id: _carrier(row) for row in carrier_rows}
         products = []
         for row in product_rows:
             carrier, appetite = carriers.get(row.carrier_id), appetites.get(row.appetite_id)
             if carrier is None or appetite is None:
                 continue
-            products.append(Product(row.slug, carrier.id, row.line, row.name, row.description,
-                                    frozenset(row.states), _amount(row.minimum_premium),
-                                    _amount(row.max_limit), _amount(row.max_aggregate),
-                                    row.admitted, appetite.path, row.active))
-        return Market(tuple(carriers.values()), tuple(products), tuple(appetites.values()))
+            products.append(_product(row, carrier.id, appetite.path))
+        intermediaries = {row.slug: _intermediary(row)  # a workspace's own hides the shared one
+                          for row in sorted(await repository.visible_intermediaries(
+                              session, workspace_id), key=lambda r: r.workspace_id is not None)}
+        return Market(tuple(carriers.values()), tuple(products), tuple(appetites.values()),
+                      tuple(intermediaries.values()))
 
     def _compile_all(self, rows: list[MarketAppetite]) -> None:
         for row in rows:
             self.compiled(row.content_hash, row.source, row.path)
+
+
+def _carrier(row: MarketCarrier) -> Carrier:
+    profile = None
+    if row.carrier_type and row.access and row.guide_effective and row.guide_reviewed:
+        territories = tuple(Territory(t["name"], frozenset(t["states"]), t["underwriter"],
+                                      t["email"], t.get("phone"))
+                            for t in row.territories or ())
+        profile = CarrierProfile(row.carrier_type, Access(row.access, row.via), territories,
+                                 row.submission_email, row.submission_portal, row.quote_url,
+                                 row.guide_effective, row.guide_reviewed)
+    return Carrier(row.slug, row.name, row.naic_code, row.rating, row.market,
+                   frozenset(row.states), row.website, row.active, profile)
+
+
+def _product(row: MarketProduct, carrier_id: str, appetite: str) -> Product:
+    return Product(row.slug, carrier_id, row.line, row.name, row.description,
+                   frozenset(row.states), _amount(row.minimum_premium), _amount(row.max_limit),
+                   _amount(row.max_aggregate), row.admitted, appetite, row.active,
+                   row.strength, Access(row.access, row.via) if row.access else None,
+                   row.quote_url)
+
+
+def _intermediary(row: MarketIntermediary) -> Intermediary:
+    return Intermediary(row.slug, row.name, row.kind, frozenset(row.states), row.contact,
+                        row.email, row.phone, row.portal)
 
 
 def _amount(value: Decimal | None) -> Decimal | None:

@@ -32,6 +32,9 @@ class WorkspaceCarrier(Base):
     market: Mapped[str] = mapped_column(String(16))  # admitted or surplus_lines
     states: Mapped[list] = mapped_column(JSON)
     website: Mapped[str | None] = mapped_column(String(2048))
+    submission_email: Mapped[str | None] = mapped_column(String(254))  # migration 0011
+    submission_portal: Mapped[str | None] = mapped_column(String(2048))
+    quote_url: Mapped[str | None] = mapped_column(String(2048))
     active: Mapped[bool] = mapped_column(Boolean)
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
@@ -64,6 +67,8 @@ class WorkspaceProduct(Base):
     max_limit: Mapped[Decimal] = mapped_column(Numeric(14, 2))
     max_aggregate: Mapped[Decimal | None] = mapped_column(Numeric(14, 2))
     admitted: Mapped[bool] = mapped_column(Boolean)
+    strength: Mapped[str | None] = mapped_column(String(16))  # migration 0011
+    quote_url: Mapped[str | None] = mapped_column(String(2048))
     active: Mapped[bool] = mapped_column(Boolean)
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)

@@ -37,6 +37,10 @@ def _rating(value: str | None) -> str | None:
     return value
 
 
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+HTTPS_PATTERN = r"^https://\S+$"
+
+
 class CarrierFields(BaseModel):
     model_config = UNKNOWN_FIELDS_REFUSED
 
@@ -46,6 +50,12 @@ class CarrierFields(BaseModel):
     market: Literal["admitted", "surplus_lines"] | None = None
     states: list[str] | None = Field(None, max_length=60, description="Where it writes.")
     website: str | None = Field(None, max_length=2048)
+    submission_email: str | None = Field(None, max_length=254, pattern=EMAIL_PATTERN,
+                                         description="Where submissions go, by e-mail.")
+    submission_portal: str | None = Field(None, max_length=2048, pattern=HTTPS_PATTERN,
+                                          description="Where submissions go, online.")
+    quote_url: str | None = Field(None, max_length=2048, pattern=HTTPS_PATTERN,
+                                  description="An online quote.")
 
     _check_states = field_validator("states")(_states)
     _check_rating = field_validator("rating")(_rating)
@@ -77,6 +87,10 @@ class ProductFields(BaseModel):
     max_limit: Amount | None = Field(None, gt=0, le=1e12)
     max_aggregate: Amount | None = Field(None, gt=0, le=1e12)
     admitted: StrictBool | None = None
+    strength: Literal["preferred", "standard", "limited"] | None = Field(
+        None, description="The carrier's appetite for it.")
+    quote_url: str | None = Field(None, max_length=2048, pattern=HTTPS_PATTERN,
+                                  description="An online quote for this product.")
     appetite_rule_id: str | None = Field(None, **RULE_ID)
 
     _check_states = field_validator("states")(_states)
@@ -109,6 +123,9 @@ class OwnCarrierInfo(BaseModel):
     market: Literal["admitted", "surplus_lines"]
     states: list[str]
     website: str | None
+    submission_email: str | None = None
+    submission_portal: str | None = None
+    quote_url: str | None = None
     active: bool
     own: Literal[True] = True
     created_at: datetime.datetime
@@ -135,6 +152,8 @@ class OwnProductInfo(BaseModel):
     max_limit: float
     max_aggregate: float | None
     admitted: bool
+    strength: str | None = None
+    quote_url: str | None = None
     active: bool
     own: Literal[True] = True
     appetite: AppetiteState

@@ -51,6 +51,8 @@ def carrier_info(row: WorkspaceCarrier) -> OwnCarrierInfo:
     return OwnCarrierInfo(id=row.slug, name=row.name, naic_code=row.naic_code,
                           rating=row.rating or own.UNRATED, market=row.market,
                           states=sorted(row.states), website=row.website, active=row.active,
+                          submission_email=row.submission_email,
+                          submission_portal=row.submission_portal, quote_url=row.quote_url,
                           created_at=row.created_at, updated_at=row.updated_at)
 
 
@@ -61,7 +63,8 @@ def product_info(row: WorkspaceProduct, carrier: WorkspaceCarrier,
         description=row.description, states=sorted(row.states),
         minimum_premium=float(row.minimum_premium), max_limit=float(row.max_limit),
         max_aggregate=None if row.max_aggregate is None else float(row.max_aggregate),
-        admitted=row.admitted, active=row.active,
+        admitted=row.admitted, active=row.active, strength=row.strength,
+        quote_url=row.quote_url,
         appetite=AppetiteState(rule_id=state.rule_id, name=state.name, status=state.status,
                                version=state.version, reason=state.reason),
         created_at=row.created_at, updated_at=row.updated_at)

@@ -17,7 +17,13 @@ from decimal import Decimal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from insureops.carrier_matching.market import Appetite, Carrier, Product
+from insureops.carrier_matching.market import (
+    Access,
+    Appetite,
+    Carrier,
+    CarrierProfile,
+    Product,
+)
 from insureops.carrier_matching.sources import appetite_input_problem
 from insureops.dsl import CompiledRuleset, RulesetInvalidError, compile_ruleset
 from insureops.platform.carrier_finder.market.store import MarketStore
@@ -169,14 +175,19 @@ def _amount(value: Decimal | None) -> Decimal | None:
 
 
 def core_carrier(row: WorkspaceCarrier) -> Carrier:
+    """An own carrier as the core reads it: reached by a direct appointment (the workspace
+    added it because it is appointed), its type and guide dates unknown."""
+    profile = CarrierProfile(None, Access("direct"), (), row.submission_email,
+                             row.submission_portal, row.quote_url, None, None)
     return Carrier(row.slug, row.name, row.naic_code or "", row.rating or UNRATED, row.market,
-                   frozenset(row.states), row.website, row.active)
+                   frozenset(row.states), row.website, row.active, profile)
 
 
 def core_product(row: WorkspaceProduct, carrier: WorkspaceCarrier, path: str) -> Product:
     return Product(row.slug, carrier.slug, row.line, row.name, row.description,
                    frozenset(row.states), _amount(row.minimum_premium), _amount(row.max_limit),
-                   _amount(row.max_aggregate), row.admitted, path, row.active)
+                   _amount(row.max_aggregate), row.admitted, path, row.active,
+                   row.strength, None, row.quote_url)
 
 
 # --- changes (admins and owners of the workspace) ---

@@ -37,7 +37,7 @@ async def test_match_route_returns_declines_last_with_reasons_when_no_limit_is_g
 
 async def test_match_route_answers_400_with_a_detail_per_field_when_the_business_is_invalid(
         finder):
-    business = dict(ELECTRICIAN, naics="23821X", annual_revenue=-5, employee_count="eight",
+    business = dict(ELECTRICIAN, naics="23821X", annual_revenue=-5, employee_count=-1,
                     nickname="Sparky")
     response = await finder.post("/match-carriers-detailed/", {"business": business})
     assert response.status == 400
@@ -104,3 +104,62 @@ async def test_match_route_prunes_with_the_index_when_the_area_is_given_an_index
     search = await (await finder.post("/search/", {"naics": "238210"})).json()
     assert search["index"] == "pruning"
     assert {r["appetite"] for r in search["results"]} == {"appetite.granite_trades.trades_gl"}
+
+
+async def test_match_route_reads_what_the_core_reads_and_answers_as_a_broker_reads(finder):
+    """Issue 32: a state by name, amounts as text, per-line requests and questions are read as
+    the core reads them; the answer carries the questions, the warnings, each product's
+    strength, access, where to submit and minimum premium, and the results by carrier."""
+    business = dict(ELECTRICIAN, state="arizona", naics="238210", annual_revenue="$1,750,000",
+                    requests=[{"line": "general liability", "limit": 1_000_000}],
+                    operations={"subcontracted_percent": 10}, fleet={"power_units": 2},
+                    property={"construction": "brick", "year_built": 1998},
+                    cyber={"mfa": True}, payroll_by_class=[{"code": "5190", "payroll": 620000}])
+    response = await finder.post("/match-carriers-detailed/", {"business": business,
+                                                               "limit": 8})
+    assert response.status == 200, await response.text()
+    body = await response.json()
+    assert any("read as AZ" in w for w in body["warnings"])
+    assert any("annual_revenue" in w for w in body["warnings"])
+    top = body["results"][0]
+    assert top["decision"] == "accept" and top["strength"] in {"preferred", "standard", "limited"}
+    assert top["access"]["path"] in {"direct", "wholesaler", "mga"} and top["access"]["text"]
+    assert top["submit"] and top["minimum_premium"] > 0 and top["max_limit"] >= 1_000_000
+    assert "1000000.0" not in " ".join(top["reasons"])
+    carriers = body["carriers"]
+    assert carriers[0]["id"] == top["carrier"]["id"] and carriers[0]["decision"] == "accept"
+    assert carriers[0]["underwriter"] and carriers[0]["submit"] and carriers[0]["guide"]
+    assert carriers[0]["products"][0]["minimum_premium"].startswith("$")
+    assert sum(len(c["products"]) for c in carriers) == len(body["results"])
+    for question in body["questions"]:
+        assert question["field"] and question["text"] and question["products"]
+
+
+async def test_match_route_asks_the_client_what_would_change_a_decision(finder):
+    restaurant = {key: value for key, value in RESTAURANT.items() if key != "operations"}
+    body = await (await finder.post("/match-carriers-detailed/", {
+        "business": restaurant, "lines": ["LIQUR"]})).json()
+    fields = {question["field"] for question in body["questions"]}
+    assert "operations.liquor_sales_percent" in fields
+    asking = [r for r in body["results"] if r["decision"] != "decline" and r["questions"]]
+    assert asking and all(q.startswith("Ask the client: ") for r in asking
+                          for q in r["questions"])
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("naics", "999999"), ("state", "Atlantis"), ("annual_revenue", "a lot")])
+async def test_match_route_refuses_a_business_it_cannot_read_naming_the_field(
+        finder, field, value):
+    response = await finder.post("/match-carriers-detailed/", {
+        "business": dict(ELECTRICIAN, **{field: value})})
+    assert response.status == 400
+    error = (await response.json())["error"]
+    assert error["code"] == "business_invalid"
+    assert error["details"][0]["field"] == f"business.{field}"
+    assert value in error["details"][0]["message"]
+
+
+async def test_match_route_maps_a_naics_2017_code_with_a_warning(finder):
+    body = await (await finder.post("/match-carriers-detailed/", {
+        "business": dict(ELECTRICIAN, naics="453998")})).json()
+    assert any("453998" in warning and "2017" in warning for warning in body["warnings"])

@@ -71,9 +71,17 @@ def test_market_match_ranks_the_example_business_when_run_on_the_example_market(
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"{product_count()} product(s) considered, ") and "pruned" in lines[0]
-    assert lines[1].split()[:2] == ["1.", "accept"]
-    assert "Trade Contractors General Liability (CGL)" in lines[1]
-    assert "- Target class: Electrical contractors" in lines[2]
+    # presented by carrier (carrier_matching.presentation.render): the best carrier first, how
+    # to reach it, then each product with its deciding reason first
+    carrier = next(i for i, line in enumerate(lines) if line and not line.startswith(" ")
+                   and i > 0 and not line.startswith("Ask the client"))
+    assert lines[carrier].startswith("Granite Trades Mutual Insurance Company (A, regional "
+                                     "carrier, admitted): accepts")
+    assert "    access: Direct appointment" in lines[carrier + 1:carrier + 6]
+    product = lines.index("  Accepts: Trade Contractors General Liability (Commercial General "
+                          "Liability, preferred appetite; minimum premium $1,250, limits to "
+                          "$2,000,000)")
+    assert lines[product + 1].startswith("    - Target class: Electrical contractors")
 
 
 def test_market_match_reports_file_line_and_column_when_an_appetite_is_broken(tmp_path: Path):

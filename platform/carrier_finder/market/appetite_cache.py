@@ -1,0 +1,300 @@
+"""The compiled market kept between runs, by content: checked appetites and compiled code, shared
+by `insureops serve` and the CLI (`market match`, `market load`) of the same user.
+
+Issue 32: `market match` took 15-47 s and the service's first start 12.6 s, almost all of it
+parsing, checking and compiling 164 appetites that had not changed. Two kinds of entries, each
+a file in `insureops/market/` of the user's cache folder (platformdirs; 0700, files 0600):
+
+- **A checked appetite** (`appetites/<key>.bin`, key = SHA-256 of the format, the code of the
+  language and of carrier_matching, and the source): what `carrier_matching.checking` needs
+  without parsing (name, header facts, `MAX_LIMIT`), the pruning analysis as data, and the
+  checked IR as data (engine/ir/data.py), decoded only when the appetite is first evaluated.
+- **Compiled code** (`code/<key>.bin`, key = SHA-256 of the format, Python's version and the
+  generated text): the code object of a ruleset's generated Python (engine.evaluation.generator's
+  code cache port), as `marshal` writes it; compiling that text was most of compiling.
+
+A stale entry is never used: any change to the source, the generated text or the code that
+reads them is another key. A tampered or corrupt entry is never used either: each file starts
+with an HMAC-SHA256 of the rest under a random key kept in the folder (`key`, 0600, created once),
+checked before anything is decoded. Marshal data is only loaded after that check, since loading
+untrusted marshal data (like pickle) can run code; appetite entries hold data only, which is read
+back by building IR nodes and prefix sets and nothing else (`engine/ir/data.py`,
+`prefix_sets.tree_from_data`). A file not owned by the user, a key file others can read, or any
+error means a miss, and the work is done as without a cache. Unlike the CLI's rules cache,
+PYTHONDONTWRITEBYTECODE does not turn it off (it is about .pyc files, and environments that set
+it are where a warm match matters); `market match --no-cache` does.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import hashlib
+import hmac
+import marshal
+import multiprocessing
+import os
+import secrets
+import sys
+from collections.abc import Mapping
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+from types import CodeType
+
+import msgspec
+
+from insureops.carrier_matching.compiled import (
+    CheckedAppetite,
+    LazyRuleset,
+    boxes_from_data,
+    boxes_to_data,
+)
+from insureops.engine.ir.data import ruleset_from_data, ruleset_to_data
+from insureops.platform.cli.ruleset_cache import cache_folder as rules_cache_folder
+from insureops.platform.cli.ruleset_cache import code_fingerprint
+
+FORMAT = "insureops-market-cache/1"
+PACKAGES = ("insureops.dsl", "insureops.engine", "insureops.schema", "insureops.carrier_matching")
+DIGEST = 32  # bytes of HMAC-SHA256
+
+
+class _Appetite(msgspec.Struct, forbid_unknown_fields=True, array_like=True):
+    key: str
+    name: str
+    title: str | None
+    inputs: list[tuple[str, str]]
+    tested: bool
+    line: int | None
+    column: int | None
+    max_limit: str | None
+    boxes: list
+    ir: msgspec.Raw
+
+
+def default_folder() -> Path:
+    """`insureops/market/` of the user's cache folder (beside the CLI's `rules/`)."""
+    return rules_cache_folder().parent / "market"
+
+
+class AppetiteCache:
+    """Checked appetites and compiled code in `folder` (carrier_matching.compiled's
+    AppetiteCache port and the engine's code cache port). Counts hits and misses."""
+
+    def __init__(self, folder: Path | None = None, *, write: bool = True) -> None:
+        self.folder = folder if folder is not None else default_folder()
+        self.write = write
+        self.hits = self.misses = 0
+        self._key: bytes | None = None
+
+    # --- the HMAC key and signed files ----------------------------------------------------
+
+    def _secret(self) -> bytes | None:
+        if self._key is None:
+            self._key = _read_or_make_key(self.folder / "key", create=self.write)
+        return self._key
+
+    def _read(self, where: Path) -> bytes | None:
+        secret = self._secret()
+        if secret is None:
+            return None
+        try:
+            with open(where, "rb") as handle:
+                if hasattr(os, "getuid") and os.fstat(handle.fileno()).st_uid != os.getuid():
+                    return None
+                data = handle.read()
+        except OSError:
+            return None
+        body = data[DIGEST:]
+        if len(data) < DIGEST or not hmac.compare_digest(
+                data[:DIGEST], hmac.new(secret, body, hashlib.sha256).digest()):
+            return None
+        return body
+
+    def _write(self, where: Path, body: bytes) -> None:
+        if not self.write:
+            return
+        secret = self._secret()
+        if secret is None:
+            return
+        temporary = where.with_name(f"{where.name}.{os.getpid()}.tmp")
+        try:
+            _private_folder(where.parent, self.folder)
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(descriptor, "wb") as handle:
+                handle.write(hmac.new(secret, body, hashlib.sha256).digest() + body)
+            os.replace(temporary, where)  # readers see the old file or the whole new one
+        except OSError:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+
+    # --- checked appetites (carrier_matching.compiled.AppetiteCache) ----------------------
+
+    def _appetite_key(self, source: str) -> str:
+        digest = hashlib.sha256(f"{FORMAT}\0{code_fingerprint(PACKAGES)}\0".encode())
+        digest.update(source.encode())
+        return digest.hexdigest()
+
+    def get(self, source: str, path: str) -> CheckedAppetite | None:
+        key = self._appetite_key(source)
+        body = self._read(self.folder / "appetites" / f"{key}.bin")
+        found = None
+        if body is not None:
+            with contextlib.suppress(ValueError, TypeError, ArithmeticError, RecursionError,
+                                     msgspec.DecodeError):
+                found = _appetite(msgspec.msgpack.decode(body, type=_Appetite), key, source,
+                                  path, self.code_cache())
+        if found is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return found
+
+    def put(self, source: str, appetite: CheckedAppetite) -> None:
+        ruleset = appetite.ruleset
+        ruleset.code_cache = self.code_cache()  # its compiled code is kept too
+        if not self.write:
+            return
+        key = self._appetite_key(source)
+        try:
+            body = msgspec.msgpack.encode(_Appetite(
+                key, appetite.name, appetite.title, [tuple(i) for i in appetite.inputs],
+                appetite.tested, appetite.line, appetite.column,
+                None if appetite.max_limit is None else str(appetite.max_limit),
+                boxes_to_data(ruleset.accepting_boxes()),
+                msgspec.Raw(msgspec.msgpack.encode(ruleset_to_data(ruleset.ir)))))
+        except (ValueError, TypeError, RecursionError):
+            return
+        self._write(self.folder / "appetites" / f"{key}.bin", body)
+
+    def prime(self, sources: Mapping[str, str], *, workers: int | None = None) -> int:
+        """Check the appetites (path -> source) the cache does not know yet in `workers`
+        processes (default: the CPUs, at most 8), each storing its entries, so a cold market
+        load takes the time of its share; how many were missing. Worth it only for many: a
+        worker costs its imports."""
+        if not self.write or self._secret() is None:
+            return 0
+        missing = {path: source for path, source in sources.items()
+                   if not (self.folder / "appetites" / f"{self._appetite_key(source)}.bin")
+                   .exists()}
+        workers = min(workers or os.cpu_count() or 1, 8, len(missing) // PRIME_CHUNK)
+        if workers < 2:
+            return len(missing)
+        items = sorted(missing.items())
+        shares = [dict(items[start::workers]) for start in range(workers)]
+        context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+        with contextlib.suppress(OSError, RuntimeError, concurrent.futures.BrokenExecutor), \
+                concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+            list(pool.map(_prime_share, [self.folder] * workers, shares))
+        return len(missing)
+
+    # --- compiled code (engine.evaluation.generator.CodeCache) ----------------------------
+
+    def _code_path(self, text: str, filename: str) -> Path:
+        digest = hashlib.sha256(f"{FORMAT}\0{sys.version}\0{filename}\0".encode())
+        digest.update(text.encode())
+        return self.folder / "code" / f"{digest.hexdigest()}.bin"
+
+    def get_code(self, text: str, filename: str) -> CodeType | None:
+        body = self._read(self._code_path(text, filename))
+        if body is None:
+            return None
+        try:
+            code = marshal.loads(body)  # noqa: S302 - only a file this user's key signed
+        except (ValueError, EOFError, TypeError):
+            return None
+        return code if isinstance(code, CodeType) else None
+
+    def put_code(self, text: str, filename: str, code: CodeType) -> None:
+        if self.write:
+            self._write(self._code_path(text, filename), marshal.dumps(code))
+
+    def code_cache(self) -> _CodeCache:
+        """This cache as the engine's code cache port."""
+        return _CodeCache(self)
+
+
+class _CodeCache:
+    def __init__(self, owner: AppetiteCache) -> None:
+        self.owner = owner
+
+    def get(self, text: str, filename: str) -> CodeType | None:
+        return self.owner.get_code(text, filename)
+
+    def put(self, text: str, filename: str, code: CodeType) -> None:
+        self.owner.put_code(text, filename, code)
+
+
+PRIME_CHUNK = 12  # appetites per worker below which checking in this process is as quick
+
+
+def _prime_share(folder: Path, sources: dict[str, str]) -> None:
+    """In a worker: check each source and store its entry (what `get` then reads)."""
+    from insureops.carrier_matching.checking import check_appetite
+
+    cache = AppetiteCache(folder)
+    for path, source in sources.items():
+        checked, _ = check_appetite(path, source)
+        if checked is not None:
+            cache.put(source, checked)
+
+
+def _appetite(entry: _Appetite, key: str, source: str, path: str,
+              code: _CodeCache) -> CheckedAppetite | None:
+    if entry.key != key:
+        return None
+    raw = bytes(entry.ir)
+    boxes = boxes_from_data(entry.boxes)
+
+    def load_ir():
+        return ruleset_from_data(msgspec.msgpack.decode(raw))
+
+    ruleset = LazyRuleset(entry.name, load_ir, source=source, filename=path, boxes=boxes,
+                          code_cache=code)
+    limit = None if entry.max_limit is None else Decimal(entry.max_limit)
+    return CheckedAppetite(entry.name, entry.title, tuple(tuple(i) for i in entry.inputs),
+                           entry.tested, entry.line, entry.column, limit, ruleset)
+
+
+def _read_or_make_key(where: Path, *, create: bool) -> bytes | None:
+    """The folder's HMAC key: read when it is the user's own and private, made when absent
+    (and `create`); None otherwise (the cache is then not used)."""
+    try:
+        with open(where, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o077):
+                return None
+            key = handle.read()
+        return key if len(key) == 32 else None
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    if not create:
+        return None
+    key = secrets.token_bytes(32)
+    try:
+        _private_folder(where.parent, where.parent)
+        descriptor = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with open(descriptor, "wb") as handle:
+            handle.write(key)
+        return key
+    except FileExistsError:  # another process made it first: read theirs
+        return _read_or_make_key(where, create=False)
+    except OSError:
+        return None
+
+
+def _private_folder(folder: Path, root: Path) -> None:
+    """`folder` (under `root`, the market cache folder) made 0700 where created here."""
+    root.parent.mkdir(parents=True, exist_ok=True)
+    for level in (root, folder) if folder != root else (root,):
+        with contextlib.suppress(FileExistsError):
+            level.mkdir(mode=0o700)
+
+
+@cache
+def shared_cache() -> AppetiteCache:
+    """The process's cache in the user's cache folder (the CLI and the service use this one)."""
+    return AppetiteCache()
+

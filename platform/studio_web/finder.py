@@ -1,0 +1,93 @@
+"""The carrier finder page for agents: `/finder/` (`/finder` redirects) and its bundle.
+
+A page of the same web app as the rule studio (web/src/finder.ts, built to static/finder.js by
+web/build.mjs as a bundle of its own): describe a business or scan its website, answer the
+questions the market asks, and read the ranked carriers with their reasons, strength, access
+and where to submit. Everything comes from the public APIs on the same origin (login, classify,
+scan, match, and the tenant API for saving a client), under the studio's strict
+Content-Security-Policy: same-origin scripts, styles and fetches only, no CDN.
+"""
+
+from __future__ import annotations
+
+import html
+import secrets
+
+from aiohttp import web
+from pydantic import BaseModel, Field
+
+from insureops.platform.auth.requirements import Auth
+from insureops.platform.http.routing import Call, RouteTable
+from insureops.platform.studio_web.routes import (
+    SECURITY_HEADERS,
+    STATIC,
+    asset_version,
+    content_security_policy,
+)
+
+ASSETS = {"finder.js": "text/javascript", "finder.css": "text/css"}
+
+routes = RouteTable("finder_web", "The carrier finder page for agents (HTML and its bundle).")
+
+
+class AssetPath(BaseModel):
+    filename: str = Field(pattern="^[A-Za-z0-9._-]+$", description="A finder page asset file.")
+
+
+def finder_page(nonce: str) -> str:
+    """The page shell: landmarks and a live region; the bundle fills `#app`."""
+    js, css = (f"assets/{name}?v={asset_version(name)}" for name in ("finder.js", "finder.css"))
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csp-nonce" content="{html.escape(nonce)}">
+<title>Carrier finder · insureops</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="{css}">
+<script type="module" src="{js}"></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<div id="app"><noscript>The carrier finder needs JavaScript.</noscript></div>
+</body>
+</html>
+"""
+
+
+@routes.get("/", response=None, auth=Auth.NONE, content_type="text/html",
+            summary="The carrier finder page for agents",
+            description="Logs in through /api/auth/ and works through the carrier finder API.")
+async def finder_index(call: Call[None, None]) -> web.Response:
+    nonce = secrets.token_urlsafe(16)
+    headers = {"Content-Security-Policy": content_security_policy(nonce),
+               "Cache-Control": "no-store", **SECURITY_HEADERS}
+    return web.Response(text=finder_page(nonce), content_type="text/html", headers=headers)
+
+
+@routes.get("", response=None, auth=Auth.NONE, status=301, content_type="text/html",
+            summary="The carrier finder page without its trailing slash: redirects to /finder/")
+async def finder_redirect(call: Call[None, None]) -> web.Response:
+    query = call.request.rel_url.raw_query_string
+    location = "/finder/" + (f"?{query}" if query else "")
+    link = html.escape(location)
+    return web.Response(status=301, text=f'<!DOCTYPE html><a href="{link}">{link}</a>',
+                        content_type="text/html", headers={"Location": location,
+                                                           **SECURITY_HEADERS})
+
+
+@routes.get("/assets/{filename}", response=None, auth=Auth.NONE, path_model=AssetPath,
+            content_type="application/octet-stream", summary="A carrier finder page asset")
+async def finder_asset(call: Call[None, None]) -> web.StreamResponse:
+    content_type = ASSETS.get(call.path.filename)
+    if content_type is None:
+        raise web.HTTPNotFound()
+    return web.FileResponse(STATIC / call.path.filename, headers={
+        "Content-Type": content_type, "Cache-Control": "public, max-age=3600",
+        **SECURITY_HEADERS})
+
+
+def create_app() -> web.Application:
+    """The page's sub-application, mounted at /finder by insureops.platform.app.create_app."""
+    return routes.build_app()
