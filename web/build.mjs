@@ -36,17 +36,7 @@ const bundle = (entry, outfile) => esbuild.build({
 await bundle("src/main.ts", out + "studio.js");
 copyFileSync(here("src/studio.css"), out + "studio.css");
 // The carrier finder page for agents (/finder/): a bundle of its own, sharing api.ts and dom.ts.
-await esbuild.build({
-  entryPoints: [here("src/finder.ts")],
-  outfile: out + "finder.js",
-  bundle: true,
-  format: "esm",
-  target: "es2020",
-  minify: true,
-  legalComments: "eof",
-  charset: "utf8",
-  logLevel: "warning",
-});
+await bundle("src/finder.ts", out + "finder.js");
 copyFileSync(here("src/finder.css"), out + "finder.css");
 console.log(`built ${out}studio.js (${words.length} keywords from dsl/rules.lark)`);
 
