@@ -3,17 +3,11 @@ first match in a fresh process against later ones.
 
     python bench/bench_market_cache.py [--runs 3]
 
-1. `insureops market match examples/market examples/business.json` in a fresh process: once
-   with an empty cache folder (cold), then `--runs` times with it (warm). Wall time and the
-   child's CPU time (user + sys): on a shared machine CPU time is what the machine would take
-   alone, wall time what it took here.
-2. `insureops serve` on a fresh SQLite database, started twice (the first start loads the
-   example market and fills the cache; the second is a restart): the time until
-   /api/health/ answers, and until the log says the market is warm.
-3. In a fresh process with a warm cache, the service's MarketStore on that database: the
-   first read and match, then a second and a third match of other businesses.
-
-Targets: warm match < 2 s wall, cold < 10 s; serve answers < 3 s; first match ~ any other.
+`market match examples/market examples/business.json` in a fresh process with an empty cache
+(cold), then `--runs` times warm (wall and the child's CPU time); `insureops serve` on a fresh
+SQLite database started twice (until /api/health/ answers, and until the market is warm); a
+fresh process's first, second and third match through the service's MarketStore.
+The targets and figures: docs/performance.md, "The compiled market cache".
 """
 
 from __future__ import annotations

@@ -1,21 +1,14 @@
 """Appetites compiled when first evaluated, and what a market check needs to know of one
 without compiling it: the port through which a shell keeps checked appetites between runs.
 
-A market has 164 appetites; a match evaluates the 10 to 30 its candidate index keeps. Parsing,
-checking and compiling every appetite was almost all of what `market match` and the service's
-first start cost (issue 32), so:
-
-- `LazyRuleset` stands for a compiled ruleset (`.ir`, `.evaluate`, `.consts`, `.run_tests`):
-  it reads its IR when first asked (from a thunk: a cached entry is decoded only then) and
-  compiles on first evaluation, once, under a lock.
-- `CheckedAppetite` is what checking an appetite's source established (its header facts, the
-  `MAX_LIMIT` const, the pruning analysis) and its lazy ruleset. A source that checked clean
-  once checks clean again under the same language code, so a shell may keep these, keyed by
-  the source and the code, and hand them back through `AppetiteCache` (`carrier_matching.checking`
-  asks it before parsing anything).
-
-The core does no I/O: the platform's cache (platform/carrier_finder/market/appetite_cache.py)
-implements the port.
+A match evaluates the 10 to 30 appetites its candidate index keeps, so compiling every one up
+front was wasted. `LazyRuleset` stands for a compiled ruleset: it reads its IR when first asked
+and compiles on first evaluation, once, under a lock. `CheckedAppetite` is what checking an
+appetite's source established (header facts, `MAX_LIMIT`, the pruning analysis) with its lazy
+ruleset; a shell may keep these, keyed by the source and the code, and hand them back through
+`AppetiteCache` (asked by `carrier_matching.checking` before parsing anything). The core does no
+I/O: platform/carrier_finder/market/appetite_cache.py implements the port
+(docs/carrier-finder.md, "The compiled market cache").
 """
 
 from __future__ import annotations

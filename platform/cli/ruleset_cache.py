@@ -19,13 +19,13 @@ import hashlib
 import os
 import sys
 from functools import cache
-from importlib.util import find_spec
 from pathlib import Path
 
 import msgspec
 
 from insureops.dsl.compiling import CheckedRuleset, compile_checked
 from insureops.engine.ir.data import ruleset_from_data, ruleset_to_data
+from insureops.platform.data.code_cache import code_fingerprint, insureops_cache
 
 _PACKAGES = ("insureops.dsl", "insureops.engine", "insureops.schema")
 FORMAT = "insureops-checked-ruleset/1"  # in the key: a new layout misses the old entries
@@ -38,28 +38,9 @@ def _code_fingerprint() -> str:
 
 
 @cache
-def code_fingerprint(packages: tuple[str, ...]) -> str:
-    """What identifies the code of `packages`: Python's version and every source file's name,
-    size and modification time (the market's appetite cache adds carrier_matching)."""
-    found: list = [sys.version]
-    for package in packages:
-        spec = find_spec(package)
-        for folder in (spec.submodule_search_locations or []) if spec else []:
-            for root, dirs, files in os.walk(folder):
-                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-                for name in sorted(files):
-                    if name.endswith((".py", ".lark", ".lalr")):
-                        stat = os.stat(os.path.join(root, name))
-                        found.append((root, name, stat.st_size, stat.st_mtime_ns))
-    return repr(found)
-
-
-@cache
 def cache_folder() -> Path:
     """The folder of the entries: `rules/` in the user's cache folder for insureops."""
-    from platformdirs import user_cache_path  # read $XDG_CACHE_HOME and the like for us
-
-    return user_cache_path("insureops", appauthor=False) / "rules"
+    return insureops_cache() / "rules"
 
 
 def _key(source: str) -> str:

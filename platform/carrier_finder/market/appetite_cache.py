@@ -1,28 +1,14 @@
-"""The compiled market kept between runs, by content: checked appetites and compiled code, shared
-by `insureops serve` and the CLI (`market match`, `market load`) of the same user.
+"""The compiled market kept between runs, by content: checked appetites (data only, read back by
+building IR nodes and prefix sets) and the code objects of their generated Python, shared by
+`insureops serve` and the CLI of the same user, in `insureops/market/` of the user's cache.
 
-Issue 32: `market match` took 15-47 s and the service's first start 12.6 s, almost all of it
-parsing, checking and compiling 164 appetites that had not changed. Two kinds of entries, each
-a file in `insureops/market/` of the user's cache folder (platformdirs; 0700, files 0600):
-
-- **A checked appetite** (`appetites/<key>.bin`, key = SHA-256 of the format, the code of the
-  language and of carrier_matching, and the source): what `carrier_matching.checking` needs
-  without parsing (name, header facts, `MAX_LIMIT`), the pruning analysis as data, and the
-  checked IR as data (engine/ir/data.py), decoded only when the appetite is first evaluated.
-- **Compiled code** (`code/<key>.bin`, key = SHA-256 of the format, Python's version and the
-  generated text): the code object of a ruleset's generated Python (engine.evaluation.generator's
-  code cache port), as `marshal` writes it; compiling that text was most of compiling.
-
-A stale entry is never used: any change to the source, the generated text or the code that
-reads them is another key. A tampered or corrupt entry is never used either: each file starts
-with an HMAC-SHA256 of the rest under a random key kept in the folder (`key`, 0600, created once),
-checked before anything is decoded. Marshal data is only loaded after that check, since loading
-untrusted marshal data (like pickle) can run code; appetite entries hold data only, which is read
-back by building IR nodes and prefix sets and nothing else (`engine/ir/data.py`,
-`prefix_sets.tree_from_data`). A file not owned by the user, a key file others can read, or any
-error means a miss, and the work is done as without a cache. Unlike the CLI's rules cache,
-PYTHONDONTWRITEBYTECODE does not turn it off (it is about .pyc files, and environments that set
-it are where a warm match matters); `market match --no-cache` does.
+A stale entry is never used: any change to the source, the generated text or the code that reads
+them is another key. A tampered or corrupt entry is never used either: each file starts with an
+HMAC-SHA256 of the rest under a random key kept in the folder (0600), checked before anything is
+decoded, and marshal data is loaded only after that check. A file not owned by the user, a key
+others can read, or any error is a miss. `market match --no-cache` turns it off; unlike the rules
+cache, PYTHONDONTWRITEBYTECODE does not. Layout and decisions: docs/carrier-finder.md, "The
+compiled market cache".
 """
 
 from __future__ import annotations
@@ -51,8 +37,7 @@ from insureops.carrier_matching.compiled import (
     boxes_to_data,
 )
 from insureops.engine.ir.data import ruleset_from_data, ruleset_to_data
-from insureops.platform.cli.ruleset_cache import cache_folder as rules_cache_folder
-from insureops.platform.cli.ruleset_cache import code_fingerprint
+from insureops.platform.data.code_cache import code_fingerprint, insureops_cache
 
 FORMAT = "insureops-market-cache/1"
 PACKAGES = ("insureops.dsl", "insureops.engine", "insureops.schema", "insureops.carrier_matching")
@@ -74,7 +59,7 @@ class _Appetite(msgspec.Struct, forbid_unknown_fields=True, array_like=True):
 
 def default_folder() -> Path:
     """`insureops/market/` of the user's cache folder (beside the CLI's `rules/`)."""
-    return rules_cache_folder().parent / "market"
+    return insureops_cache() / "market"
 
 
 class AppetiteCache:
