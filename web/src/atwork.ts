@@ -174,8 +174,9 @@ export function atWorkPanel(context: AtWorkContext): HTMLElement {
     progress.textContent = progressText(run);
     if (run.progress.percent !== null) bar.value = run.progress.percent; else bar.removeAttribute("value");
     const done = !running(run);
+    const name = modeName(run.mode);
     replace(detail, h("h4", { id: "run-detail-title" },
-      `${modeName(run.mode)} of v${run.version} over ${run.record_type} records` + (run.where ? ` where ${run.where}` : "")),
+      `${name[0].toUpperCase()}${name.slice(1)} of v${run.version} over ${run.record_type} records` + (run.where ? ` where ${run.where}` : "")),
       progress, bar,
       running(run) ? h("button", { type: "button", id: "run-cancel", disabled: write || run.cancel_requested,
         onclick: () => cancel(run) }, "Cancel run") : null,
