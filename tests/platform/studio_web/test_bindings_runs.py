@@ -81,3 +81,34 @@ def test_a_binding_is_made_and_a_dry_run_followed_to_its_summary(live_service, p
     listed = api(page, "GET", f"/api/rules/runs/?rule_id={rule['id']}")["items"]
     assert [(r["status"], r["mode"], r["progress"]["done"]) for r in listed] == [
         ("completed", "dry_run", 12)]
+
+
+@pytest.mark.live_settings(jobs_in_serve=False)  # no process runs jobs: the run stays queued
+def test_a_queued_run_is_followed_every_second_and_cancelled(live_service, page):
+    check = expect()
+    workspace_id = live_service.add_owner("ann@example.com", "Ann Lee", "Lee Agency")
+    add_clients(page, live_service, workspace_id, [None, "Springfield"])
+    log_in(page, live_service)
+    rule = api(page, "POST", f"{RULES}/", {"source": CLIENT_CHECK, "kind": "triage"})
+    api(page, "PATCH", f"{RULES}/{rule['id']}/", {"published_version": 1})
+    page.reload()
+    page.get_by_role("button", name="Client check").click()
+    page.get_by_role("tab", name="Bindings & runs").click()
+    reads: list[str] = []
+    page.on("request", lambda r: reads.append(r.url) if r.method == "GET"
+            and "/api/rules/runs/" in r.url and "rule_id" not in r.url else None)
+    page.locator("#run-form").get_by_label("Record type").select_option("client")
+    page.locator("#run-form").get_by_role("button", name="Start run").click()
+    progress = page.locator("#run-progress")
+    check(progress).to_contain_text("Run queued · 0 of ? records")
+    page.wait_for_timeout(2500)
+    assert len(reads) >= 2, reads  # read again (about every second) while queued
+    page.get_by_role("button", name="Cancel run").click()
+    check(page.locator("#message")).to_contain_text("The run is cancelled.")
+    check(progress).to_contain_text("Run cancelled")
+    check(page.get_by_role("button", name="Cancel run")).to_have_count(0)
+    settled = len(reads)
+    page.wait_for_timeout(1500)
+    assert len(reads) == settled  # a finished run is not read again
+    listed = api(page, "GET", f"/api/rules/runs/?rule_id={rule['id']}")["items"]
+    assert [r["status"] for r in listed] == ["cancelled"]
