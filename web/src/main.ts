@@ -10,6 +10,7 @@ import { sourceDiff } from "./trace";
 import { approvalsPanel } from "./approvals";
 import { caseSetControls, casesEdited, chosenCaseSet } from "./casesets";
 import { executionsPanel } from "./executions";
+import { atWorkPanel } from "./atwork";
 
 const KINDS = ["appetite", "triage", "underwriting", "pricing", "other"];
 const STATUSES = ["draft", "published", "archived"];
@@ -187,7 +188,7 @@ function renderRule(): void {
 }
 
 function tabsFor(kind: string): string[] {
-  return ["Tests", "Simulate", "Compare", "History", ...(state.rule ? ["Approvals", "Executions"] : []),
+  return ["Tests", "Simulate", "Compare", "History", ...(state.rule ? ["Approvals", "Executions", "Bindings & runs"] : []),
           ...(kind === "appetite" ? ["Appetite"] : [])];
 }
 
@@ -218,11 +219,14 @@ const PANELS: Record<string, () => HTMLElement> = {
     published: (message) => openRule(state.rule!.id).then(() => { selectTab("Approvals"); say(message); }),
   }),
   Executions: () => executionsPanel({ ruleId: state.rule!.id, who, when, failed }),
+  "Bindings & runs": () => atWorkPanel({ rule: state.rule!, canWrite: canWrite(), who, when, say, failed }),
 };
+
+const tabId = (name: string) => name.toLowerCase().replace(/[^a-z]+/g, "-");
 
 function tabList(names: string[]): HTMLElement {
   const list = h("div", { id: "tabs", role: "tablist", "aria-label": "Rule tools" },
-    names.map((name) => h("button", { type: "button", role: "tab", id: `tab-${name.toLowerCase()}`,
+    names.map((name) => h("button", { type: "button", role: "tab", id: `tab-${tabId(name)}`,
       "aria-controls": "panel", "aria-selected": "false", tabindex: "-1", onclick: () => selectTab(name) }, name)));
   list.addEventListener("keydown", (event: KeyboardEvent) => {  // arrows move between tabs
     const tabs = [...list.querySelectorAll<HTMLButtonElement>('[role="tab"]')];
@@ -242,7 +246,7 @@ function selectTab(name: string): void {
     tab.tabIndex = on ? 0 : -1;
   }
   const panel = $("#panel");
-  panel.setAttribute("aria-labelledby", `tab-${name.toLowerCase()}`);
+  panel.setAttribute("aria-labelledby", `tab-${tabId(name)}`);
   replace(panel, PANELS[name]());
 }
 

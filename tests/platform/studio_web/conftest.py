@@ -100,12 +100,15 @@ class LiveService:
 
 
 @pytest.fixture
-def live_service(tmp_path: Path) -> Iterator[LiveService]:
+def live_service(tmp_path: Path, request) -> Iterator[LiveService]:
+    """The service; a test marked `@pytest.mark.live_settings(name=value)` changes settings."""
+    marker = request.node.get_closest_marker("live_settings")
     settings = Settings(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'platform.db'}",
         secret_key="test-secret-key",
         fernet_keys=(Fernet.generate_key().decode(),),
         load_example_market=False,
+        **(marker.kwargs if marker else {}),
     )
     service = LiveService(settings)
     try:
