@@ -66,8 +66,8 @@ from insureops.platform.prospects import routes as prospects
 from insureops.platform.prospects import tenant_routes as prospects_tenant_api
 from insureops.platform.rules_studio import routes as rules_studio
 from insureops.platform.rules_studio import tenant_routes as rules_tenant_api
-from insureops.platform.rules_studio.work import tenant_routes as work_tenant_api
 from insureops.platform.rules_studio.catalog import StudioRuleCatalog
+from insureops.platform.rules_studio.work import tenant_routes as work_tenant_api
 from insureops.platform.settings import routes as settings_area
 from insureops.platform.studio_web import routes as studio_web
 from insureops.platform.team import routes as team

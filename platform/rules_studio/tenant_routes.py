@@ -17,9 +17,6 @@ from insureops.platform.auth.requirements import Auth, Scope
 from insureops.platform.http.routing import BodyLimit, Call, RouteTable
 from insureops.platform.rules_studio import routes as studio
 from insureops.platform.rules_studio import service
-from insureops.platform.rules_studio.work import routes as work
-from insureops.platform.rules_studio.work.payloads import RunCreate, RunInfo
-from insureops.platform.rules_studio.work.tenant_routes import refuse_apply
 from insureops.platform.rules_studio.payloads import (
     ExecuteRequest,
     ExecuteResponse,
@@ -35,6 +32,9 @@ from insureops.platform.rules_studio.payloads import (
     SimulateResponse,
     VersionQuery,
 )
+from insureops.platform.rules_studio.work import routes as work
+from insureops.platform.rules_studio.work.payloads import RunCreate, RunInfo
+from insureops.platform.rules_studio.work.tenant_routes import refuse_apply
 
 READ = Auth.api_key(Scope.READ)
 WRITE = Auth.api_key(Scope.WRITE)

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from insureops.platform.auth.requirements import Scope
 from tests.platform.mcp.conftest import add_key, save_database_url
 from tests.platform.mcp.test_remote_endpoint import _error, _ok, remote
 from tests.platform.rules_studio.work_helpers import TASKS, tenant_rows
@@ -104,8 +105,6 @@ async def _cancelling(client, make_tenant_database):
 
 async def test_run_tools_are_refused_when_the_key_only_reads_or_is_another_workspaces(
         client, make_tenant_database):
-    from insureops.platform.auth.requirements import Scope
-
     owner, _, rule, binding, _ = await _workspace(client, make_tenant_database, "b@agency.test")
     reader, _ = await add_key(client, owner.workspace_id, scopes=(Scope.READ,))
     other = await Tenancy(client, time.time).owner("a@agency.test", "A Agency")
