@@ -67,6 +67,7 @@ from insureops.platform.prospects import tenant_routes as prospects_tenant_api
 from insureops.platform.rules_studio import routes as rules_studio
 from insureops.platform.rules_studio import tenant_routes as rules_tenant_api
 from insureops.platform.rules_studio.catalog import StudioRuleCatalog
+from insureops.platform.rules_studio.work import tenant_routes as work_tenant_api
 from insureops.platform.settings import routes as settings_area
 from insureops.platform.studio_web import finder as finder_web
 from insureops.platform.studio_web import routes as studio_web
@@ -98,7 +99,9 @@ AREAS: tuple[Area, ...] = (
     Area("/api/team", team.create_app),
     Area("/api/v2/settings", settings_area.create_app),
     Area("/api/rules", rules_studio.create_app,
-         tenant_api=(("/api/v2/mcp/rulesets", rules_tenant_api.routes),)),
+         tenant_api=(("/api/v2/mcp/rulesets", rules_tenant_api.routes),
+                     ("/api/v2/mcp/bindings", work_tenant_api.binding_routes),
+                     ("/api/v2/mcp/runs", work_tenant_api.run_routes))),
     Area("/api/v1/connectors", connectors.create_app),
     Area("/studio", studio_web.create_app),
     Area("/invitations", invitation_web.create_app),

@@ -36,6 +36,12 @@ from insureops.platform.rules_studio.payloads import (
     SimulateRequest,
     VersionQuery,
 )
+from insureops.platform.rules_studio.work.payloads import (
+    BindingPath,
+    RunCreate,
+    RunListQuery,
+    RunPath,
+)
 from insureops.platform.tenancy.book.payloads import (
     ClientCreate,
     ClientListQuery,
@@ -143,6 +149,8 @@ def _read_tools(one: str, many: str, query: type[BaseModel], what: str) -> list[
 
 
 RULESETS = f"{V2}/rulesets"
+BINDINGS = f"{V2}/bindings"
+RUNS = f"{V2}/runs"
 MARKET = f"{V2}/market"
 
 TOOLS: tuple[Tool, ...] = (
@@ -188,6 +196,23 @@ TOOLS: tuple[Tool, ...] = (
          f"{RULESETS}/{{rule_id}}/executions/"),
     Tool("get_execution", "One execution of a ruleset.", Scope.READ, ExecutionPath, "GET",
          f"{RULESETS}/{{rule_id}}/executions/{{execution_id}}/"),
+    Tool("list_bindings", "List the workspace's bindings: rules run on record writes (rule, "
+         "record type, events, condition, status, counters).", Scope.READ, _NO_ARGUMENTS, "GET",
+         f"{BINDINGS}/"),
+    Tool("get_binding", "Read a binding with its counters: records evaluated, effects written, "
+         "errors and the last error.", Scope.READ, BindingPath, "GET",
+         f"{BINDINGS}/{{binding_id}}/"),
+    Tool("list_runs", "List the workspace's book runs (a rule over every record), newest "
+         "first; rule_id narrows.", Scope.READ, RunListQuery, "GET", f"{RUNS}/"),
+    Tool("get_run", "Read a book run: status, progress (total, done, rate, ETA), summary and, "
+         "for a dry run, the impact against the published version.", Scope.READ, RunPath,
+         "GET", f"{RUNS}/{{run_id}}/"),
+    Tool("start_run", "Dry-run a ruleset over the workspace's whole book (writes nothing): "
+         "queued, follow it with get_run. mode apply is refused: an admin applies in the "
+         "studio.", Scope.WRITE, _arguments("StartRun", RunCreate, rule_id=_RULE_ID), "POST",
+         f"{RULESETS}/{{rule_id}}/runs/", body="*"),
+    Tool("cancel_run", "Cancel a dry run: a queued one stops at once, a running one at its "
+         "next checkpoint.", Scope.WRITE, RunPath, "POST", f"{RUNS}/{{run_id}}/cancel/"),
 )
 
 BY_NAME: dict[str, Tool] = {tool.name: tool for tool in TOOLS}

@@ -31,7 +31,8 @@ logger = logging.getLogger("insureops.mcp_tools")
 INSTRUCTIONS = (
     "insureops: a workspace's clients and policies (data model 2.2.0), its tasks and "
     "underwriting scores, the carrier market (search, scored matching, NAICS classification) "
-    "and its rulesets (list, read, simulate, execute, the execution log). Lists are paged: pass "
+    "its rulesets (list, read, simulate, execute, the execution log) and rules at work "
+    "(bindings; book runs: read, dry-run, cancel). Lists are paged: pass "
     "next_cursor back as cursor. Failures are {\"error\": {\"code\", \"message\", "
     "\"details\"?}} with isError true.")
 

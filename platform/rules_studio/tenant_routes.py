@@ -4,7 +4,8 @@ the execution log. Mounted at /api/v2/mcp/rulesets with the studio's state (docs
 The session routes' handlers (routes.py), the same answers and errors; what differs is the
 caller: an API key's workspace, read scope for the GET operations, write scope for the POST ones
 (the spec's rule: simulate too, though it changes nothing; execute appends to the execution log,
-`executed_by` null: the key is no user). Authoring (create, change, publish, approvals) stays
+`executed_by` null: the key is no user; a dry run over the book, `created_by` null, see
+work/tenant_routes.py for why apply runs are refused). Authoring (create, change, publish, approvals) stays
 with people in the studio.
 """
 
@@ -31,6 +32,9 @@ from insureops.platform.rules_studio.payloads import (
     SimulateResponse,
     VersionQuery,
 )
+from insureops.platform.rules_studio.work import routes as work
+from insureops.platform.rules_studio.work.payloads import RunCreate, RunInfo
+from insureops.platform.rules_studio.work.tenant_routes import refuse_apply
 
 READ = Auth.api_key(Scope.READ)
 WRITE = Auth.api_key(Scope.WRITE)
@@ -39,6 +43,7 @@ RULE = f"/{{rule_id:{studio.ULID}}}"
 routes = RouteTable("mcp_rulesets", "Tenant API (API key): rulesets, simulate, execute and "
                     "the execution log.")
 routes.errors.merge(studio.routes.errors)
+routes.errors.merge(work.routes.errors)
 
 
 def _actor(call: Call) -> service.Actor:
@@ -88,3 +93,14 @@ async def list_ruleset_executions(call: Call[None, ExecutionListQuery]) -> Execu
             response=ExecutionInfo, auth=READ, errors=(404,), summary="Read one execution")
 async def get_ruleset_execution(call: Call[None, None]) -> ExecutionInfo:
     return await studio.get_execution(call)
+
+
+@routes.post(f"{RULE}/runs/", path_model=RulePath, body=RunCreate, response=RunInfo, status=202,
+             auth=WRITE, errors=(400, 404, 409, 422, 429),
+             summary="Dry-run a ruleset over the whole book",
+             description="As POST /api/rules/rules/<id>/runs/ with mode dry_run (the default; "
+             "writes nothing); follow it at GET /api/v2/mcp/runs/<id>/. 403 permission_denied "
+             "for mode apply (an admin's, in the studio).")
+async def start_ruleset_run(call: Call[RunCreate, None]) -> RunInfo:
+    refuse_apply(call.body.mode)
+    return await work.start_run_for(call, _actor(call))

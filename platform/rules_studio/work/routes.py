@@ -173,12 +173,17 @@ async def delete_binding(call: Call[None, None]) -> None:
              "other than the published one, the impact against it; apply runs the published "
              "version and writes its effects, each once per record version.")
 async def start_run(call: Call[RunCreate, None]) -> RunInfo:
+    return await start_run_for(call, _actor(call))
+
+
+async def start_run_for(call: Call[RunCreate, None], actor: Actor) -> RunInfo:
+    """Queue the run `call.body` asks for, as `actor` (the tenant API's key: no user)."""
     body = call.body
     request = runs.RunRequest(body.record_type, body.mode, body.version, body.where,
                               body.as_of)
     now = _now(call)
     run = await runs.create(call.request.config_dict[DATABASE], call.request.config_dict[JOBS],
-                            _actor(call), call.path.rule_id, request,
+                            actor, call.path.rule_id, request,
                             _check(call), call.settings, now, now.date())
     return run_info(run)
 

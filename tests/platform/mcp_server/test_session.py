@@ -22,7 +22,8 @@ EXPECTED_TOOLS = {"create_client", "get_client", "list_clients", "update_client"
                   "list_tasks", "get_task", "list_uw_scores", "get_uw_score",
                   "validate_key", "get_database_connection", "search_market", "match_carriers",
                   "classify_business", "list_prospects", "list_rulesets", "get_ruleset", "simulate_ruleset",
-                  "execute_ruleset", "list_executions", "get_execution"}
+                  "execute_ruleset", "list_executions", "get_execution", "list_bindings",
+                  "get_binding", "list_runs", "get_run", "start_run", "cancel_run"}
 PRIVATE = ["Ada Lovelace", "ada@example.org", "Analytical", "POL-7781", "Engine works"]
 
 

@@ -40,6 +40,9 @@ def test_arguments_split_into_path_query_and_body_when_a_request_is_made():
         f"/api/v2/mcp/rulesets/{'01' * 13}/executions/", {"limit": "5"}, None)
     execute = BY_NAME["execute_ruleset"].request({"rule_id": "01" * 13, "inputs": {"a": 1}})
     assert execute.body == {"inputs": {"a": 1}}
+    run = BY_NAME["start_run"].request({"rule_id": "01" * 13, "record_type": "policy"})
+    assert (run.path, run.body) == (f"/api/v2/mcp/rulesets/{'01' * 13}/runs/",
+                                    {"record_type": "policy"})
 
 
 @pytest.mark.parametrize(("tool", "arguments", "fields"), [

@@ -160,6 +160,13 @@ EXPLICIT: dict[str, Build] = {
         status=200,
         code=None,
     ),
+    "B's rule's runs listed by A's key": lambda w, m: Attempt(
+        "GET",
+        f"/api/v2/mcp/runs/?rule_id={w.objects['rules/{rule_id}']}",
+        "api key",
+        status=200,
+        code=None,
+    ),
     "B's rule simulated by A": lambda w, m: Attempt(
         "POST",
         "/api/rules/rules/simulate/",
@@ -374,6 +381,7 @@ REFERENCES: dict[str, str | tuple[str, ...]] = {
     ),
     "POST /api/rules/bindings/": "B's rule bound by A",
     "GET /api/rules/runs/": "B's rule's runs listed by A",
+    "GET /api/v2/mcp/runs/": "B's rule's runs listed by A's key",
     "POST /api/v1/connectors/llm-adaptor/test": "B's LLM provider key tested by A",
     "POST /api/v1/connectors/llm-adaptor/keys": "saves the caller's own key of that provider",
     "POST /api/v1/carrier_finder/products/": "A's product bound to B's appetite rule",
