@@ -40,7 +40,7 @@ def appetite_fields(view: View, appetite, products: list) -> dict:
 def _kept(view: View, filters: service.Filters, row, carrier) -> bool:
     if filters.naics:  # no published appetite: nothing says which classes it writes
         return False
-    if filters.line and row.line != filters.line:
+    if filters.lines and row.line not in filters.lines:
         return False
     if filters.state and filters.state not in row.states:
         return False

@@ -13,6 +13,9 @@ from insureops.platform.carrier_finder.market.business_model import Business
 LineCode = StrEnum("LineCode", {line.code: line.code for line in LINES})
 # ACORD codes, or a policy's line_of_business (liability: every liability code), issue 33
 LineCodes = Annotated[list[LineCode], BeforeValidator(expand_lines)]  # type: ignore[valid-type]
+# one line asked for in a query: a code, or a policy line read as all of its codes
+LineQuery = Annotated[list[LineCode], BeforeValidator(  # type: ignore[valid-type]
+    lambda value: expand_lines([value]) if isinstance(value, str) else value)]
 NAICS_PATTERN = r"^[0-9]{2,6}$"
 NAICS_PREFIX = Field(None, pattern=NAICS_PATTERN, description="A NAICS code or prefix, 2-6 digits.")
 STATE = Field(None, min_length=2, max_length=2, description="A state code, e.g. AZ.")
@@ -149,7 +152,8 @@ class MatchResponse(BaseModel):
 
 
 class ListQuery(_Strict):
-    line: LineCode | None = None  # type: ignore[valid-type]
+    line: LineQuery | None = Field(  # type: ignore[valid-type]
+        None, description="An ACORD line code (CGL), or a policy line (liability: its codes).")
     state: str | None = STATE
     carrier: str | None = Field(None, max_length=100, description="A carrier id.")
     naics: str | None = NAICS_PREFIX

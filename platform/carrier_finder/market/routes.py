@@ -71,7 +71,8 @@ async def _market(call: Call) -> Market:
 
 
 def _filters(query: ListQuery) -> service.Filters:
-    return service.Filters(line=str(query.line) if query.line else None, state=query.state,
+    lines = frozenset(str(code) for code in query.line) if query.line else None
+    return service.Filters(lines=lines, state=query.state,
                            carrier=query.carrier, naics=query.naics, q=query.q,
                            limit=query.limit, cursor=query.cursor)
 

@@ -24,7 +24,7 @@ Offload = Callable[[Callable[[], Any]], Awaitable[Any]]
 class Filters:
     """The listings' filters (each optional) and page."""
 
-    line: str | None = None
+    lines: frozenset[str] | None = None  # ACORD codes: a policy line asks for all of its codes
     state: str | None = None
     carrier: str | None = None
     naics: str | None = None
@@ -67,7 +67,7 @@ def _product_matches(market: Market, product: Product, filters: Filters) -> bool
     carrier = market.carrier(product.carrier_id)
     if not product.active or carrier is None or not carrier.active:
         return False
-    if filters.line and product.line != filters.line:
+    if filters.lines and product.line not in filters.lines:
         return False
     if filters.state and filters.state not in product.states:
         return False
@@ -90,14 +90,14 @@ def carriers(market: Market, filters: Filters) -> list[tuple[Carrier, list[Produ
     """Active carriers with their active products; a carrier matches when it has a product that
     matches the product filters (or, for `state` and `q`, by its own states and name)."""
     found = []
-    product_filters = Filters(line=filters.line, state=filters.state, carrier=filters.carrier,
+    product_filters = Filters(lines=filters.lines, state=filters.state, carrier=filters.carrier,
                               naics=filters.naics)
     for carrier in market.carriers:
         if not carrier.active or (filters.carrier and carrier.id != filters.carrier):
             continue
         own = [p for p in market.products_of(carrier.id) if _product_matches(market, p, Filters())]
         narrowed = [p for p in own if _product_matches(market, p, product_filters)]
-        if (filters.line or filters.naics or filters.state) and not narrowed:
+        if (filters.lines or filters.naics or filters.state) and not narrowed:
             continue
         if filters.q:
             haystack = " ".join([carrier.name, carrier.id] + [p.name for p in own]).lower()

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from insureops.carrier_matching.lines import LINES
+from insureops.carrier_matching.lines import LINES, lines_asked
 from tests.carrier_matching.example_market import carrier_count, product_count
 from tests.platform.carrier_finder.conftest import start_finder
 
@@ -33,6 +33,19 @@ async def test_carriers_narrow_by_line_state_and_text_when_filters_are_given(fin
     assert all("WORK" in item["lines"] and "AZ" in item["states"] for item in items)
     named = await all_pages(finder, "/carriers/", q="granite")
     assert [item["id"] for item in named] == ["granite-trades"]
+
+
+async def test_products_take_a_policy_line_as_all_of_its_codes_when_listed(finder):
+    liability = set(lines_asked("liability"))
+    by_policy_line = await all_pages(finder, "/products/", line="liability", limit=200)
+    by_codes = [item for code in sorted(liability)
+                for item in await all_pages(finder, "/products/", line=code, limit=200)]
+    assert by_policy_line and {item["id"] for item in by_policy_line} == {
+        item["id"] for item in by_codes}
+    assert {item["line"] for item in by_policy_line} <= liability
+    refused = await finder.get("/products/", line="no-such-line")
+    assert refused.status == 400
+    assert (await refused.json())["error"]["code"] == "validation_error"
 
 
 async def test_carrier_detail_has_its_products_when_the_carrier_exists(finder):
