@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import procrastinate
+import psycopg_pool
 from procrastinate import exceptions as queue_errors
 from procrastinate.jobs import Job
 
@@ -101,6 +102,8 @@ class QueueJobs(JobEngine):
         connector = procrastinate.PsycopgConnector(conninfo=conninfo, min_size=1,
                                                    max_size=max(2, pool_size))
         self.app = procrastinate.App(connector=connector)
+        self._pool_args = {"conninfo": conninfo, "min_size": 1, "max_size": max(2, pool_size)}
+        self._pool: psycopg_pool.AsyncConnectionPool | None = None
         self.concurrency = concurrency
         self.stalled_seconds = stalled_seconds
         for kind in registry.JOB_KINDS.values():
@@ -117,10 +120,18 @@ class QueueJobs(JobEngine):
                       pass_context=True)(perform)
 
     async def open(self) -> None:
-        await self.app.open_async()
+        """Open without waiting for the database (procrastinate's own pool would wait for it,
+        and a service whose platform database is down must still start and answer 503): the
+        pool connects in the background; jobs and duties fail and retry until it does."""
+        self._pool = psycopg_pool.AsyncConnectionPool(
+            **self._pool_args, open=False, check=psycopg_pool.AsyncConnectionPool.check_connection)
+        await self._pool.open(wait=False)
+        await self.app.open_async(pool=self._pool)
 
     async def close(self) -> None:
         await self.app.close_async()
+        if self._pool is not None:
+            await self._pool.close()
 
     def _deferrer(self, name: str, arguments: dict[str, Any], connection: Any = None):
         kind = registry.kind(name)

@@ -16,6 +16,7 @@ SPEC_PREFIXES = {
     # the tenant API's operations of other areas (API key), and the remote MCP endpoint
     "mcp_market": "/api/v2/mcp/market", "mcp_rulesets": "/api/v2/mcp/rulesets",
     "mcp_prospects": "/api/v2/mcp/prospects", "mcp_endpoint": "/mcp",
+    "mcp_bindings": "/api/v2/mcp/bindings", "mcp_runs": "/api/v2/mcp/runs",
     "finder_web": "/finder",
 }
 
