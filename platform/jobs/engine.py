@@ -12,6 +12,7 @@ functions (docs/jobs.md):
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import datetime
 import logging
@@ -67,7 +68,7 @@ async def _periodically(duty: Periodic, services: JobServices,
             pass
 
 
-class JobEngine:
+class JobEngine(abc.ABC):
     """What enqueues jobs and runs them (see the module docstring for the two engines)."""
 
     embedded: bool = False
@@ -78,19 +79,19 @@ class JobEngine:
     async def close(self) -> None:
         """Disconnect."""
 
+    @abc.abstractmethod
     async def enqueue(self, name: str, /, **arguments: Any) -> int | None:
         """Enqueue the job kind `name` with JSON `arguments`; its id (None in the embedded
         runner, or when the kind's queueing lock already holds a waiting job)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     async def enqueue_in(self, uow: UnitOfWork, name: str, /, **arguments: Any) -> int | None:
         """Enqueue with the commit of `uow` (a platform-database unit of work): never when
         it rolls back."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     async def run(self, services: JobServices, stop: asyncio.Event) -> None:
         """Run jobs and the periodic duties until `stop` is set."""
-        raise NotImplementedError
 
 
 class QueueJobs(JobEngine):

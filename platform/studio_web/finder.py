@@ -21,8 +21,8 @@ from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.studio_web.routes import (
     SECURITY_HEADERS,
     STATIC,
-    asset_version,
     content_security_policy,
+    page_shell,
 )
 
 ASSETS = {"finder.js": "text/javascript", "finder.css": "text/css"}
@@ -36,24 +36,7 @@ class AssetPath(BaseModel):
 
 def finder_page(nonce: str) -> str:
     """The page shell: landmarks and a live region; the bundle fills `#app`."""
-    js, css = (f"assets/{name}?v={asset_version(name)}" for name in ("finder.js", "finder.css"))
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="csp-nonce" content="{html.escape(nonce)}">
-<title>Carrier finder · insureops</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="{css}">
-<script type="module" src="{js}"></script>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-<div id="app"><noscript>The carrier finder needs JavaScript.</noscript></div>
-</body>
-</html>
-"""
+    return page_shell(nonce, "Carrier finder", "finder")
 
 
 @routes.get("/", response=None, auth=Auth.NONE, content_type="text/html",

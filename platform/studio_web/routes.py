@@ -54,26 +54,32 @@ def asset_version(filename: str) -> str:
     return hashlib.sha256((STATIC / filename).read_bytes()).hexdigest()[:12]
 
 
-def studio_page(nonce: str) -> str:
-    """The page shell: the bundle fills `#app`."""
-    js, css = (f"assets/{name}?v={asset_version(name)}" for name in ("studio.js", "studio.css"))
+def page_shell(nonce: str, title: str, bundle: str) -> str:
+    """A page of this web app: its bundle (`<bundle>.js`, `.css`, versioned by content) fills
+    `#app`; a skip link and a no-script line around it."""
+    js, css = (f"assets/{bundle}{kind}?v={asset_version(bundle + kind)}" for kind in (".js", ".css"))
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csp-nonce" content="{html.escape(nonce)}">
-<title>Rule studio · insureops</title>
+<title>{html.escape(title)} · insureops</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="{css}">
 <script type="module" src="{js}"></script>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<div id="app"><noscript>The rule studio needs JavaScript.</noscript></div>
+<div id="app"><noscript>The {html.escape(title.lower())} needs JavaScript.</noscript></div>
 </body>
 </html>
 """
+
+
+def studio_page(nonce: str) -> str:
+    """The rule studio's page shell."""
+    return page_shell(nonce, "Rule studio", "studio")
 
 
 SECURITY_HEADERS = {
