@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 
 from insureops.dsl import compile_ruleset
-from insureops.platform.rules_studio import checking, simulation
+from insureops.platform.rules_studio import assist, checking, simulation
 from insureops.platform.rules_studio.checking import FILENAME, Analysis
 from insureops.platform.rules_studio.execution import Evaluation, evaluate
 from insureops.platform.rules_studio.records import record_input
@@ -20,6 +20,16 @@ from insureops.platform.rules_studio.work.conditions import compile_condition
 def check(source: str) -> dict:
     """The check route's answer for `source`."""
     return checking.check_response(source)
+
+
+def complete(source: str, line: int, column: int, known_source: str | None) -> dict:
+    """The completion route's answer: what may be typed at (line, column)."""
+    return assist.completion(source, line, column, known_source)
+
+
+def hover(source: str, line: int, column: int) -> dict:
+    """The hover route's answer: what the name at (line, column) is."""
+    return assist.hover(source, line, column)
 
 
 def analyse(source: str, today: datetime.date) -> Analysis:

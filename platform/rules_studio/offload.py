@@ -39,6 +39,15 @@ class StudioWork:
         return await self.heavy.run(workspace_id, self._check_budget("Checking the ruleset"),
                                     jobs.check, source)
 
+    async def complete(self, workspace_id: str, source: str, line: int, column: int,
+                       known_source: str | None) -> dict:
+        return await self.heavy.run(workspace_id, self._check_budget("Completing at the cursor"),
+                                    jobs.complete, source, line, column, known_source)
+
+    async def hover(self, workspace_id: str, source: str, line: int, column: int) -> dict:
+        return await self.heavy.run(workspace_id, self._check_budget("Explaining the name at the cursor"),
+                                    jobs.hover, source, line, column)
+
     async def analyse(self, workspace_id: str, source: str, today: datetime.date) -> Analysis:
         budget = self._check_budget("Checking, compiling and testing the ruleset")
         return await self.heavy.run(workspace_id, budget, jobs.analyse, source, today)

@@ -232,6 +232,60 @@ class CheckResponse(BaseModel):
     outline: Outline
 
 
+class AssistRequest(BaseModel):
+    """A position in a source being edited (lines and columns from 1, in characters)."""
+
+    model_config = UNKNOWN_FIELDS_REFUSED
+
+    source: str = Field(max_length=MAX_SOURCE)
+    line: int = Field(ge=1, le=INTEGER_MAX, description="The cursor's line, from 1.")
+    column: int = Field(ge=1, le=INTEGER_MAX, description="The cursor's column, from 1, in "
+                        "characters (Unicode code points), as diagnostics count them.")
+
+
+class CompleteRequest(AssistRequest):
+    known_source: str | None = Field(
+        None, max_length=MAX_SOURCE, description="The last text of this editor that parsed "
+        "(a check's `outline.name` was not null): while `source` does not parse (`business.` "
+        "being typed), names and types come from it, as in the language server.")
+
+
+class TextRange(BaseModel):
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+class CompletionEntry(BaseModel):
+    label: str
+    kind: Literal["field", "const", "input", "output", "function", "keyword", "type", "value",
+                  "variable"]
+    detail: str = Field(description="The type, or a built-in's summary.")
+    documentation: str = Field(description="Markdown: the declaration, signature or schema "
+                               "description; may be empty.")
+    insert_text: str
+
+
+class CompleteResponse(BaseModel):
+    items: list[CompletionEntry] = Field(description="At most 500, in the language server's "
+                                         "order; the editor filters them by the typed word.")
+    range: TextRange = Field(description="The word before the cursor an item replaces.")
+    notice: str | None = Field(description="Why the text was not analysed (over the editor's "
+                               "budget), else null.")
+
+
+class HoverInfo(TextRange):
+    markdown: str
+
+
+class HoverResponse(BaseModel):
+    hover: HoverInfo | None = Field(description="The name under the position: its type and "
+                                    "docs, and its range; null when there is none or the text "
+                                    "does not parse.")
+    notice: str | None
+
+
 class RecordRef(BaseModel):
     model_config = UNKNOWN_FIELDS_REFUSED
 

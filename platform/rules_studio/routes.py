@@ -17,6 +17,7 @@ from insureops.platform.http.routing import BodyLimit, Call, RouteTable
 from insureops.platform.keys import DATABASE, SECRET_KEYS, SIMULATION_BUDGET, TENANT_POOLS
 from insureops.platform.rules_studio import (
     approvals,
+    assist,
     calls,
     case_set_routes,
     checking,
@@ -59,14 +60,18 @@ from insureops.platform.rules_studio.payloads import (
     ApprovalList,
     ApprovalPath,
     ApprovalRequest,
+    AssistRequest,
     CheckRequest,
     CheckResponse,
+    CompleteRequest,
+    CompleteResponse,
     ExecuteRequest,
     ExecuteResponse,
     ExecutionInfo,
     ExecutionListQuery,
     ExecutionPage,
     ExecutionPath,
+    HoverResponse,
     PublicationEvent,
     PublicationHistory,
     RuleCreate,
@@ -124,6 +129,8 @@ routes.map_error(EvaluationFailedError, 422, "evaluation_failed", details=lambda
     {"field": "inputs", "message": f"{e.engine_code}: {e}"}])
 routes.map_error(PublishRequestError, 400, "validation_error", details=lambda e: [
     {"field": "status", "message": str(e)}])
+routes.map_error(assist.PositionError, 400, "validation_error", details=lambda e: [
+    {"field": e.field, "message": str(e)}])
 routes.map_error(InvalidCursorError, 400, "validation_error", details=lambda e: [
     {"field": "cursor", "message": "is not a cursor this service issued; pass next_cursor of "
      "the previous page unchanged"}])
@@ -158,6 +165,33 @@ async def create_rule(call: Call[RuleCreate, None]) -> RuleInfo:
 async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
     answer = await _deps(call).work.check(call.principal.active_workspace_id, call.body.source)
     return CheckResponse.model_validate(answer)
+
+
+@routes.post("/rules/complete/", body=CompleteRequest, response=CompleteResponse,
+             auth=MEMBER, errors=(400, 422),
+             summary="Completion at a position of a source being edited",
+             description="What the language server (`insureops rules lsp`) proposes there: "
+             "fields of an input's type after `input.`, consts, inputs, outputs, built-ins, "
+             "keywords, type names, hit policies, decisions. Saves nothing; runs in a rules "
+             "worker under the check budget (422 work_budget_exceeded).")
+async def complete_at(call: Call[CompleteRequest, None]) -> CompleteResponse:
+    body = call.body
+    answer = await _deps(call).work.complete(call.principal.active_workspace_id, body.source,
+                                             body.line, body.column, body.known_source)
+    return CompleteResponse.model_validate(answer)
+
+
+@routes.post("/rules/hover/", body=AssistRequest, response=HoverResponse, auth=MEMBER,
+             errors=(400, 422), summary="What the name at a position of a source is",
+             description="The language server's hover: an input's or field's type and schema "
+             "description, a const's declaration and type, an output's writers, a rule's or "
+             "table's header, a built-in's signature. Saves nothing; runs in a rules worker "
+             "under the check budget.")
+async def hover_at(call: Call[AssistRequest, None]) -> HoverResponse:
+    body = call.body
+    answer = await _deps(call).work.hover(call.principal.active_workspace_id, body.source,
+                                          body.line, body.column)
+    return HoverResponse.model_validate(answer)
 
 
 @routes.post("/rules/simulate/", body=SimulateRequest, response=SimulateResponse, auth=MEMBER,
