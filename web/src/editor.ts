@@ -1,5 +1,6 @@
 // The source editor: CodeMirror 6 with the rules language and the service's checker as linter
-// (debounced POST /rules/check/), a squiggle per diagnostic with its message and hint on hover.
+// (debounced POST /rules/check/), a squiggle per diagnostic with its message and hint on hover;
+// completion and hover from the language server's analysis (assist.ts).
 import { EditorState, Text } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers, drawSelection, highlightActiveLine } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
@@ -8,6 +9,7 @@ import { forceLinting, linter, lintGutter, setDiagnostics, type Diagnostic as Li
 import { call, RULES, type Diagnostic } from "./api";
 import { h } from "./dom";
 import { rulesLanguage, rulesHighlight } from "./language";
+import { rulesAssist } from "./assist";
 
 export const CHECK_DELAY_MS = 400;
 
@@ -45,12 +47,16 @@ export interface SourceEditor {
 
 export function createEditor(parent: HTMLElement, nonce: string,
                              onDiagnostics: (diagnostics: Diagnostic[]) => void,
-                             onChange: (source: string) => void = () => undefined): SourceEditor {
+                             onChange: (source: string) => void = () => undefined,
+                             announce: (text: string) => void = () => undefined): SourceEditor {
+  let known: string | null = null;  // the last text that parsed: completion's names come from it
   const checker = linter(async (view) => {
     const source = view.state.doc.toString();
     if (!source.trim()) { onDiagnostics([]); return []; }
     try {
-      const report = await call<{ diagnostics: Diagnostic[] }>("POST", `${RULES}/check/`, { source });
+      const report = await call<{ diagnostics: Diagnostic[]; outline: { name: string | null } }>(
+        "POST", `${RULES}/check/`, { source });
+      if (report.outline.name !== null) known = source;
       if (view.state.doc.toString() !== source) return [];  // typed on meanwhile: next run
       onDiagnostics(report.diagnostics);
       return report.diagnostics.map((d) => lintDiagnostic(view.state.doc, d));
@@ -64,6 +70,7 @@ export function createEditor(parent: HTMLElement, nonce: string,
       lineNumbers(), history(), drawSelection(), highlightActiveLine(), bracketMatching(),
       keymap.of([...defaultKeymap, ...historyKeymap]),  // Tab is left to move focus on
       rulesLanguage, syntaxHighlighting(rulesHighlight), checker, lintGutter(),
+      rulesAssist(() => known, announce),
       EditorView.cspNonce.of(nonce),
       EditorView.updateListener.of((update) => { if (update.docChanged) onChange(update.state.doc.toString()); }),
       EditorView.contentAttributes.of({ "aria-label": "Ruleset source", "aria-describedby": "editor-help" }),

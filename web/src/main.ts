@@ -175,14 +175,16 @@ function renderRule(): void {
     h("p", { id: "unsaved", class: "unsaved", hidden: true }, "Unsaved changes: the editor differs from the version shown."),
     h("div", { id: "message", class: "message", role: "status", "aria-live": "polite" }),
     h("p", { id: "editor-help", class: "help" },
-      "Problems are checked as you type. Press Tab to leave the editor; Ctrl+Z undoes."),
+      "Problems are checked as you type. Completions appear as you type (Ctrl+Space asks); " +
+      "arrow keys choose, Enter or Tab accepts, Escape closes. Press Tab to leave the editor; Ctrl+Z undoes."),
+    h("p", { id: "editor-announce", class: "sr-only", "aria-live": "polite" }),
     editorBox,
     h("section", { "aria-labelledby": "problems-title", class: "problems" },
       h("h3", { id: "problems-title" }, "Problems"), h("ul", { id: "problems" })),
     tabList(tabs), h("div", { id: "panel", role: "tabpanel", tabindex: "0" }));
   state.editor = createEditor(editorBox, nonce, showProblems, (source) => {
     $("#unsaved").hidden = source === (state.rule?.version.source ?? "");
-  });
+  }, (text) => { $("#editor-announce").textContent = text; });
   kind.addEventListener("change", () => { if (state.rule || kind.value === "appetite") renderTabsFor(kind.value); });
   selectTab("Tests");
 }
