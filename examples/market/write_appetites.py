@@ -3,8 +3,9 @@
     python examples/market/write_appetites.py [--check]
 
 The guides are the one source: edit a guide, run this, commit both. `--check` writes nothing
-and exits 1 when a written appetite differs from the file (tests/examples run the same check).
-The writer is insureops.carrier_matching.guides; this script only reads and writes the files.
+and exits 1 when a written appetite differs from the file (tests/carrier_matching run the same
+check). The writer is insureops.carrier_matching.guides; this script lays its text out as
+`insureops rules fmt` does (the dsl's formatter) and reads and writes the files.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 
 from insureops.carrier_matching.guides import write_market_appetites
+from insureops.dsl.formatter import format_source
 
 FOLDER = Path(__file__).resolve().parent
 
@@ -20,7 +22,7 @@ FOLDER = Path(__file__).resolve().parent
 def main(argv: list[str]) -> int:
     texts = {path.relative_to(FOLDER).as_posix(): path.read_text(encoding="utf-8")
              for path in sorted(FOLDER.glob("*/*.toml"))}
-    written = write_market_appetites(texts)
+    written = {path: format_source(text) for path, text in write_market_appetites(texts).items()}
     stale = [path for path, text in written.items()
              if not (FOLDER / path).is_file() or (FOLDER / path).read_text(encoding="utf-8") != text]
     if "--check" in argv:
