@@ -6,7 +6,7 @@
 // editor. Requests wait for a pause in typing, go one at a time (a rules worker per request
 // is a workspace's bounded share, and a request given up kills its worker), and an answer for
 // a text that has changed since is dropped.
-import { Prec, type EditorState, type Extension, type Text } from "@codemirror/state";
+import { Prec, type Extension, type Text } from "@codemirror/state";
 import { EditorView, hoverTooltip, keymap, type Tooltip } from "@codemirror/view";
 import {
   acceptCompletion, autocompletion, completionKeymap, completionStatus,
@@ -157,6 +157,3 @@ export function rulesAssist(known: () => string | null, announce: (text: string)
     announcer,
   ];
 }
-
-/** Whether the completion popup is open (tests and the page's help). */
-export const completing = (state: EditorState): boolean => completionStatus(state) === "active";
