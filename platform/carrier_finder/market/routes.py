@@ -232,7 +232,8 @@ async def start_submission(call: Call[SubmissionRequest, None]) -> SubmissionCre
     body = call.body
     chosen = submission.chosen_product((await view_for(call)).market, body.product_id)
     values = submission.submission_values(
-        chosen, body.business.model_dump(mode="json", exclude_none=True), body.answered)
+        chosen, service.business_data(body.business.model_dump(mode="json", exclude_none=True)),
+        body.answered, _today(call))
     tenant_id = call.principal.active_workspace_id
     store = await request_tenant_store(call.request, call.request.config_dict[TENANT_POOLS],
                                        tenant_id)

@@ -8,11 +8,13 @@ write the same rows with the same checks and audit, and the bindings on `uw_subm
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from typing import Any
 
 from insureops.carrier_matching.lines import line_by_code
 from insureops.carrier_matching.market import Carrier, Market, Product
+from insureops.carrier_matching.normalise import normalise_business
 from insureops.platform.carrier_finder.market.service import CarrierNotFoundError, plain
 from insureops.platform.tenancy.book import service as book
 from insureops.platform.tenancy.book.payloads import ClientCreate, UwSubmissionCreate
@@ -42,11 +44,13 @@ def chosen_product(market: Market, product_id: str) -> Chosen:
     return Chosen(carrier, product)
 
 
-def submission_values(chosen: Chosen, business: dict[str, Any],
-                      answered: dict[str, Any]) -> dict[str, Any]:
+def submission_values(chosen: Chosen, business: dict[str, Any], answered: dict[str, Any],
+                      as_of: datetime.date) -> dict[str, Any]:
     """The uw_submission's fields (client aside): the line the product is written on, and the
-    answers: the business as matched, the questions answered, the carrier and the product."""
+    answers: the business as the appetites read it (a state by name as its code, ...; a bad
+    field is BusinessInputError), the questions answered, the carrier and the product."""
     carrier, product = chosen.carrier, chosen.product
+    read = normalise_business(business, as_of=as_of)
     line = line_by_code(product.line)
     profile = carrier.profile
     return {
@@ -60,7 +64,8 @@ def submission_values(chosen: Chosen, business: dict[str, Any],
                         "max_limit": plain(product.max_limit)},
             "submit_to": {"email": profile.submission_email if profile else None,
                           "portal": profile.submission_portal if profile else None},
-            "business": plain(business),
+            "business": plain(read.business),
+            "read_as": list(read.warnings),
             "answered": plain(answered),
         },
     }

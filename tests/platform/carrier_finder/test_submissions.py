@@ -76,7 +76,7 @@ async def test_a_bound_rule_scores_the_submission_the_page_starts_for_a_new_clie
     assert response.status == 201, await response.text()
 
     response = await finder.post("/submissions/", {
-        "product_id": PRODUCT, "business": BUSINESS,
+        "product_id": PRODUCT, "business": {**BUSINESS, "state": "arizona"},
         "answered": {"operations.subcontracted_percent": 10},
         "client": {"name": "Bright Spark Electric", "company": "Bright Spark Electric",
                    "external_ref": "carrier-finder:client:238210"}})
@@ -91,7 +91,8 @@ async def test_a_bound_rule_scores_the_submission_the_page_starts_for_a_new_clie
     answers = submission["answers"]
     assert (answers["source"], answers["carrier"]["id"], answers["product"]["id"]) == (
         "carrier-finder", "granite-trades", PRODUCT)
-    assert answers["business"]["naics"] == "238210"
+    assert (answers["business"]["naics"], answers["business"]["state"]) == ("238210", "AZ")
+    assert any("AZ" in warning for warning in answers["read_as"])
     assert answers["answered"] == {"operations.subcontracted_percent": 10}
 
     scores = await eventually(lambda: tenant_rows(
