@@ -3,14 +3,13 @@ fast, it answers its first carrier match, with the compiled market cached and co
 
     python bench/bench_serve_restart.py [--runs 5]
 
-A fresh SQLite platform database is made once (the first start loads examples/market) with a
-workspace and an API key; then `serve` is restarted `--runs` times with the market cache warm
-(cached) and `--runs` times with the cache folder emptied before each start (cold). Each start:
-seconds from the process's start to the first 200 from /api/health/, and to the answer of the
-first `POST /api/v2/mcp/market/match-carriers-detailed/` sent as soon as health answered
-(examples/business.json), then two more matches; the server's CPU seconds (user + system, from
-/proc) at each point, since the machine is shared and wall time follows the load. Medians are
-printed. The figures: docs/performance.md, "The compiled market cache".
+A fresh SQLite platform database (the first start loads examples/market) with a workspace and an
+API key; `serve` restarted `--runs` times with the market cache warm (cached), then `--runs`
+times with it emptied before each start (cold). Each start: seconds from the process's start to
+the first 200 from /api/health/, and to the answer of the first tenant API match sent as soon
+as health answered (examples/business.json), then two more; the server's CPU seconds (from
+/proc) at each point, as the machine is shared and wall time follows the load. Medians are
+printed; the figures are in docs/performance.md.
 """
 
 from __future__ import annotations
