@@ -54,4 +54,5 @@ async def _stop_warming(app: web.Application) -> None:
 
 async def _stop_threads(app: web.Application) -> None:
     cast(MarketStore, app[MARKET_STORE]).threads.close()
+    cast(MarketStore, app[MARKET_STORE]).warm_threads.close()
     cast(CompiledCache, app[OWN_APPETITES]).threads.close()

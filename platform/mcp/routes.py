@@ -55,12 +55,17 @@ from insureops.platform.tenancy.book.payloads import (
     UwScoreListQuery,
     UwScorePage,
     UwScoreRecord,
+    UwSubmissionCreate,
+    UwSubmissionListQuery,
+    UwSubmissionPage,
+    UwSubmissionRecord,
 )
 from insureops.platform.tenancy.book.store import TenantStore
 from insureops.platform.tenancy.databases import uri_form
 from insureops.platform.tenancy.workspaces import map_tenant_database_errors, request_tenant_store
 
-routes = RouteTable("mcp", "The tenant API (MCP v2): clients and policies, with an API key.")
+routes = RouteTable("mcp", "The tenant API (MCP v2): clients, policies and underwriting "
+                    "submissions, with an API key.")
 routes.map_error(PayloadInvalidError, 400, "validation_error", details=lambda e: e.details)
 routes.map_error(RecordMissingError, 404, "not_found")
 routes.map_error(StateConflictError, 409, "conflict", details=lambda e: e.details)
@@ -205,6 +210,24 @@ _declare_listing(service.TASKS, "tasks", TaskListQuery, TaskPage, TaskRecord,
                  ("status", "entity_type", "entity_id"))
 _declare_listing(service.UW_SCORES, "uw_scores", UwScoreListQuery, UwScorePage, UwScoreRecord,
                  ("submission_id", "decision"))
+
+
+# Underwriting submissions: created (the bindings on uw_submission score them), listed, read -----
+
+@routes.post("/uw_submissions/", body=UwSubmissionCreate, response=UwSubmissionRecord,
+             status=201, auth=WRITE, summary="Create an underwriting submission",
+             description="`client_id` and `policy_id` name the workspace's own records (`id` or "
+             "`uuid`; another workspace's is 400 as a missing one is). Bindings on "
+             "`uw_submission` `created` then run (docs/rules-at-work.md).")
+async def create_uw_submission(call: Call[UwSubmissionCreate, None]) -> UwSubmissionRecord:
+    store = await _tenant_store(call)
+    row = await store.run(service.create_submission, call.principal.active_workspace_id,
+                          _actor(call), call.body)
+    return UwSubmissionRecord.model_validate(row)
+
+
+_declare_listing(service.UW_SUBMISSIONS, "uw_submissions", UwSubmissionListQuery,
+                 UwSubmissionPage, UwSubmissionRecord, ("client_id", "lob"))
 
 
 # Utilities --------------------------------------------------------------------------------------

@@ -102,6 +102,9 @@ BOOK_RUNS: dict[str, BookRun] = {
     **_records("policy", "policies", service.POLICY),
     **_listings("task", "tasks", service.TASKS, ("status", "entity_type", "entity_id")),
     **_listings("uw_score", "uw_scores", service.UW_SCORES, ("submission_id", "decision")),
+    **_listings("uw_submission", "uw_submissions", service.UW_SUBMISSIONS, ("client_id", "lob")),
+    "create_uw_submission": lambda store, args, actor, tenant: store.run(
+        service.create_submission, tenant, actor, args.uw_submission),
 }
 
 

@@ -6,9 +6,10 @@ scope (a test holds them equal); its arguments model, whose JSON Schema is the i
 built from the operation's own path, query and body models, so a tool validates as the HTTP API
 does. `Tool.request` turns arguments into the operation's path, query string and body.
 
-`book` marks operations on the tenant's own records (clients, policies, tasks, uw_scores): the
-local server runs those on DATABASE_URL and sends the service nothing of them (custody, spec
-items 1-3); other tools are service operations, which it asks of the service with the key.
+`book` marks operations on the tenant's own records (clients, policies, tasks, submissions,
+scores): the local server runs those on DATABASE_URL and sends the service nothing of them
+(custody, spec items 1-3); other tools are service operations, which it asks of the service
+with the key.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ from insureops.platform.tenancy.book.payloads import (
     PolicyUpdate,
     TaskListQuery,
     UwScoreListQuery,
+    UwSubmissionCreate,
+    UwSubmissionListQuery,
 )
 
 V2 = "/api/v2/mcp"
@@ -161,6 +164,13 @@ TOOLS: tuple[Tool, ...] = (
                  "done, cancelled; opened by people, applications or rules)"),
     *_read_tools("uw_score", "uw_scores", UwScoreListQuery, "underwriting scores of "
                  "submissions (score, decision, factors)"),
+    Tool("create_uw_submission", "Create an underwriting submission (client, policy, line, "
+         "answers); the workspace's bindings on uw_submission then score it.", Scope.WRITE,
+         _arguments("CreateUwSubmission", uw_submission=(UwSubmissionCreate, Field(
+             description="The new submission's fields."))),
+         "POST", f"{V2}/uw_submissions/", body="uw_submission", book=True),
+    *_read_tools("uw_submission", "uw_submissions", UwSubmissionListQuery, "underwriting "
+                 "submissions (client, line, answers)"),
     Tool("validate_key", "Which workspace, tenant and scopes the API key has.", Scope.READ,
          _NO_ARGUMENTS, "POST", f"{V2}/validate-key/"),
     Tool("get_database_connection", "The tenant database the workspace uses (password "

@@ -1,7 +1,9 @@
 // The carrier finder page for agents (/finder/): describe a business or scan its website
 // (classify and scan pre-fill the form), find carriers, answer the questions the market asks,
 // read the carriers ranked with their reasons, strength, access and where to submit, save the
-// business as a client (the tenant API) and prepare a submission to a chosen product.
+// business as a client (the tenant API) and start a submission to a chosen product: a
+// uw_submission record in the workspace's own database (the session's), with the text, the
+// carrier's e-mail and its portal.
 // Keyboard and screen reader: labelled controls, landmarks, one polite live region for
 // progress and one alert region for errors; results are headings a reader can jump between.
 import { ApiError, call, type Profile } from "./api";
@@ -33,9 +35,17 @@ interface MatchResponse {
   considered: number; pruned: number;
 }
 
+interface Submission {
+  id: string; client_id: string | null; lob: string | null; created_at: string;
+}
+interface SubmissionCreated {
+  submission: Submission; client: { id: string; name: string } | null;
+}
+
 const state: { profile: Profile | null; answers: Record<string, unknown>;
-               last: MatchResponse | null; business: Record<string, unknown> | null } =
-  { profile: null, answers: {}, last: null, business: null };
+               last: MatchResponse | null; business: Record<string, unknown> | null;
+               clientId: string | null } =
+  { profile: null, answers: {}, last: null, business: null, clientId: null };
 
 const DECISION = { accept: "Accepts", refer: "Refers to an underwriter", decline: "Declines" } as
   Record<string, string>;
@@ -355,6 +365,8 @@ function showSave(): void {
     h("p", { class: "help" }, "Saving writes a client to your workspace's own database through " +
       "the tenant API; paste an API key with write scope (kept in this page only)."),
     field("API key", key, "api-key"),
+    field("Existing client for submissions (id or uuid; empty: the one saved here, else a new one)",
+          input("x", { autocomplete: "off" }), "existing-client"),
     h("div", { class: "row" },
       h("button", { type: "button", id: "save-client", onclick: () => saveClient(key.value, "client") },
         "Save as a client"),
@@ -363,16 +375,45 @@ function showSave(): void {
     h("div", { id: "submission", "aria-live": "polite" }));
 }
 
+function newClient(found: Record<string, unknown>, kind: "client" | "prospect"): Record<string, unknown> {
+  const name = String(found.name ?? "") || "Unnamed business";
+  return { name, company: name, region: found.state ?? undefined,
+           external_ref: `carrier-finder:${kind}:${found.naics ?? ""}` };
+}
+
 async function saveClient(key: string, kind: "client" | "prospect"): Promise<void> {
   const found = state.business ?? business();
   if (!key) { failed(new Error("Paste an API key with write scope to save.")); return; }
-  const name = String(found.name ?? "") || "Unnamed business";
+  const client = newClient(found, kind);
   try {
-    const saved = await call<any>("POST", "/api/v2/mcp/clients/", {
-      name, company: name, region: found.state ?? undefined,
-      external_ref: `carrier-finder:${kind}:${found.naics ?? ""}`,
-    }, { Authorization: `Bearer ${key}` });
-    say(`Saved ${name} as a ${kind} (client ${saved.id}).`);
+    const saved = await call<any>("POST", "/api/v2/mcp/clients/", client,
+                                  { Authorization: `Bearer ${key}` });
+    if (kind === "client") state.clientId = saved.id;
+    say(`Saved ${client.name} as a ${kind} (client ${saved.id}).`);
+  } catch (error) { failed(error); }
+}
+
+// The submission record: for the client named, or the one saved here, or a new one saved with it.
+async function startSubmission(product: ProductAnswer, found: Record<string, unknown>): Promise<void> {
+  const existing = value("existing-client") || state.clientId;
+  const request: Record<string, unknown> = { product_id: product.id, business: found,
+                                             answered: state.answers };
+  if (existing) request.client_id = existing;
+  else request.client = newClient(found, "client");
+  say(`Starting the submission to ${product.name}…`);
+  try {
+    const created = await call<SubmissionCreated>("POST", `${FINDER}/submissions/`, request);
+    const record = created.submission;
+    if (created.client) state.clientId = created.client.id;
+    const facts: [string, string][] = [["Submission", record.id], ["Line", record.lob ?? ""],
+      ["Client", created.client ? `${created.client.name} (${record.client_id}), saved now`
+                                : String(record.client_id)],
+      ["Created", record.created_at]];
+    replace($("#submission-record"),
+      h("h4", {}, "Submission record"),
+      h("dl", {}, facts.flatMap(([label, text]) => [h("dt", {}, label), h("dd", {}, text)])));
+    say(`Submission ${record.id} started for ${product.name}; the workspace's rules score it. ` +
+        "Send it to the carrier below.");
   } catch (error) { failed(error); }
 }
 
@@ -396,9 +437,10 @@ function chooseProduct(carrier: CarrierAnswer, product: ProductAnswer): void {
                            `&body=${encodeURIComponent(body)}`, id: "submission-email" },
               `E-mail it to ${email}`) : null,
     portal ? h("a", { href: portal, rel: "noopener noreferrer", id: "submission-portal" },
-               ` Open the carrier's portal`) : null);
+               ` Open the carrier's portal`) : null,
+    h("div", { id: "submission-record" }));
   ($("#submission-title") as HTMLElement).focus();
-  say(`Submission to ${product.name} prepared.`);
+  void startSubmission(product, found);
 }
 
 start().catch(failed);

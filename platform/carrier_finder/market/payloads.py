@@ -4,11 +4,25 @@ from __future__ import annotations
 
 from enum import StrEnum
 from typing import Annotated, Any, Literal
+from uuid import UUID
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    model_validator,
+)
 
 from insureops.carrier_matching.lines import LINES, expand_lines
 from insureops.platform.carrier_finder.market.business_model import Business
+from insureops.platform.tenancy.book.payloads import (
+    ClientCreate,
+    ClientRecord,
+    UwSubmissionRecord,
+)
 
 LineCode = StrEnum("LineCode", {line.code: line.code for line in LINES})
 # ACORD codes, or a policy's line_of_business (liability: every liability code), issue 33
@@ -296,3 +310,38 @@ class ClassifyResponse(BaseModel):
         None, description="Why a configured provider's answer was not used (docs/classifier.md).")
     provider: str | None = Field(None, description="The LLM provider asked, if any.")
 
+
+
+class SubmissionRequest(_Strict):
+    """Start an underwriting submission to one product for a business the agent matched."""
+
+    product_id: str = Field(min_length=3, max_length=201, description="The chosen product's id "
+                            "(`carrier/code`), of the market the workspace sees.")
+    business: Business
+    answered: dict[str, Any] = Field(
+        default_factory=dict, max_length=200, description="The questions the client answered: "
+        "the Business field that answers it (`fleet.hazmat`) -> the answer.")
+    client_id: UUID | None = Field(None, description="An existing client of the workspace (its "
+                                   "`id` or `uuid`); or `client`, never both.")
+    client: ClientCreate | None = Field(None, description="A new client to save with the "
+                                        "submission (the tenant API's client fields).")
+
+    @model_validator(mode="after")
+    def _one_client(self) -> SubmissionRequest:
+        if (self.client_id is None) == (self.client is None):
+            raise ValueError("name the client: client_id (an existing one) or client (a new "
+                             "one), exactly one of them")
+        return self
+
+
+class SubmissionCreated(BaseModel):
+    """The stored submission, the client it is for (as stored, when saved with it), and where
+    the carrier takes submissions."""
+
+    submission: UwSubmissionRecord
+    client: ClientRecord | None = Field(None, description="The client saved with it, when "
+                                        "the request gave `client`.")
+    carrier: CarrierRef
+    product: ProductRef
+    submission_email: str | None = None
+    submission_portal: str | None = None

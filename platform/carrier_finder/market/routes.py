@@ -16,7 +16,7 @@ from insureops.platform.carrier_finder.classification import (
     request_workspace,
     workspace_llm_key,
 )
-from insureops.platform.carrier_finder.market import answers, listing, service
+from insureops.platform.carrier_finder.market import answers, listing, service, submission
 from insureops.platform.carrier_finder.market.offload import matching
 from insureops.platform.carrier_finder.market.payloads import (
     AppetiteInfo,
@@ -44,12 +44,22 @@ from insureops.platform.carrier_finder.market.payloads import (
     SearchItem,
     SearchRequest,
     SearchResponse,
+    SubmissionCreated,
+    SubmissionRequest,
 )
 from insureops.platform.carrier_finder.view import View, market_store, view_for
 from insureops.platform.compute.heavy_work import map_heavy_work_errors
 from insureops.platform.http.ratelimit import RateKey, RateLimit
 from insureops.platform.http.routing import Call, Owner, RouteTable
-from insureops.platform.keys import CLOCK
+from insureops.platform.keys import CLOCK, TENANT_POOLS
+from insureops.platform.tenancy.book import service as book
+from insureops.platform.tenancy.book.errors import (
+    PayloadInvalidError,
+    RecordMissingError,
+    StateConflictError,
+)
+from insureops.platform.tenancy.book.payloads import ClientRecord, UwSubmissionRecord
+from insureops.platform.tenancy.workspaces import map_tenant_database_errors, request_tenant_store
 
 CLASSIFY_LIMIT = RateLimit("classify", 30, 60, key=RateKey.CLIENT_IP)
 
@@ -63,6 +73,11 @@ routes.map_error(service.CursorInvalidError, 400, "validation_error",
                      {"field": "cursor", "message": "is not a cursor this service issued; pass "
                       "next_cursor of the previous page unchanged"}])
 map_heavy_work_errors(routes)
+# a submission is written by the tenant API's use cases: their errors, answered as that API does
+routes.map_error(PayloadInvalidError, 400, "validation_error", details=lambda e: e.details)
+routes.map_error(RecordMissingError, 404, "not_found")
+routes.map_error(StateConflictError, 409, "conflict", details=lambda e: e.details)
+map_tenant_database_errors(routes)
 
 
 async def _market(call: Call) -> Market:
@@ -202,6 +217,39 @@ async def match_detailed(call: Call[MatchRequest, None]) -> MatchResponse:
                          elapsed_ms=round(elapsed, 3),
                          unmatched=listing.unmatched_items(view, business, lines),
                          **answers.report_fields(report, market, business.get("state")))
+
+
+@routes.post("/submissions/", body=SubmissionRequest, response=SubmissionCreated, status=201,
+             auth=Auth.SESSION, errors=(400, 404, 503), summary="Start an underwriting "
+             "submission to a product",
+             description="Writes a `uw_submission` to the session workspace's own database, as "
+             "POST /api/v2/mcp/uw_submissions/ does (same checks, same audit): `lob` from the "
+             "product's line; `answers` the business, the questions answered, the carrier and "
+             "the product. For an existing client (`client_id`, the workspace's own) or a new "
+             "one saved with it (`client`). The workspace's bindings on `uw_submission` then "
+             "score it (docs/rules-at-work.md).")
+async def start_submission(call: Call[SubmissionRequest, None]) -> SubmissionCreated:
+    body = call.body
+    chosen = submission.chosen_product((await view_for(call)).market, body.product_id)
+    values = submission.submission_values(
+        chosen, service.business_data(body.business.model_dump(mode="json", exclude_none=True)),
+        body.answered, _today(call))
+    tenant_id = call.principal.active_workspace_id
+    store = await request_tenant_store(call.request, call.request.config_dict[TENANT_POOLS],
+                                       tenant_id)
+    request, user = call.request, call.principal.user
+    actor = book.Actor(key_id="", method=request.method, path=request.path,
+                       email=user.email if user else None)
+    row, client = await store.run(submission.start_submission, tenant_id, actor, values,
+                                  body.client_id, body.client)
+    carrier, product = chosen.carrier, chosen.product
+    profile = carrier.profile
+    return SubmissionCreated(
+        submission=UwSubmissionRecord.model_validate(row),
+        client=None if client is None else ClientRecord.model_construct(**client),
+        **_refs(carrier, product),
+        submission_email=profile.submission_email if profile else None,
+        submission_portal=profile.submission_portal if profile else None)
 
 
 @routes.post("/jurisdictions/", body=Criteria, response=JurisdictionList, auth=Auth.SESSION,

@@ -86,9 +86,11 @@ async def load_classifier(app: web.Application) -> None:
 
 
 def warm_market(store: MarketStore):
-    """A start-up hook: read the shared market into `store` and compile its appetites in the
-    background (from the appetite cache, a few seconds), so the service answers at once and
-    the first match after a restart is as fast as any other. A failure is logged: requests
+    """A start-up hook: read the shared market into `store` (and index it) at once, then
+    compile its appetites in the background from the appetite cache, so the service answers
+    at once and the first match after a restart finds the market read and indexed (a
+    workspace without entries of its own shares that snapshot) and compiles at most the few
+    appetites it evaluates that the warm-up has not reached. A failure is logged: requests
     then read the market as they would without it."""
 
     async def hook(app: web.Application) -> None:
@@ -97,7 +99,7 @@ def warm_market(store: MarketStore):
             try:
                 async with app[DATABASE].unit_of_work() as uow:
                     market = await store.market(uow.session, None)
-                compiled = await store.threads.run(store.compile_all, market)
+                compiled = await store.warm_threads.run(store.compile_all, market)
             except (SQLAlchemyError, OSError, ValueError) as exc:
                 log.warning("the carrier market was not warmed: %s", type(exc).__name__)
                 return

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -48,7 +50,11 @@ class MarketStore:
         self._versions: dict[str, int] = {}  # content hash -> stored version
         self._lock = asyncio.Lock()
         self.warming: set[asyncio.Task] = set()  # the start-up warm-up (startup.warm_market)
-        self.threads = BoundedExecutor("market", 1)  # compiles and indexes, one at a time
+        self.threads = BoundedExecutor("market", 1)  # reads' compiles and indexes, in turn
+        # the warm-up's compiling of every appetite: its own thread, so a request's read and
+        # index never queue behind it (a request compiles the few appetites it evaluates)
+        self.warm_threads = BoundedExecutor("market-warm", 1)
+        self._matches = 0  # matches running now: the warm-up waits for them (`matching`)
 
     def index(self, market: Market) -> CandidateIndex | None:
         """The candidate index of `market` (built once per snapshot), or None without pruning."""
@@ -83,29 +89,54 @@ class MarketStore:
             found = self._compiled[content_hash] = checked.ruleset
         return found
 
-    def compile_all(self, market: Market) -> int:
+    @contextmanager
+    def matching(self) -> Iterator[None]:
+        """Around a match (on the event loop): while one runs, the warm-up pauses between
+        appetites, so it does not take the interpreter from the match."""
+        self._matches += 1
+        try:
+            yield
+        finally:
+            self._matches -= 1
+
+    def compile_all(self, market: Market, pause: float = 0.005) -> int:
         """Compile every appetite of `market` not compiled yet (the service does this after
-        start, so the first match after a restart is as fast as any other); how many."""
+        start, so the first match after a restart is as fast as any other), pausing while a
+        match runs; how many."""
         count = 0
         for appetite in market.appetites:
             ruleset = appetite.ruleset
+            while self._matches:
+                time.sleep(pause)
             if isinstance(ruleset, LazyRuleset) and not ruleset.is_compiled:
                 ruleset.compiled  # noqa: B018 - compiles it
                 count += 1
         return count
 
     async def market(self, session: AsyncSession, workspace_id: str | None = None) -> Market:
-        """The market `workspace_id` sees (the shared one with its own entries)."""
+        """The market `workspace_id` sees (the shared one with its own entries). A workspace
+        without entries of its own sees what the shared snapshot has (its fingerprint is the
+        shared one's): that snapshot and its index, not a copy read and indexed again."""
         fingerprint = await repository.fingerprint(session, workspace_id)
-        known = self._snapshots.get(workspace_id)
-        if known is not None and known[0] == fingerprint:
-            return known[1]
+        found = self._known(workspace_id, fingerprint)
+        if found is not None:
+            return found
         async with self._lock:
+            found = self._known(workspace_id, fingerprint)  # read while this one waited
+            if found is not None:
+                return found
             market = await self._read(session, workspace_id)
             # the candidate index analyses every appetite (seconds for thousands): off the loop
             await self.threads.run(self.index, market)
             self._snapshots[workspace_id] = (fingerprint, market)
         return market
+
+    def _known(self, workspace_id: str | None, fingerprint: tuple) -> Market | None:
+        for key in (workspace_id, None) if workspace_id is not None else (None,):
+            known = self._snapshots.get(key)
+            if known is not None and known[0] == fingerprint:
+                return known[1]
+        return None
 
     async def _read(self, session: AsyncSession, workspace_id: str | None) -> Market:
         appetite_rows, carrier_rows, product_rows = await repository.visible_rows(

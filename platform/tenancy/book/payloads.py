@@ -120,6 +120,26 @@ class PolicyUpdate(SchemaPayload):
     spellings = POLICY_LINE
 
 
+SUBMISSION_FIELDS = {
+    "client_id": "The submission's client, of the same workspace: the client's `id` or its "
+                 "`uuid` (either one; stored and answered as the client's `id`).",
+    "policy_id": "The policy it is for, when there is one, of the same workspace: its `id` or "
+                 "its `uuid` (stored and answered as the policy's `id`).",
+    "lob": "The data model's line, or a carrier finder ACORD code stored as its line.",
+    "answers": "The application's answers (any JSON object).",
+    "attachments": "What goes with it (any JSON).",
+}
+
+
+class UwSubmissionCreate(SchemaPayload):
+    """A new underwriting submission: every field optional, as the data model has them."""
+
+    resource = "UwSubmission"
+    mode = "create"
+    descriptions = SUBMISSION_FIELDS
+    spellings = {"lob": (policy_line_asked, ACORD_CODES)}
+
+
 class ClientRecord(SchemaPayload):
     """A stored client: every field of the data model."""
 
@@ -205,6 +225,14 @@ class UwScoreListQuery(ListQuery):
                                  "... (exact).")
 
 
+class UwSubmissionListQuery(ListQuery):
+    """Filters of the uw_submissions list (all optional, combined with AND); oldest first."""
+
+    client_id: uuid.UUID | None = Field(None, description="Submissions of this client (`id`).")
+    lob: LineFilter | None = Field(None, description="The line: the data model's, or an ACORD "
+                                   "code read as its line.")
+
+
 class RecordId(BaseModel):
     id: uuid.UUID = Field(description="The record's `id`.")
 
@@ -235,6 +263,18 @@ class UwScoreRecord(BaseModel):
     decided_at: IsoDateTime
 
 
+class UwSubmissionRecord(BaseModel):
+    """A stored underwriting submission."""
+
+    id: uuid.UUID
+    client_id: uuid.UUID | None = None
+    policy_id: uuid.UUID | None = None
+    lob: str | None = None
+    answers: Any = None
+    attachments: Any = None
+    created_at: IsoDateTime
+
+
 class TaskPage(BaseModel):
     items: list[TaskRecord]
     next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")
@@ -242,4 +282,9 @@ class TaskPage(BaseModel):
 
 class UwScorePage(BaseModel):
     items: list[UwScoreRecord]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")
+
+
+class UwSubmissionPage(BaseModel):
+    items: list[UwSubmissionRecord]
     next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: last.")

@@ -37,6 +37,10 @@ class TenantRecords(Protocol):
     async def client_id(self, tenant_id: str, reference: uuid.UUID) -> uuid.UUID | None:
         """The `id` of the tenant's client whose `id` or `uuid` is `reference` (by `id` first)."""
 
+    async def record_id(self, table: str, tenant_id: str,
+                        reference: uuid.UUID) -> uuid.UUID | None:
+        """As `client_id`, for the clients or the policies table."""
+
     async def producer_exists(self, tenant_id: str, producer_id: uuid.UUID) -> bool:
         """Whether the tenant has a producer with that `id` (producers have no uuid)."""
 
@@ -109,14 +113,14 @@ def _exists(table_name: str) -> Statement:
 
 
 @cache
-def _client_ids() -> Statement:
-    """The tenant's clients whose `id` or `uuid` is `reference`, each with whether it matched by
-    `id` (a policy names its client either way)."""
-    clients = sa_table("clients")
-    reference = sa.bindparam("reference", type_=clients.c.id.type)
-    return Statement(sa.select(clients.c.id, (clients.c.id == reference).label("by_id")).where(
-        clients.c.tenant_id == sa.bindparam("tenant_id"),
-        sa.or_(clients.c.id == reference, clients.c.uuid == reference)))
+def _record_ids(table_name: str) -> Statement:
+    """The tenant's clients (or policies) whose `id` or `uuid` is `reference`, each with whether
+    it matched by `id` (a policy names its client either way, a submission both)."""
+    rows = sa_table(table_name)
+    reference = sa.bindparam("reference", type_=rows.c.id.type)
+    return Statement(sa.select(rows.c.id, (rows.c.id == reference).label("by_id")).where(
+        rows.c.tenant_id == sa.bindparam("tenant_id"),
+        sa.or_(rows.c.id == reference, rows.c.uuid == reference)))
 
 
 def _client_conditions(query: ClientListQuery) -> list[sa.ColumnElement[bool]]:
@@ -172,8 +176,12 @@ class SqlTenantRecords:
             "record_uuid": record_uuid, "tenant_id": tenant_id})
 
     async def client_id(self, tenant_id: str, reference: uuid.UUID) -> uuid.UUID | None:
-        rows = await self._connection.all(_client_ids(), {"reference": reference,
-                                                          "tenant_id": tenant_id})
+        return await self.record_id("clients", tenant_id, reference)
+
+    async def record_id(self, table: str, tenant_id: str,
+                        reference: uuid.UUID) -> uuid.UUID | None:
+        rows = await self._connection.all(_record_ids(table), {"reference": reference,
+                                                               "tenant_id": tenant_id})
         ordered = sorted(rows, key=lambda row: not row["by_id"])
         return ordered[0]["id"] if ordered else None
 

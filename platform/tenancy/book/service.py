@@ -40,6 +40,7 @@ class Actor:
     path: str | None = None  # request path, or the tool name
     ip_address: str | None = None
     user_agent: str | None = None
+    email: str | None = None  # a person's session (the carrier finder page), not a key
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class Kind:
 
 CLIENT = Kind("clients", "client")
 POLICY = Kind("policies", "policy")
+SUBMISSION = Kind("uw_submissions", "uw_submission")
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ def audit_values(tenant_id: str, actor: Actor, action: str, kind: Kind, record_i
     return {
         "tenant_id": tenant_id, "action": action, "entity_type": kind.entity_type,
         "entity_id": record_id, "actor_id": actor_uuid,
-        "actor_email": f"api-key:{actor.key_id}"[:255], "ip_address": address,
+        "actor_email": (actor.email or f"api-key:{actor.key_id}")[:255], "ip_address": address,
         "user_agent": actor.user_agent, "request_method": (actor.method or "")[:10] or None,
         "request_path": actor.path, "old_values": old, "new_values": new}
 
@@ -196,6 +198,7 @@ class Listing:
 
 
 TASKS = Listing("tasks", "task", "created_at")
+UW_SUBMISSIONS = Listing("uw_submissions", "uw_submission", "created_at")
 UW_SCORES = Listing("uw_scores", "uw_score", "decided_at")
 
 
@@ -216,3 +219,28 @@ async def read_page(records: TenantRecords, listing: Listing, tenant_id: str,
     more = len(rows) > limit
     rows = rows[:limit]
     return Page([to_json(row) for row in rows], encode_cursor(rows[-1]["id"]) if more else None)
+
+
+async def create_submission(records: TenantRecords, tenant_id: str, actor: Actor,
+                            payload: SchemaPayload) -> dict[str, Any]:
+    """Insert an underwriting submission for the tenant, audit it, return the stored row. Its
+    client and policy, when named (by `id` or `uuid`), must be the tenant's: another tenant's
+    is refused as a missing one would be. Bindings on `uw_submission` `created` see the row
+    (the tenant database's outbox trigger), whoever wrote it."""
+    values = to_columns(SUBMISSION.table, payload.values)
+    missing = []
+    for field, table, what in (("client_id", "clients", "client"),
+                                ("policy_id", "policies", "policy")):
+        if values.get(field) is not None:
+            values[field] = await records.record_id(table, tenant_id, values[field])
+            if values[field] is None:
+                missing.append({"field": field,
+                                "message": f"no {what} with this id or uuid in your workspace"})
+    if missing:
+        raise PayloadInvalidError("The request body is invalid.", missing)
+    row = await records.insert(SUBMISSION.table, {**values, "tenant_id": tenant_id,
+                                                  "id": uuid.uuid4()})
+    record = to_json(row)
+    await records.audit(audit_values(tenant_id, actor, "create", SUBMISSION, row["id"], None,
+                                     record))
+    return record

@@ -20,6 +20,7 @@ from insureops.schema.sql.tables import sa_table
 EXPECTED_TOOLS = {"create_client", "get_client", "list_clients", "update_client",
                   "create_policy", "get_policy", "list_policies", "update_policy",
                   "list_tasks", "get_task", "list_uw_scores", "get_uw_score",
+                  "create_uw_submission", "list_uw_submissions", "get_uw_submission",
                   "validate_key", "get_database_connection", "search_market", "match_carriers",
                   "classify_business", "list_prospects", "list_rulesets", "get_ruleset", "simulate_ruleset",
                   "execute_ruleset", "list_executions", "get_execution", "list_bindings",
@@ -77,6 +78,12 @@ async def test_tools_create_and_read_client_and_policy_when_driven_by_a_real_cli
                                                                      client["uuid"]}))
         refused = await session.call_tool("update_policy", {
                 "uuid": policy["uuid"], "policy": {"status": "quote"}})
+        submission = _json(await session.call_tool("create_uw_submission", {"uw_submission": {
+                "client_id": client["uuid"], "lob": "CGL", "answers": {"product": "a/gl"}}}))
+        submissions = _json(await session.call_tool("list_uw_submissions", {
+                "client_id": client["id"]}))
+    assert (submission["lob"], submission["client_id"]) == ("liability", client["id"])
+    assert [s["id"] for s in submissions["items"]] == [submission["id"]]
     assert read_client["email"] == PRIVATE[1] and read_policy["premium"] == 1200.5
     assert bound["status"] == "bound" and [p["uuid"] for p in listed["items"]] == [policy["uuid"]]
     assert refused.is_error and "invalid_transition" in refused.content[0].text
@@ -91,7 +98,8 @@ async def test_tools_create_and_read_client_and_policy_when_driven_by_a_real_cli
     audit = _audit_rows(database_url)
     assert [(row["action"], row["entity_type"], row["request_path"]) for row in audit] == [
         ("create", "client", "create_client"), ("create", "policy", "create_policy"),
-        ("update", "policy", "update_policy")]
+        ("update", "policy", "update_policy"),
+        ("create", "uw_submission", "create_uw_submission")]
     assert {row["actor_email"] for row in audit} == {f"api-key:{tenant.key_id}"}
     assert audit[2]["old_values"]["status"] == "quote" and audit[2]["new_values"]["status"] == \
         "bound"

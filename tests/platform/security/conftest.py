@@ -416,6 +416,12 @@ async def _uw_score(world: World) -> str:
     world.objects["uw submission id"] = submission
     return _insert(world, "uw_scores", {"submission_id": uuid.UUID(submission), "score": 42,
                                         "decision": "refer"})
+async def _uw_submission(world: World) -> str:
+    """B's submission (the one B's uw_score is on)."""
+    await world.object("uw_scores/{id}")
+    return world.objects["uw submission id"]
+
+
 async def _webhook(world: World) -> str:
     """B's webhook endpoint (on a loopback port nothing listens on: nothing is delivered)."""
     body = {"url": "http://127.0.0.1:9/b-receiver", "event_types": ["run.completed"]}
@@ -448,6 +454,7 @@ MAKERS: dict[str, Callable[[World], Awaitable[str]]] = {
     "rulesets/{rule_id}": _ruleset,
     "tasks/{id}": _task,
     "uw_scores/{id}": _uw_score,
+    "uw_submissions/{id}": _uw_submission,
     "approvals/{approval_id}": _approval,
     "executions/{execution_id}": _execution,
     "case-sets/{case_set_id}": _case_set,

@@ -84,6 +84,9 @@ async def mine(world: World) -> dict[str, str]:
         {"source": OWN_APPETITE.replace("b_mutual", "a_mutual"), "kind": "appetite"},
         201,
     )
+    # published: A's own product is in the market A sees (A starts submissions to it)
+    await world.ok("PATCH", f"/api/rules/rules/{appetite['id']}/", headers,
+                   {"published_version": 1})
     carrier = {"id": "a-mutual", "name": "A Mutual", "states": ["AZ"]}
     await world.ok("POST", "/api/v1/carrier_finder/carriers/", headers, carrier, 201)
     product = own_product_body("a-mutual", "a-gl", appetite["id"])
@@ -338,6 +341,54 @@ EXPLICIT: dict[str, Build] = {
         422,
         "appetite_rule_invalid",
     ),
+    "A's submission for B's client": lambda w, m: Attempt(
+        "POST",
+        "/api/v1/carrier_finder/submissions/",
+        "member session",
+        {"product_id": "a-mutual/a-gl", "business": {"naics": "238210", "state": "AZ"},
+         "client_id": w.objects["client id"]},
+        400,
+        "validation_error",
+    ),
+    "A's submission for B's client by its uuid": lambda w, m: Attempt(
+        "POST",
+        "/api/v1/carrier_finder/submissions/",
+        "member session",
+        {"product_id": "a-mutual/a-gl", "business": {"naics": "238210", "state": "AZ"},
+         "client_id": w.objects["clients/{uuid}"]},
+        400,
+        "validation_error",
+    ),
+    "A's submission to B's own market's product": lambda w, m: Attempt(
+        "POST",
+        "/api/v1/carrier_finder/submissions/",
+        "member session",
+        {"product_id": f"{w.objects['carriers/{carrier_id}']}/gl",
+         "business": {"naics": "238210", "state": "AZ"}, "client_id": m["client"]},
+    ),
+    "A's submission for B's client with A's key": lambda w, m: Attempt(
+        "POST",
+        "/api/v2/mcp/uw_submissions/",
+        "api key",
+        {"lob": "liability", "client_id": w.objects["client id"]},
+        400,
+        "validation_error",
+    ),
+    "A's submission on B's policy with A's key": lambda w, m: Attempt(
+        "POST",
+        "/api/v2/mcp/uw_submissions/",
+        "api key",
+        {"lob": "liability", "policy_id": w.objects["policies/{uuid}"]},
+        400,
+        "validation_error",
+    ),
+    "A's uw_submissions filtered by B's client": lambda w, m: Attempt(
+        "GET",
+        f"/api/v2/mcp/uw_submissions/list/?client_id={w.objects['client id']}",
+        "api key",
+        status=200,
+        code=None,
+    ),
     "carriers searched for A": lambda w, m: Attempt(
         "POST", "/api/v1/carrier_finder/search/", "member session", {"naics": "238210"}, 200, None
     ),
@@ -372,6 +423,16 @@ REFERENCES: dict[str, str | tuple[str, ...]] = {
         "A's executions filtered by B's client with A's key"
     ),
     "GET /api/v2/mcp/uw_scores/list/": "A's uw_scores filtered by B's submission",
+    "GET /api/v2/mcp/uw_submissions/list/": "A's uw_submissions filtered by B's client",
+    "POST /api/v2/mcp/uw_submissions/": (
+        "A's submission for B's client with A's key",
+        "A's submission on B's policy with A's key",
+    ),
+    "POST /api/v1/carrier_finder/submissions/": (
+        "A's submission for B's client",
+        "A's submission for B's client by its uuid",
+        "A's submission to B's own market's product",
+    ),
     "POST /api/v2/mcp/rulesets/simulate/": (
         "B's rule simulated by A's key",
         "B's client simulated by A's rule with A's key",

@@ -32,7 +32,7 @@ class FakeTenantRecords:
 
     def __init__(self) -> None:
         self.tables: dict[str, list[Row]] = {"clients": [], "policies": [], "producers": [],
-                                             "audit_logs": []}
+                                             "uw_submissions": [], "audit_logs": []}
         self._ticks = itertools.count(1)
 
     def _now(self) -> datetime.datetime:
@@ -53,7 +53,11 @@ class FakeTenantRecords:
         return copy.deepcopy(found[0]) if found else None
 
     async def client_id(self, tenant_id: str, reference: uuid.UUID) -> uuid.UUID | None:
-        clients = self._rows("clients", tenant_id)
+        return await self.record_id("clients", tenant_id, reference)
+
+    async def record_id(self, table: str, tenant_id: str,
+                        reference: uuid.UUID) -> uuid.UUID | None:
+        clients = self._rows(table, tenant_id)
         for row in [r for r in clients if r["id"] == reference] + [
                 r for r in clients if r["uuid"] == reference]:
             return row["id"]
