@@ -19,7 +19,7 @@ from insureops.platform.rules_studio.errors import (
 from insureops.platform.rules_studio.offload import StudioWork
 from insureops.platform.rules_studio.payloads import RulePath
 from insureops.platform.rules_studio.service import Actor
-from insureops.platform.rules_studio.work import bindings, runs
+from insureops.platform.rules_studio.work import bindings, events, runs
 from insureops.platform.rules_studio.work.conditions import ConditionInvalidError
 from insureops.platform.rules_studio.work.models import RuleBinding, RuleRun
 from insureops.platform.rules_studio.work.payloads import (
@@ -215,4 +215,8 @@ async def cancel_run(call: Call[None, None]) -> RunInfo:
     async with call.unit_of_work() as uow:
         run = await runs.cancel(uow, call.principal.active_workspace_id, call.path.run_id,
                                 _now(call))
+        if run.status == "cancelled":  # a queued run: cancelled now, its event with it
+            await uow.session.flush()
+            await events.run_changed(uow, run, _now(call),
+                                     call.settings.webhook_max_pending_per_endpoint)
     return run_info(run)

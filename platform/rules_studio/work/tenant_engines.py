@@ -65,7 +65,8 @@ async def run(engine: sa.Engine, work: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(work, engine, *args)
     except (sa.exc.ProgrammingError, sa.exc.OperationalError) as exc:
         text = str(exc.orig)
-        if "insureops_outbox" in text or "insureops_rule_effects" in text:
+        if any(table in text for table in ("insureops_outbox", "insureops_rule_effects",
+                                           "insureops_event_outbox")):
             raise TenantOutdatedError(
                 "The workspace's tenant database predates rules at work: run `insureops "
                 "schema apply URL` on it once (it adds the outbox), then retry.") from None
