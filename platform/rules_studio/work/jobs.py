@@ -78,7 +78,10 @@ async def dispatch(context: JobContext) -> None:
             log.warning("dispatching workspace %s failed: %s", workspace_id, exc)
 
 
-@job("rules.drain", queue="rules", retry=Retry(max_attempts=5, exponential_wait=2),
+# No retry of its own: the dispatcher enqueues the next drain while the outbox holds rows. A
+# queue retry would also collide with that waiting drain's queueing lock (procrastinate cannot
+# put the failed job back: UniqueViolation), leaving it `doing` and its lock held for good.
+@job("rules.drain", queue="rules",
      lock=lambda args: f"drain:{args['workspace_id']}",
      queueing_lock=lambda args: f"drain:{args['workspace_id']}")
 async def drain(context: JobContext, *, workspace_id: str) -> None:
