@@ -329,10 +329,9 @@ class EmbeddedJobs(JobEngine):
             await stop.wait()
         finally:
             await _stopped(duties)
-            running = list(self._tasks)
-            for task in running:
-                task.cancel()
-            await asyncio.gather(*running, return_exceptions=True)
+            # the running jobs saw should_stop(): let them end their step (a step cut while
+            # its thread holds a connection would leave it to a pool about to be disposed)
+            await _stopped(list(self._tasks))
             self._services = None
 
 

@@ -41,7 +41,7 @@ def _extras(services: JobServices) -> dict:
                                      services.tenant_pools, services.settings),
             "threads": BoundedExecutor("rules-runs", 1 if services.heavy_work is not None
                                        else services.settings.jobs_concurrency),
-            "switched": {}, "resumed": False}
+            "switched": {}, "resumed": False, "relay_checked": 0.0}
         services.closers += [found["engines"].close, found["threads"].close]
     return found
 
@@ -60,9 +60,13 @@ def _now(services: JobServices) -> datetime.datetime:
 async def dispatch(context: JobContext) -> None:
     services = context.services
     extras = _extras(services)
+    recent: list[str] = []
     async with services.database.unit_of_work() as uow:
         bound = await bindings.workspaces_bound(uow)
-        recent = await runs.workspaces_running(uow, _now(services) - RELAY_AFTER_RUNS)
+        if time.monotonic() - extras["relay_checked"] > SWITCH_SYNC_SECONDS:
+            # runs relay their events themselves; this is for a run that failed for good
+            recent = await runs.workspaces_running(uow, _now(services) - RELAY_AFTER_RUNS)
+            extras["relay_checked"] = time.monotonic()
     for workspace_id in sorted(set(bound) | set(recent)):
         try:
             engine = await extras["engines"].engine(workspace_id)
