@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import json
 from typing import Any
@@ -94,14 +95,46 @@ def stage(connection: sa.Connection, tenant_id: str, written: list[tuple[Executi
     tenant_side.stage_events(connection, staged(tenant_id, written, now))
 
 
-def _take(engine: sa.Engine, tenant_id: str, limit: int) -> list[dict]:
-    with engine.connect() as connection:
-        return tenant_side.take_events(connection, tenant_id, limit)
+class _Taken:
+    """Staged events taken for one relay round: on PostgreSQL locked (FOR UPDATE SKIP LOCKED)
+    in a tenant transaction kept open until they are deleted, so two relays at once take
+    different events; on SQLite read plainly (the key makes a second publish harmless)."""
+
+    def __init__(self, engine: sa.Engine, tenant_id: str, limit: int) -> None:
+        self.connection = engine.connect()
+        self.transaction = self.connection.begin()
+        locking = self.connection.dialect.name == "postgresql"
+        try:
+            self.rows = tenant_side.take_events(self.connection, tenant_id, limit,
+                                                lock=locking)
+            if not locking:  # SQLite: a read transaction must not wait to become a write one
+                self.transaction.commit()
+        except BaseException:
+            self.close()
+            raise
+
+    def forget(self) -> None:
+        if not self.transaction.is_active:
+            self.transaction = self.connection.begin()
+        tenant_side.forget_events(self.connection, [row["id"] for row in self.rows])
+        self.transaction.commit()
+
+    def close(self) -> None:
+        if self.transaction.is_active:
+            self.transaction.rollback()
+        self.connection.close()
 
 
-def _forget(engine: sa.Engine, ids: list[int]) -> None:
-    with engine.begin() as connection:
-        tenant_side.forget_events(connection, ids)
+def _take(engine: sa.Engine, tenant_id: str, limit: int) -> _Taken:
+    return _Taken(engine, tenant_id, limit)
+
+
+def _forget(engine: sa.Engine, taken: _Taken) -> None:
+    taken.forget()
+
+
+def _close(engine: sa.Engine, taken: _Taken) -> None:
+    taken.close()
 
 
 def _aware(moment: datetime.datetime) -> datetime.datetime:
@@ -115,17 +148,20 @@ async def relay(database: Database, engine: sa.Engine, workspace_id: str, max_pe
     tenant's event outbox; how many were relayed. Safe to run in several processes at once."""
     relayed = 0
     while True:
-        rows = await tenant_engines.run(engine, _take, workspace_id, limit)
-        if not rows:
-            return relayed
-        async with database.unit_of_work() as uow:
-            for row in rows:
-                await publish(uow.session, workspace_id, row["event_type"],
-                              json.loads(row["payload"]), now=_aware(row["created_at"]),
-                              key=row["event_key"], max_pending=max_pending)
-        await tenant_engines.run(engine, _forget, [row["id"] for row in rows])
-        relayed += len(rows)
-        if len(rows) < limit:
+        taken = await tenant_engines.run(engine, _take, workspace_id, limit)
+        try:
+            if not taken.rows:
+                return relayed
+            async with database.unit_of_work() as uow:
+                for row in taken.rows:
+                    await publish(uow.session, workspace_id, row["event_type"],
+                                  json.loads(row["payload"]), now=_aware(row["created_at"]),
+                                  key=row["event_key"], max_pending=max_pending)
+            await tenant_engines.run(engine, _forget, taken)
+        finally:
+            await asyncio.to_thread(_close, engine, taken)
+        relayed += len(taken.rows)
+        if len(taken.rows) < limit:
             return relayed
 
 

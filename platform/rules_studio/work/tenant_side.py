@@ -98,10 +98,14 @@ def has_events(connection: sa.Connection, tenant_id: str) -> bool:
         ledger.event_outbox.c.tenant_id == tenant_id).limit(1)).first() is not None
 
 
-def take_events(connection: sa.Connection, tenant_id: str, limit: int) -> list[dict]:
-    """The tenant's oldest staged events, oldest first."""
+def take_events(connection: sa.Connection, tenant_id: str, limit: int,
+                lock: bool = False) -> list[dict]:
+    """The tenant's oldest staged events, oldest first (`lock`: FOR UPDATE SKIP LOCKED, on
+    PostgreSQL: those another relay holds are left to it)."""
     query = (sa.select(ledger.event_outbox).where(ledger.event_outbox.c.tenant_id == tenant_id)
              .order_by(ledger.event_outbox.c.id).limit(limit))
+    if lock:
+        query = query.with_for_update(skip_locked=True)
     return [dict(row._mapping) for row in connection.execute(query)]
 
 
