@@ -81,12 +81,15 @@ def _prepare(workspace_id: str, event_type: str, payload: Payload,
 
 async def publish(executor: AsyncSession | AsyncConnection, workspace_id: str, event_type: str,
                   payload: Payload, *, now: datetime.datetime | None = None,
-                  key: str | None = None,
-                  max_pending: int = DEFAULT_MAX_PENDING) -> str | None:
+                  key: str | None = None, max_pending: int = DEFAULT_MAX_PENDING,
+                  counts: dict[str, int] | None = None) -> str | None:
     """Record `event_type` with `payload` (the catalogue's model, or a dict of its shape) for
     every enabled endpoint of the workspace that takes it, in `executor`'s transaction. Answers
     the event id (the deliveries' `webhook-id`), or None when no endpoint takes it or an event
     with the same `key` was published already (nothing is written).
+
+    `counts`: the endpoints' waiting deliveries as counted by an earlier publish in the same
+    transaction (a relay publishing many events counts each endpoint once), kept up to date.
 
     Raises EventPayloadError (before writing anything) for an unknown type or a payload that
     is not its type's: a publisher's bug, which its tests should meet.
@@ -96,12 +99,18 @@ async def publish(executor: AsyncSession | AsyncConnection, workspace_id: str, e
     endpoints = [row.id for row in found if event_type in row.event_types]
     if not endpoints:
         return None
-    full = {e for e in endpoints
-            if (await executor.execute(_pending(e, max_pending))).scalar_one() >= max_pending}
+    waiting = {} if counts is None else counts
+    for endpoint_id in endpoints:
+        if endpoint_id not in waiting:
+            waiting[endpoint_id] = (await executor.execute(
+                _pending(endpoint_id, max_pending))).scalar_one()
+    full = {e for e in endpoints if waiting[e] >= max_pending}
     event, deliveries = _rows(workspace_id, event_type, body, endpoints, full, now, key)
     if (await executor.execute(_event_insert(executor, event))).first() is None:
         return None  # published before under this key
     await executor.execute(insert(WebhookDelivery), deliveries)
+    for endpoint_id in set(endpoints) - full:
+        waiting[endpoint_id] += 1
     return event["id"]
 
 

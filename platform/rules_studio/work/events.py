@@ -153,10 +153,12 @@ async def relay(database: Database, engine: sa.Engine, workspace_id: str, max_pe
             if not taken.rows:
                 return relayed
             async with database.unit_of_work() as uow:
+                counts: dict[str, int] = {}  # each endpoint's queue counted once a round
                 for row in taken.rows:
                     await publish(uow.session, workspace_id, row["event_type"],
                                   json.loads(row["payload"]), now=_aware(row["created_at"]),
-                                  key=row["event_key"], max_pending=max_pending)
+                                  key=row["event_key"], max_pending=max_pending,
+                                  counts=counts)
             await tenant_engines.run(engine, _forget, taken)
         finally:
             await asyncio.to_thread(_close, engine, taken)
