@@ -135,6 +135,11 @@ class Settings(BaseSettings):
     webhook_max_response_bytes: int = Field(
         64 * 1024, gt=0, description="Most bytes of a receiver's answer read per delivery "
         "attempt; the rest is not read (the attempt is judged by its status code).")
+    webhook_max_pending_per_endpoint: int = Field(
+        10_000, ge=1, le=1_000_000, description="Most deliveries one webhook endpoint may "
+        "have waiting (pending); an event published beyond it is recorded for that endpoint "
+        "as failed with error queue_full (redeliver it later), so one slow endpoint cannot "
+        "fill the queue.")
     webhooks_per_workspace: int = Field(
         20, gt=0, le=1000, description="Webhook endpoints one workspace may register; the "
         "next is 409 webhook_limit_reached.")

@@ -39,9 +39,10 @@ def _run(engine, plan, total: int, batch: int, on_done) -> tuple[object, int, in
     done = effects = 0
     try:
         while rows := reader.next():
-            outcome = book.process_batch(plan, state, rows,
-                                         datetime.datetime.now(datetime.UTC))
-            written = book.write_batch(engine, plan, outcome.effects) if plan.apply else []
+            now = datetime.datetime.now(datetime.UTC)
+            outcome = book.process_batch(plan, state, rows, now)
+            written = (book.write_batch(engine, plan, outcome.effects, now, with_events=False)
+                       if plan.apply else [])
             effects += sum(1 for e in written if e.kind != "error")
             done += outcome.done
             if on_done is not None:

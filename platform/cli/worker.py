@@ -19,7 +19,7 @@ async def _work(settings) -> None:
 
     database = Database.connect(settings.database_url, settings.database_timeout_seconds)
     pools = TenantPools()
-    engine = build_job_engine(settings)
+    engine = build_job_engine(settings, database)  # the queue on the database's pool
     services = JobServices(database, settings, load_secret_keys(settings), pools, engine,
                            None, time.time, {})
     stop = asyncio.Event()

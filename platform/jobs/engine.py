@@ -23,12 +23,14 @@ import procrastinate
 import psycopg_pool
 from procrastinate import exceptions as queue_errors
 from procrastinate.jobs import Job
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from insureops.platform.data.database import UnitOfWork
+from insureops.platform.data.database import Database, UnitOfWork
 from insureops.platform.jobs import registry
 from insureops.platform.jobs.kinds import load_job_kinds
 from insureops.platform.jobs.registry import JobContext, JobKind, Periodic
 from insureops.platform.jobs.services import JobServices
+from insureops.platform.jobs.shared_pool import EnginePool
 
 log = logging.getLogger("insureops.jobs")
 
@@ -98,8 +100,13 @@ class QueueJobs(JobEngine):
     """procrastinate on the platform database (`conninfo`: a libpq connection string)."""
 
     def __init__(self, conninfo: str, *, concurrency: int = 4, stalled_seconds: float = 30.0,
-                 pool_size: int = 4) -> None:
+                 pool_size: int = 4, shared: AsyncEngine | None = None) -> None:
+        """`shared`: the platform Database's engine, whose pool the queue then uses (the
+        service and workers: `build_job_engine`); without it the queue opens a pool of its
+        own of at most `pool_size` connections."""
         load_job_kinds()
+        self._shared = shared
+        self._conninfo = conninfo
         connector = procrastinate.PsycopgConnector(conninfo=conninfo, min_size=1,
                                                    max_size=max(2, pool_size))
         self.app = procrastinate.App(connector=connector)
@@ -123,7 +130,11 @@ class QueueJobs(JobEngine):
     async def open(self) -> None:
         """Open without waiting for the database (procrastinate's own pool would wait for it,
         and a service whose platform database is down must still start and answer 503): the
-        pool connects in the background; jobs and duties fail and retry until it does."""
+        shared engine connects on use, an own pool in the background; jobs and duties fail
+        and retry until the database answers."""
+        if self._shared is not None:
+            await self.app.open_async(pool=EnginePool(self._shared, self._conninfo))
+            return
         self._pool = psycopg_pool.AsyncConnectionPool(
             **self._pool_args, open=False, check=psycopg_pool.AsyncConnectionPool.check_connection)
         await self._pool.open(wait=False)
@@ -318,10 +329,9 @@ class EmbeddedJobs(JobEngine):
             await stop.wait()
         finally:
             await _stopped(duties)
-            running = list(self._tasks)
-            for task in running:
-                task.cancel()
-            await asyncio.gather(*running, return_exceptions=True)
+            # the running jobs saw should_stop(): let them end their step (a step cut while
+            # its thread holds a connection would leave it to a pool about to be disposed)
+            await _stopped(list(self._tasks))
             self._services = None
 
 
@@ -330,10 +340,11 @@ def conninfo(database_url: str) -> str:
     return database_url.replace("postgresql+psycopg://", "postgresql://", 1)
 
 
-def build_job_engine(settings: Any) -> JobEngine:
+def build_job_engine(settings: Any, database: Database | None = None) -> JobEngine:
     """The engine the service's Settings call for: the queue on a PostgreSQL platform
-    database, the embedded runner on SQLite."""
+    database (on `database`'s connection pool when given), the embedded runner on SQLite."""
     if settings.is_sqlite:
         return EmbeddedJobs(concurrency=settings.jobs_concurrency)
     return QueueJobs(conninfo(settings.database_url), concurrency=settings.jobs_concurrency,
-                     stalled_seconds=settings.jobs_stalled_seconds)
+                     stalled_seconds=settings.jobs_stalled_seconds,
+                     shared=database.engine if database is not None else None)

@@ -15,6 +15,10 @@ JOB_MODULES: tuple[str, ...] = (
 
 
 def load_job_kinds() -> None:
-    """Import every module of JOB_MODULES (once; later calls cost nothing)."""
+    """Import every module of JOB_MODULES (once; later calls cost nothing), and every model of
+    the platform database: a job's statements name tables whose foreign keys point at others
+    (a webhook delivery's workspace), which SQLAlchemy resolves only when their models are
+    loaded, and `insureops worker` imports nothing else."""
+    importlib.import_module("insureops.platform.migrations.env_models")
     for module in JOB_MODULES:
         importlib.import_module(module)

@@ -183,3 +183,7 @@ class RunTooLargeError(RulesStudioError):
 
 class RunsBusyError(RulesStudioError):
     """The workspace already has its share of runs queued or running."""
+
+
+class FailureNotFoundError(RulesStudioError):
+    """The binding or run recorded no failure of this record (or it is not the workspace's)."""

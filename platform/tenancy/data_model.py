@@ -26,8 +26,10 @@ from insureops.schema.sql.tables import VERSION_TABLE
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 ALEMBIC_VERSION_TABLE = "insureops_tenant_alembic_version"
-# The service's own tables in a tenant database (revision v2_2_0_outbox), not the data model's.
-SERVICE_TABLES = ("insureops_outbox_switches", "insureops_outbox", "insureops_rule_effects")
+# The service's own tables in a tenant database (revisions v2_2_0_outbox and v2_2_0_events),
+# not the data model's.
+SERVICE_TABLES = ("insureops_outbox_switches", "insureops_outbox", "insureops_rule_effects",
+                  "insureops_event_outbox")
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,9 @@ class WebhookEvent(Base):
     event_type: Mapped[str] = mapped_column(String(64))
     body: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime)
+    # what caused it, when the publisher may publish it again (a relay after a crash): the
+    # second publish finds the key and writes nothing (migration 0016)
+    dedupe_key: Mapped[str | None] = mapped_column(String(200), unique=True)
 
 
 class WebhookDelivery(Base):
@@ -62,6 +65,7 @@ class WebhookDelivery(Base):
     __table_args__ = (
         Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),
         Index("ix_webhook_deliveries_endpoint_id_id", "endpoint_id", "id"),
+        Index("ix_webhook_deliveries_endpoint_id_status", "endpoint_id", "status"),
     )
 
     id: Mapped[str] = mapped_column(String(26), primary_key=True)

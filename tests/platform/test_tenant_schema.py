@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "v2_3_0"
-down_revision = "v2_2_0_outbox"
+down_revision = "v2_2_0_events"
 branch_labels = None
 depends_on = None
 data_model_version = "2.3.0"
@@ -64,7 +64,7 @@ def test_apply_creates_every_table_and_records_the_version_when_the_database_is_
     with fresh.connect() as connection:
         assert recorded_version(connection) == "2.2.0"
         assert connection.execute(sa.text(
-            f"SELECT version_num FROM {ALEMBIC_VERSION_TABLE}")).scalar_one() == "v2_2_0_outbox"
+            f"SELECT version_num FROM {ALEMBIC_VERSION_TABLE}")).scalar_one() == "v2_2_0_events"
 
 
 def test_apply_changes_nothing_when_run_again(fresh):

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from insureops.dsl import compile_ruleset
 from insureops.engine.evaluation.simulation import DiffAccumulator, SummaryAccumulator
 from insureops.engine.inputs import jsonio
-from insureops.platform.rules_studio.work import tenant_side
+from insureops.platform.rules_studio.work import events, tenant_side
 from insureops.platform.rules_studio.work.effects import Effect, Execution, effects_for
 from insureops.platform.rules_studio.work.evaluation import FILENAME, evaluate_records
 from insureops.platform.tenancy.engine import BEGIN_IMMEDIATE
@@ -115,16 +115,22 @@ def process_batch(plan: RunPlan, state: RunState, rows: list[tuple[uuid.UUID, di
     return outcome
 
 
-def write_batch(engine: sa.Engine, plan: RunPlan, effects: list[Effect]) -> list[Effect]:
-    """Write an apply batch's effects in one tenant transaction; those written now."""
+def write_batch(engine: sa.Engine, plan: RunPlan, effects: list[Effect],
+                now: datetime.datetime, *, with_events: bool = True) -> list[Effect]:
+    """Write an apply batch's effects and (`with_events`: the service's runs) their webhook
+    events into the event outbox, in one tenant transaction; the effects written now."""
     if not effects:
         return []
     with engine.connect() as connection:
         if connection.dialect.name == "sqlite":
             connection = connection.execution_options(**{BEGIN_IMMEDIATE: True})
         with connection.begin():
-            return tenant_side.write_effects(connection, plan.execution, plan.tenant_id,
-                                             effects)
+            written = tenant_side.write_effects(connection, plan.execution, plan.tenant_id,
+                                                effects)
+            if with_events:
+                events.stage(connection, plan.tenant_id,
+                             [(plan.execution, e) for e in written if e.kind != "error"], now)
+            return written
 
 
 class BookReader:

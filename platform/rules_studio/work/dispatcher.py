@@ -6,7 +6,8 @@ each process that runs jobs asks each workspace with an active binding whether i
 outbox holds rows (one indexed query), and enqueues one drain job per such workspace under a
 queueing lock (one waiting at most) and a lock (one running at most). A drain takes the oldest
 rows (PostgreSQL: FOR UPDATE SKIP LOCKED), reads the records as they are now, evaluates, writes
-the effects under the ledger's unique key and deletes the rows, in one tenant transaction:
+the effects under the ledger's unique key and their webhook events in the event outbox
+(events.py), and deletes the rows, in one tenant transaction:
 a crash before the commit leaves the rows for the next drain, and the ledger makes the replay
 write nothing twice.
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 
+from insureops.platform.rules_studio.work import events as webhook_events
 from insureops.platform.rules_studio.work import tenant_side
 from insureops.platform.rules_studio.work.bindings import BindingPlan
 from insureops.platform.rules_studio.work.effects import Effect, Execution, effects_for
@@ -103,10 +105,15 @@ def drain_once(engine: sa.Engine, tenant_id: str, plans: list[BindingPlan],
                 if chosen:
                     _run_plan(connection, plan, tenant_id, chosen, as_of, now,
                               report.bindings[plan.binding_id])
+            written = [w for tally in report.bindings.values() for w in tally.written]
+            webhook_events.stage(connection, tenant_id, written, now)  # with the effects
             tenant_side.forget(connection, (row["id"] for row in rows))
     return report
 
 
 def pending(engine: sa.Engine, tenant_id: str) -> bool:
+    """Whether the tenant's outbox holds writes to drain, or its event outbox events to
+    relay (a drain job does both)."""
     with engine.connect() as connection:
-        return tenant_side.has_pending(connection, tenant_id)
+        return (tenant_side.has_pending(connection, tenant_id)
+                or tenant_side.has_events(connection, tenant_id))

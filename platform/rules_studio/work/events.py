@@ -1,31 +1,32 @@
-"""The webhook events of rules at work: `decision.made` and `task.opened` for each effect
-written (once, as the effects), `run.started|completed|failed|cancelled` for each run's
-transitions, published in the platform database's transaction through the webhooks package's
-outbox (`insureops.platform.webhooks.outbox.publish`, the `hooks` branch of issue 31).
+"""The webhook events of rules at work, none lost and none doubled across two databases:
 
-This module is the one call site: the payloads follow the webhooks event catalogue.
+- `decision.made` and `task.opened` of each effect are staged (`staged`) in the tenant
+  database's event outbox **in the effects' own transaction**, keyed by the effect's ledger
+  key; `relay` then publishes them into the platform database's webhook outbox under that key
+  (idempotent: a second publish of a key writes nothing) and deletes them from the tenant
+  outbox. A crash before the relay leaves them staged, a crash between its two commits
+  publishes them again harmlessly; the drain and run jobs and the dispatcher relay again.
+- `run.started|completed|failed|cancelled` are published in the platform transaction that
+  changes the run's status (`run_changed`): one database, one transaction.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime
-import importlib
+import json
 from typing import Any
 
-from insureops.platform.data.database import UnitOfWork
+import sqlalchemy as sa
+
+from insureops.platform.data.database import Database, UnitOfWork
+from insureops.platform.rules_studio.work import tenant_engines, tenant_side
 from insureops.platform.rules_studio.work.effects import Effect, Execution
+from insureops.platform.webhooks.outbox import publish
 
 RUN_EVENTS = {"running": "run.started", "completed": "run.completed", "failed": "run.failed",
               "cancelled": "run.cancelled"}
-
-
-def _publisher():
-    """The webhooks outbox's `publish`, or None while that package is not part of this build
-    (it is merged from its own branch: the lead's merge of issue 31 joins the two)."""
-    try:
-        return importlib.import_module("insureops.platform.webhooks.outbox").publish
-    except ModuleNotFoundError:
-        return None
+RELAY_BATCH = 200  # staged events published per platform transaction
 
 
 def _ruleset(execution: Execution) -> dict[str, Any]:
@@ -65,34 +66,120 @@ def run_payload(run: Any, now: datetime.datetime) -> dict[str, Any]:
             "summary": run.summary if run.status != "running" else None, "at": now}
 
 
-async def effects_written(uow: UnitOfWork, workspace_id: str,
-                          written: list[tuple[Execution, Effect]],
-                          now: datetime.datetime) -> int:
-    """Publish one decision.made per decision that wrote effects, and task.opened per task:
-    how many events."""
-    publish = _publisher()
-    if publish is None or not written:
-        return 0
-    count, decided = 0, set()
+def _text(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, separators=(",", ":"), default=lambda value: value.isoformat())
+
+
+def staged(tenant_id: str, written: list[tuple[Execution, Effect]],
+           now: datetime.datetime) -> list[dict[str, Any]]:
+    """The event outbox rows of effects just written: one decision.made per decision that
+    wrote effects, one task.opened per task, keyed by the effect's ledger key."""
+    rows, decided = [], set()
     for execution, effect in written:
-        key = (execution.execution_id(effect.record_id, effect.record_version))
-        if key not in decided and effect.decided is not None:
-            decided.add(key)
-            await publish(uow.session, workspace_id, "decision.made",
-                          decision_payload(execution, effect, now), now=now)
-            count += 1
+        execution_id = execution.execution_id(effect.record_id, effect.record_version)
+        if execution_id not in decided and effect.decided is not None:
+            decided.add(execution_id)
+            rows.append({"tenant_id": tenant_id, "event_key": f"decision:{execution_id}",
+                         "event_type": "decision.made", "created_at": now,
+                         "payload": _text(decision_payload(execution, effect, now))})
         if effect.kind == "task":
-            await publish(uow.session, workspace_id, "task.opened",
-                          task_payload(execution, effect, now), now=now)
-            count += 1
-    return count
+            rows.append({"tenant_id": tenant_id, "event_key": f"task:{execution_id}",
+                         "event_type": "task.opened", "created_at": now,
+                         "payload": _text(task_payload(execution, effect, now))})
+    return rows
 
 
-async def run_changed(uow: UnitOfWork, run: Any, now: datetime.datetime) -> bool:
-    """Publish the run's transition (started, completed, failed, cancelled)."""
-    publish = _publisher()
+def stage(connection: sa.Connection, tenant_id: str, written: list[tuple[Execution, Effect]],
+          now: datetime.datetime) -> None:
+    """Stage the events of `written` in the caller's tenant transaction (the effects')."""
+    tenant_side.stage_events(connection, staged(tenant_id, written, now))
+
+
+class _Taken:
+    """Staged events taken for one relay round: on PostgreSQL locked (FOR UPDATE SKIP LOCKED)
+    in a tenant transaction kept open until they are deleted, so two relays at once take
+    different events; on SQLite read plainly (the key makes a second publish harmless)."""
+
+    def __init__(self, engine: sa.Engine, tenant_id: str, limit: int) -> None:
+        self.connection = engine.connect()
+        self.transaction = self.connection.begin()
+        locking = self.connection.dialect.name == "postgresql"
+        try:
+            self.rows = tenant_side.take_events(self.connection, tenant_id, limit,
+                                                lock=locking)
+            if not locking:  # SQLite: a read transaction must not wait to become a write one
+                self.transaction.commit()
+        except BaseException:
+            self.close()
+            raise
+
+    def forget(self) -> None:
+        if not self.transaction.is_active:
+            self.transaction = self.connection.begin()
+        tenant_side.forget_events(self.connection, [row["id"] for row in self.rows])
+        self.transaction.commit()
+
+    def close(self) -> None:
+        if self.transaction.is_active:
+            self.transaction.rollback()
+        self.connection.close()
+
+
+def _take(engine: sa.Engine, tenant_id: str, limit: int) -> _Taken:
+    return _Taken(engine, tenant_id, limit)
+
+
+def _forget(engine: sa.Engine, taken: _Taken) -> None:
+    taken.forget()
+
+
+def _close(engine: sa.Engine, taken: _Taken) -> None:
+    taken.close()
+
+
+def _aware(moment: datetime.datetime) -> datetime.datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=datetime.UTC)
+
+
+async def relay(database: Database, engine: sa.Engine, workspace_id: str, max_pending: int,
+                limit: int = RELAY_BATCH) -> int:
+    """Publish the workspace's staged events into the platform database's webhook outbox
+    (under their keys: a key published before writes nothing), then delete them from the
+    tenant's event outbox; how many were relayed. Safe to run in several processes at once."""
+    relayed = 0
+    while True:
+        taken = await tenant_engines.run(engine, _take, workspace_id, limit)
+        try:
+            if not taken.rows:
+                return relayed
+            async with database.unit_of_work() as uow:
+                counts: dict[str, int] = {}  # each endpoint's queue counted once a round
+                for row in taken.rows:
+                    await publish(uow.session, workspace_id, row["event_type"],
+                                  json.loads(row["payload"]), now=_aware(row["created_at"]),
+                                  key=row["event_key"], max_pending=max_pending,
+                                  counts=counts)
+            await tenant_engines.run(engine, _forget, taken)
+        finally:
+            await asyncio.to_thread(_close, engine, taken)
+        relayed += len(taken.rows)
+        if len(taken.rows) < limit:
+            return relayed
+
+
+def pending(engine: sa.Engine, tenant_id: str) -> bool:
+    """Whether the tenant's event outbox holds events to relay (in a thread)."""
+    with engine.connect() as connection:
+        return tenant_side.has_events(connection, tenant_id)
+
+
+async def run_changed(uow: UnitOfWork, run: Any, now: datetime.datetime,
+                      max_pending: int) -> bool:
+    """Publish the run's transition (started, completed, failed, cancelled) in `uow`, the
+    platform transaction that changed the run's status."""
     event = RUN_EVENTS.get(run.status)
-    if publish is None or event is None:
+    if event is None:
         return False
-    await publish(uow.session, run.workspace_id, event, run_payload(run, now), now=now)
+    await publish(uow.session, run.workspace_id, event, run_payload(run, now), now=now,
+                  key=f"run:{run.id}:{run.status}", max_pending=max_pending)
     return True

@@ -1,8 +1,10 @@
 """Rules at work's background jobs and duties (registered in platform/jobs' registry):
 
 - duty `rules.dispatch` (every rules_dispatch_seconds): enqueue a drain of each workspace
-  whose outbox holds rows, and keep its outbox switches in step with its bindings;
-- job `rules.drain`: run the workspace's bindings on the records written (dispatcher.py);
+  whose outbox (or event outbox) holds rows, and keep its outbox switches in step with its
+  bindings;
+- job `rules.drain`: run the workspace's bindings on the records written (dispatcher.py) and
+  relay the staged webhook events (events.py);
 - job `rules.run`: run or resume a book run (runs.py);
 - duty `rules.resume`: enqueue again runs left queued or running by a process that stopped.
 """
@@ -24,6 +26,9 @@ from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableErro
 log = logging.getLogger("insureops.rules.jobs")
 SWITCH_SYNC_SECONDS = 10.0  # how often the dispatcher re-applies a workspace's switches
 DRAIN_ROUNDS = 20  # outbox batches one drain job takes before leaving the rest to the next
+# workspaces with a run this recent are asked for staged events too (a run that failed for good
+# between its effects and their relay), besides those with an active binding
+RELAY_AFTER_RUNS = datetime.timedelta(hours=1)
 _KEY = "rules_work"
 
 
@@ -36,9 +41,15 @@ def _extras(services: JobServices) -> dict:
                                      services.tenant_pools, services.settings),
             "threads": BoundedExecutor("rules-runs", 1 if services.heavy_work is not None
                                        else services.settings.jobs_concurrency),
-            "switched": {}, "resumed": False}
+            "switched": {}, "resumed": False, "relay_checked": 0.0}
         services.closers += [found["engines"].close, found["threads"].close]
     return found
+
+
+async def _relay(services: JobServices, engine, workspace_id: str) -> int:
+    """Publish the workspace's staged webhook events (events.relay)."""
+    return await events.relay(services.database, engine, workspace_id,
+                              services.settings.webhook_max_pending_per_endpoint)
 
 
 def _now(services: JobServices) -> datetime.datetime:
@@ -49,12 +60,18 @@ def _now(services: JobServices) -> datetime.datetime:
 async def dispatch(context: JobContext) -> None:
     services = context.services
     extras = _extras(services)
+    recent: list[str] = []
     async with services.database.unit_of_work() as uow:
-        workspaces = await bindings.workspaces_bound(uow)
-    for workspace_id in workspaces:
+        bound = await bindings.workspaces_bound(uow)
+        if time.monotonic() - extras["relay_checked"] > SWITCH_SYNC_SECONDS:
+            # runs relay their events themselves; this is for a run that failed for good
+            recent = await runs.workspaces_running(uow, _now(services) - RELAY_AFTER_RUNS)
+            extras["relay_checked"] = time.monotonic()
+    for workspace_id in sorted(set(bound) | set(recent)):
         try:
             engine = await extras["engines"].engine(workspace_id)
-            if time.monotonic() - extras["switched"].get(workspace_id, 0) > SWITCH_SYNC_SECONDS:
+            if workspace_id in bound and (time.monotonic() - extras["switched"].get(
+                    workspace_id, 0) > SWITCH_SYNC_SECONDS):
                 async with services.database.unit_of_work() as uow:
                     wanted = await bindings.switches(uow, workspace_id)
                 await asyncio.to_thread(bindings.apply_switches, engine, wanted)
@@ -65,13 +82,17 @@ async def dispatch(context: JobContext) -> None:
             log.warning("dispatching workspace %s failed: %s", workspace_id, exc)
 
 
-@job("rules.drain", queue="rules", retry=Retry(max_attempts=5, exponential_wait=2),
+# No retry of its own: the dispatcher enqueues the next drain while the outbox holds rows. A
+# queue retry would also collide with that waiting drain's queueing lock (procrastinate cannot
+# put the failed job back: UniqueViolation), leaving it `doing` and its lock held for good.
+@job("rules.drain", queue="rules",
      lock=lambda args: f"drain:{args['workspace_id']}",
      queueing_lock=lambda args: f"drain:{args['workspace_id']}")
 async def drain(context: JobContext, *, workspace_id: str) -> None:
     services = context.services
     extras = _extras(services)
     engine = await extras["engines"].engine(workspace_id)
+    await _relay(services, engine, workspace_id)  # what a crash left staged goes out first
     for _ in range(DRAIN_ROUNDS):
         async with services.database.unit_of_work() as uow:
             plans = await bindings.plans(uow, workspace_id)
@@ -80,12 +101,14 @@ async def drain(context: JobContext, *, workspace_id: str) -> None:
                                              plans, now.date(), now)
         if report.taken == 0:
             return
+        # the effects and their events committed in the tenant database: a crash from here
+        # until the relay's commit leaves the events staged for the next relay
         async with services.database.unit_of_work() as uow:
             for binding_id, tally in report.bindings.items():
                 await bindings.record_outcome(uow, binding_id, tally.evaluated,
                                               len(tally.written), tally.errors,
                                               tally.last_error, now)
-                await events.effects_written(uow, workspace_id, tally.written, now)
+        await _relay(services, engine, workspace_id)
         if context.should_stop():
             return
 
@@ -101,26 +124,24 @@ def _run_services(services: JobServices) -> runs.RunServices:
      lock=lambda args: f"runs:{args['workspace_id']}")
 async def run_book(context: JobContext, *, run_id: str, workspace_id: str) -> None:
     services = context.services
+    max_pending = services.settings.webhook_max_pending_per_endpoint
 
-    async def on_change(run, written=()) -> None:
-        async with services.database.unit_of_work() as uow:
-            if written:
-                await events.effects_written(uow, workspace_id, written, _now(services))
-            else:
-                await events.run_changed(uow, run, _now(services))
+    async def transition(uow, run) -> None:
+        await events.run_changed(uow, run, _now(services), max_pending)
+
+    async def relay() -> None:
+        await _relay(services, await _extras(services)["engines"].engine(workspace_id),
+                     workspace_id)
 
     try:
         await runs.perform(_run_services(services), run_id, context.should_stop,
-                           on_change)
+                           runs.RunHooks(transition, relay))
     except (TenantDatabaseUnavailableError, OSError):
         raise  # retried by the kind's policy; the run resumes from its checkpoint
     except Exception as exc:  # noqa: BLE001 - the run fails with its reason, visibly
         log.exception("run %s failed", run_id)
-        failed = await runs.fail(services.database, run_id, f"{type(exc).__name__}: {exc}",
-                                 _now(services))
-        if failed is not None:
-            async with services.database.unit_of_work() as uow:
-                await events.run_changed(uow, failed, _now(services))
+        await runs.fail(services.database, run_id, f"{type(exc).__name__}: {exc}",
+                        _now(services), transition)
 
 
 @every("rules.resume", lambda settings: max(5.0, settings.jobs_stalled_seconds))

@@ -1,6 +1,7 @@
-"""The service's tables in a tenant database (revision v2_2_0_outbox) as SQLAlchemy Core:
-the outbox switches, the outbox, and the effect ledger whose unique key makes each effect
-happen once per (ruleset version, record, record version)."""
+"""The service's tables in a tenant database (revisions v2_2_0_outbox, v2_2_0_events) as
+SQLAlchemy Core: the outbox switches, the outbox, the effect ledger whose unique key makes each
+effect happen once per (ruleset version, record, record version), and the event outbox (the
+webhook events of the effects, written with them, relayed to the platform database)."""
 
 from __future__ import annotations
 
@@ -42,3 +43,14 @@ effects = sa.Table(
               server_default=sa.func.now()),
 )
 EFFECT_KEY = ("rule_id", "rule_version", "record_type", "record_id", "record_version", "effect")
+
+event_outbox = sa.Table(
+    "insureops_event_outbox", metadata,
+    sa.Column("id", ID, primary_key=True, autoincrement=True),
+    sa.Column("tenant_id", sa.String(26), nullable=False),
+    sa.Column("event_key", sa.String(200), nullable=False, unique=True),
+    sa.Column("event_type", sa.String(64), nullable=False),
+    sa.Column("payload", sa.Text(), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False,
+              server_default=sa.func.now()),
+)

@@ -120,3 +120,52 @@ class RunInfo(BaseModel):
 
 class RunList(BaseModel):
     items: list[RunInfo]
+
+
+RECORD_ID_PATTERN = r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
+
+
+class FailureQuery(BaseModel):
+    limit: int = Field(50, ge=1, le=200)
+    cursor: int | None = Field(None, ge=0, description="`next_cursor` of the previous page.")
+
+
+class FailureError(BaseModel):
+    code: str = Field(description="The engine's error code (e.g. step_limit, type_error).")
+    message: str
+
+
+class FailureInfo(BaseModel):
+    record_type: RecordType
+    record_id: str = Field(description="The record's id in the tenant database.")
+    record_version: str | None = Field(description="The record version that failed (null "
+                                       "for a dry run's failures).")
+    error: FailureError
+    failed_at: datetime.datetime | None
+
+
+class FailureList(BaseModel):
+    items: list[FailureInfo]
+    next_cursor: int | None = Field(description="Pass as `cursor` for the next page.")
+
+
+class BindingFailurePath(BaseModel):
+    binding_id: str = Field(pattern=ULID_PATTERN)
+    record_id: str = Field(pattern=RECORD_ID_PATTERN)
+
+
+class RunFailurePath(BaseModel):
+    run_id: str = Field(pattern=ULID_PATTERN)
+    record_id: str = Field(pattern=RECORD_ID_PATTERN)
+
+
+class RetryInfo(BaseModel):
+    record_type: RecordType
+    record_id: str
+    status: Literal["succeeded", "failed", "not_matched"] = Field(description=(
+        "succeeded: evaluated (its effects written, for a binding or an apply run) and the "
+        "failure resolved; failed: it fails again (`error`), the failure stays; not_matched: "
+        "the binding's or run's `where` no longer holds, the failure is resolved."))
+    decision: str | None
+    error: FailureError | None
+    effects: int = Field(description="uw_scores and tasks rows written by the retry.")

@@ -5,12 +5,14 @@ delete, start and cancel. Every route acts on the session's active workspace onl
 from __future__ import annotations
 
 import datetime
+import uuid
 
 from insureops.platform.auth.requirements import Auth, Role
 from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.keys import CLOCK, DATABASE, HEAVY_WORK, JOBS, SECRET_KEYS, TENANT_POOLS
 from insureops.platform.rules_studio.errors import (
     BindingNotFoundError,
+    FailureNotFoundError,
     RunFinishedError,
     RunNotFoundError,
     RunsBusyError,
@@ -19,31 +21,47 @@ from insureops.platform.rules_studio.errors import (
 from insureops.platform.rules_studio.offload import StudioWork
 from insureops.platform.rules_studio.payloads import RulePath
 from insureops.platform.rules_studio.service import Actor
-from insureops.platform.rules_studio.work import bindings, runs
+from insureops.platform.rules_studio.work import bindings, events, failures, runs
 from insureops.platform.rules_studio.work.conditions import ConditionInvalidError
 from insureops.platform.rules_studio.work.models import RuleBinding, RuleRun
 from insureops.platform.rules_studio.work.payloads import (
     BindingCreate,
+    BindingFailurePath,
     BindingInfo,
     BindingList,
     BindingPath,
+    FailureError,
+    FailureInfo,
+    FailureList,
+    FailureQuery,
+    RetryInfo,
     RunCreate,
+    RunFailurePath,
     RunInfo,
     RunList,
     RunListQuery,
     RunPath,
     RunProgress,
 )
-from insureops.platform.rules_studio.work.tenant_engines import TenantOutdatedError, with_engine
+from insureops.platform.rules_studio.work.tenant_engines import (
+    TenantOutdatedError,
+    engine_for_call,
+    with_engine,
+)
+from insureops.platform.rules_studio.work.tenant_engines import (
+    run as on_tenant,
+)
 
 ULID = "[0-9A-HJKMNP-TV-Z]+"
 BINDING = f"/bindings/{{binding_id:{ULID}}}"
 RUN = f"/runs/{{run_id:{ULID}}}"
+RECORD = "{record_id:[0-9a-fA-F-]+}"
 MEMBER, ADMIN = Auth.session(Role.MEMBER), Auth.session(Role.ADMIN)
 
 routes = RouteTable("rules_studio", "Rules at work: bindings and book runs.")
 routes.map_error(BindingNotFoundError, 404, "not_found")
 routes.map_error(RunNotFoundError, 404, "not_found")
+routes.map_error(FailureNotFoundError, 404, "not_found")
 routes.map_error(RunFinishedError, 409, "run_finished")
 routes.map_error(RunTooLargeError, 422, "run_too_large")
 routes.map_error(RunsBusyError, 429, "workspace_busy", headers={"Retry-After": "30"})
@@ -215,4 +233,117 @@ async def cancel_run(call: Call[None, None]) -> RunInfo:
     async with call.unit_of_work() as uow:
         run = await runs.cancel(uow, call.principal.active_workspace_id, call.path.run_id,
                                 _now(call))
+        if run.status == "cancelled":  # a queued run: cancelled now, its event with it
+            await uow.session.flush()
+            await events.run_changed(uow, run, _now(call),
+                                     call.settings.webhook_max_pending_per_endpoint)
     return run_info(run)
+
+
+# --- failed records: listed with their errors, one retried ---------------------------------
+
+
+def _failure_info(failure: failures.Failure) -> FailureInfo:
+    return FailureInfo(record_type=failure.record_type, record_id=failure.record_id,
+                       record_version=failure.record_version,
+                       error=FailureError(code=failure.code, message=failure.message),
+                       failed_at=failure.failed_at)
+
+
+async def _list_failures(call: Call, label: str, dry_run: dict | None,
+                         record_type: str) -> FailureList:
+    if dry_run is not None:
+        return FailureList(items=[_failure_info(f) for f in failures.from_summary(
+            dry_run, record_type)], next_cursor=None)
+    config, workspace_id = call.request.config_dict, call.principal.active_workspace_id
+    async with engine_for_call(config[DATABASE], config[SECRET_KEYS].fernet,
+                               config[TENANT_POOLS], call.settings, workspace_id) as engine:
+        page, cursor = await on_tenant(engine, failures.listing, workspace_id, label,
+                                 call.query.limit, call.query.cursor)
+    return FailureList(items=[_failure_info(f) for f in page], next_cursor=cursor)
+
+
+async def _retry(call: Call, label: str, target: failures.RetryTarget, known: bool,
+                 as_of: datetime.date) -> failures.RetryOutcome:
+    config, workspace_id = call.request.config_dict, call.principal.active_workspace_id
+    record_id = uuid.UUID(call.path.record_id)
+    async with engine_for_call(config[DATABASE], config[SECRET_KEYS].fernet,
+                               config[TENANT_POOLS], call.settings, workspace_id) as engine:
+        outcome = await on_tenant(engine, failures.retry, workspace_id, label, target, record_id,
+                            as_of, _now(call), known)
+        if outcome.written:  # its events, as a drain relays them
+            await events.relay(config[DATABASE], engine, workspace_id,
+                               call.settings.webhook_max_pending_per_endpoint)
+    return outcome
+
+
+def _retry_info(target: failures.RetryTarget, record_id: str,
+                outcome: failures.RetryOutcome) -> RetryInfo:
+    return RetryInfo(record_type=target.record_type, record_id=str(uuid.UUID(record_id)),
+                     status=outcome.status, decision=outcome.decision,
+                     error=FailureError(**outcome.error) if outcome.error else None,
+                     effects=outcome.effects)
+
+
+@routes.get(f"{BINDING}/failures/", path_model=BindingPath, query=FailureQuery,
+            response=FailureList, auth=MEMBER, errors=(404, 409, 503),
+            summary="List a binding's failed records",
+            description="Each record whose evaluation failed, with the engine's error code and "
+            "message and the record version that failed, oldest first.")
+async def list_binding_failures(call: Call[None, FailureQuery]) -> FailureList:
+    async with call.unit_of_work() as uow:
+        binding = await bindings.find(uow, call.principal.active_workspace_id,
+                                      call.path.binding_id)
+    return await _list_failures(call, f"binding:{binding.id}", None, binding.record_type)
+
+
+@routes.post(f"{BINDING}/failures/{RECORD}/retry/", path_model=BindingFailurePath,
+             response=RetryInfo, auth=ADMIN, errors=(404, 409, 503),
+             summary="Retry one failed record of a binding",
+             description="Evaluates the record as it is now with the rule's published version; "
+             "on success writes its effects (each once) and resolves the failure. 404 when the "
+             "binding recorded no failure of that record.")
+async def retry_binding_failure(call: Call[None, None]) -> RetryInfo:
+    workspace_id = call.principal.active_workspace_id
+    async with call.unit_of_work() as uow:
+        label, target = await failures.binding_scope(uow, workspace_id, call.path.binding_id)
+    outcome = await _retry(call, label, target, False, _now(call).date())
+    if outcome.status != "failed":
+        async with call.unit_of_work() as uow:
+            await failures.count_retry(uow, RuleBinding, call.path.binding_id, outcome.effects)
+    return _retry_info(target, call.path.record_id, outcome)
+
+
+@routes.get(f"{RUN}/failures/", path_model=RunPath, query=FailureQuery, response=FailureList,
+            auth=MEMBER, errors=(404, 409, 503), summary="List a book run's failed records",
+            description="An apply run's failed records with their errors (paged); a dry run's "
+            "first failures, as its summary keeps them (`failed_examples`).")
+async def list_run_failures(call: Call[None, FailureQuery]) -> FailureList:
+    async with call.unit_of_work() as uow:
+        found = await runs.find(uow, call.principal.active_workspace_id, call.path.run_id)
+    return await _list_failures(call, f"run:{found.id}",
+                                (found.summary or {}) if found.mode == "dry_run" else None,
+                                found.record_type)
+
+
+@routes.post(f"{RUN}/failures/{RECORD}/retry/", path_model=RunFailurePath, response=RetryInfo,
+             auth=ADMIN, errors=(404, 409, 503), summary="Retry one failed record of a run",
+             description="Evaluates the record as it is now with the run's version (as of the "
+             "run's date); an apply run writes its effects (each once) and resolves the "
+             "failure, a dry run only answers the outcome. 404 when the run recorded no "
+             "failure of that record.")
+async def retry_run_failure(call: Call[None, None]) -> RetryInfo:
+    workspace_id = call.principal.active_workspace_id
+    async with call.unit_of_work() as uow:
+        label, target, found = await failures.run_scope(uow, workspace_id, call.path.run_id)
+    record_id = str(uuid.UUID(call.path.record_id))
+    known = found.mode == "dry_run" and any(
+        f.record_id == record_id for f in failures.from_summary(found.summary,
+                                                                found.record_type))
+    if found.mode == "dry_run" and not known:
+        raise FailureNotFoundError("The run recorded no failure of that record.")
+    outcome = await _retry(call, label, target, known, found.as_of)
+    if outcome.status != "failed" and target.writes:
+        async with call.unit_of_work() as uow:
+            await failures.count_retry(uow, RuleRun, found.id, outcome.effects)
+    return _retry_info(target, call.path.record_id, outcome)

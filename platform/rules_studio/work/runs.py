@@ -14,6 +14,7 @@ import asyncio
 import datetime
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -160,11 +161,23 @@ async def _load(database: Database, run_id: str):
         return run, rule.name, source.source, baseline.source if baseline else None
 
 
-async def _update(database: Database, run_id: str, **values) -> RuleRun:
+@dataclass(frozen=True)
+class RunHooks:
+    """What a run tells the job around it: `transition(uow, run)` inside the platform
+    transaction that changed its status (its webhook event, in that transaction), and
+    `relay()` after a batch's effects (and their staged events) committed."""
+
+    transition: Callable[[UnitOfWork, RuleRun], Awaitable[object]]
+    relay: Callable[[], Awaitable[object]]
+
+
+async def _update(database: Database, run_id: str, transition=None, **values) -> RuleRun:
     async with database.unit_of_work() as uow:
         await uow.session.execute(sa.update(RuleRun).where(RuleRun.id == run_id).values(
             **values))
         run = await uow.session.get(RuleRun, run_id, populate_existing=True)
+        if transition is not None:
+            await transition(uow, run)
     return run
 
 
@@ -179,22 +192,23 @@ async def _compute(services: RunServices, workspace_id: str, function, *args):
         return await services.threads.run(function, *args)
 
 
-async def perform(services: RunServices, run_id: str, should_stop, on_change) -> None:
-    """Run (or resume) the run `run_id` until it ends, is cancelled, or `should_stop()`.
-    `on_change(run)` is told when it starts and when it ends (webhook events)."""
+async def perform(services: RunServices, run_id: str, should_stop, hooks: RunHooks) -> None:
+    """Run (or resume) the run `run_id` until it ends, is cancelled, or `should_stop()`;
+    `hooks` publish its transitions and relay its effects' events."""
     loaded = await _load(services.database, run_id)
     if loaded is None or loaded[0].status in FINISHED:
         return
     run, ruleset, source, baseline = loaded
     if run.cancel_requested:
-        await on_change(await _update(services.database, run_id, status="cancelled",
-                                      finished_at=_now(services), updated_at=_now(services)))
+        await _update(services.database, run_id, hooks.transition, status="cancelled",
+                      finished_at=_now(services), updated_at=_now(services))
         return
     engine = await services.engines.engine(run.workspace_id)
+    if run.mode == "apply" and run.status == "running":
+        await hooks.relay()  # resumed: events a crash left staged go out first
     if run.status == "queued":
-        run = await _update(services.database, run_id, status="running",
+        run = await _update(services.database, run_id, hooks.transition, status="running",
                             started_at=_now(services), updated_at=_now(services))
-        await on_change(run)
     if run.total is None:
         total = await asyncio.to_thread(book.count, engine, run.record_type, run.workspace_id)
         if total > services.settings.rules_run_max_records:
@@ -208,11 +222,11 @@ async def perform(services: RunServices, run_id: str, should_stop, on_change) ->
     plan = book.RunPlan(run.workspace_id, run.record_type, source, baseline, run.condition,
                         run.as_of, run.mode == "apply",
                         Execution(run.rule_id, ruleset, run.version, "run", run.id))
-    await _loop(services, run, plan, state, engine, should_stop, on_change)
+    await _loop(services, run, plan, state, engine, should_stop, hooks)
 
 
 async def _loop(services: RunServices, run: RuleRun, plan: book.RunPlan,
-                state: book.RunState, engine, should_stop, on_change) -> None:
+                state: book.RunState, engine, should_stop, hooks: RunHooks) -> None:
     reader = await asyncio.to_thread(book.BookReader, engine, run.record_type,
                                      run.workspace_id, run.checkpoint,
                                      services.settings.rules_run_batch_size)
@@ -226,7 +240,8 @@ async def _loop(services: RunServices, run: RuleRun, plan: book.RunPlan,
                 break
             batch = await _compute(services, run.workspace_id, book.process_batch, plan, state,
                                    rows, _now(services))
-            written = await asyncio.to_thread(book.write_batch, engine, plan, batch.effects)
+            written = await asyncio.to_thread(book.write_batch, engine, plan, batch.effects,
+                                              _now(services))
             done += batch.done
             matched += batch.matched
             errors += batch.errors
@@ -236,8 +251,8 @@ async def _loop(services: RunServices, run: RuleRun, plan: book.RunPlan,
                 services.database, run.id, done=done, matched=matched, errors=errors,
                 effects=effects, elapsed_seconds=elapsed, checkpoint=batch.last_id,
                 state=state.dump(), summary=state.summary_dict(), updated_at=_now(services))
-            if written:
-                await on_change(saved, [(plan.execution, e) for e in written])
+            if any(e.kind != "error" for e in written):
+                await hooks.relay()
             if saved.cancel_requested:
                 cancelled = True
                 break
@@ -245,21 +260,24 @@ async def _loop(services: RunServices, run: RuleRun, plan: book.RunPlan,
         await asyncio.to_thread(reader.close)
     if should_stop() and not cancelled:
         return  # shutting down: the run stays running and resumes from its checkpoint
-    final = await _update(services.database, run.id,
-                          status="cancelled" if cancelled else "completed",
-                          finished_at=_now(services), summary=state.summary_dict(),
-                          impact=state.impact_dict(), updated_at=_now(services))
-    await on_change(final)
+    await _update(services.database, run.id, hooks.transition,
+                  status="cancelled" if cancelled else "completed",
+                  finished_at=_now(services), summary=state.summary_dict(),
+                  impact=state.impact_dict(), updated_at=_now(services))
 
 
-async def fail(database: Database, run_id: str, message: str,
-               now: datetime.datetime) -> RuleRun | None:
-    """Mark the run failed with `message` (its effects so far stay)."""
+async def fail(database: Database, run_id: str, message: str, now: datetime.datetime,
+               transition=None) -> RuleRun | None:
+    """Mark the run failed with `message` (its effects so far stay); `transition(uow, run)`
+    in that transaction."""
     async with database.unit_of_work() as uow:
         run = await uow.session.get(RuleRun, run_id)
         if run is None or run.status in FINISHED:
             return None
         run.status, run.error, run.finished_at, run.updated_at = "failed", message, now, now
+        if transition is not None:
+            await uow.session.flush()
+            await transition(uow, run)
     return run
 
 
@@ -269,3 +287,10 @@ async def orphans(uow: UnitOfWork, older_than: datetime.datetime | None) -> list
     if older_than is not None:
         statement = statement.where(RuleRun.updated_at < older_than)
     return list((await uow.session.execute(statement)).scalars())
+
+
+async def workspaces_running(uow: UnitOfWork, since: datetime.datetime) -> list[str]:
+    """Workspaces with a run unfinished or changed since `since`."""
+    rows = await uow.session.execute(select(RuleRun.workspace_id).where(sa.or_(
+        RuleRun.status.in_(("queued", "running")), RuleRun.updated_at >= since)).distinct())
+    return sorted(rows.scalars())

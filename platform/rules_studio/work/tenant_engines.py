@@ -9,10 +9,11 @@ statement and closes it. Their statements run in threads (`run`), never on the e
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -65,7 +66,8 @@ async def run(engine: sa.Engine, work: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(work, engine, *args)
     except (sa.exc.ProgrammingError, sa.exc.OperationalError) as exc:
         text = str(exc.orig)
-        if "insureops_outbox" in text or "insureops_rule_effects" in text:
+        if any(table in text for table in ("insureops_outbox", "insureops_rule_effects",
+                                           "insureops_event_outbox")):
             raise TenantOutdatedError(
                 "The workspace's tenant database predates rules at work: run `insureops "
                 "schema apply URL` on it once (it adds the outbox), then retry.") from None
@@ -114,12 +116,20 @@ class TenantEngines:
         self._checked.clear()
 
 
-async def with_engine(database: Database, fernet: Any, pools: TenantPools, settings: Any,
-                      tenant_id: str, work: Callable[..., T], *args: Any) -> T:
-    """`work(engine, *args)` on an engine opened for this call only (a request's one write)."""
+@contextlib.asynccontextmanager
+async def engine_for_call(database: Database, fernet: Any, pools: TenantPools, settings: Any,
+                          tenant_id: str) -> AsyncIterator[sa.Engine]:
+    """An engine opened for one request's work, disposed of after it."""
     target, hostaddr = await _target(database, fernet, pools, settings, tenant_id)
     engine = _engine(target, hostaddr, settings)
     try:
-        return await run(engine, work, *args)
+        yield engine
     finally:
         await asyncio.to_thread(engine.dispose)
+
+
+async def with_engine(database: Database, fernet: Any, pools: TenantPools, settings: Any,
+                      tenant_id: str, work: Callable[..., T], *args: Any) -> T:
+    """`work(engine, *args)` on an engine opened for this call only (a request's one write)."""
+    async with engine_for_call(database, fernet, pools, settings, tenant_id) as engine:
+        return await run(engine, work, *args)

@@ -85,6 +85,37 @@ def forget(connection: sa.Connection, outbox_ids: Iterable[int]) -> None:
         connection.execute(sa.delete(ledger.outbox).where(ledger.outbox.c.id.in_(ids)))
 
 
+def stage_events(connection: sa.Connection, rows: list[dict[str, Any]]) -> None:
+    """Write webhook events (tenant_id, event_key, event_type, payload text) into the event
+    outbox in the caller's transaction (the effects'); a key already there is skipped."""
+    if rows:
+        connection.execute(_insert(connection)(ledger.event_outbox).on_conflict_do_nothing(
+            index_elements=["event_key"]), rows)
+
+
+def has_events(connection: sa.Connection, tenant_id: str) -> bool:
+    return connection.execute(sa.select(sa.literal(1)).select_from(ledger.event_outbox).where(
+        ledger.event_outbox.c.tenant_id == tenant_id).limit(1)).first() is not None
+
+
+def take_events(connection: sa.Connection, tenant_id: str, limit: int,
+                lock: bool = False) -> list[dict]:
+    """The tenant's oldest staged events, oldest first (`lock`: FOR UPDATE SKIP LOCKED, on
+    PostgreSQL: those another relay holds are left to it)."""
+    query = (sa.select(ledger.event_outbox).where(ledger.event_outbox.c.tenant_id == tenant_id)
+             .order_by(ledger.event_outbox.c.id).limit(limit))
+    if lock:
+        query = query.with_for_update(skip_locked=True)
+    return [dict(row._mapping) for row in connection.execute(query)]
+
+
+def forget_events(connection: sa.Connection, event_ids: Iterable[int]) -> None:
+    ids = list(event_ids)
+    if ids:
+        connection.execute(sa.delete(ledger.event_outbox).where(
+            ledger.event_outbox.c.id.in_(ids)))
+
+
 def records_by_id(connection: sa.Connection, record_type: str, tenant_id: str,
                   ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, dict[str, Any]]:
     """The tenant's records of that type with those ids, as JSON values."""

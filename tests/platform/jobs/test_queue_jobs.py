@@ -35,11 +35,16 @@ async def until(predicate, seconds: float = 15.0) -> None:
             await asyncio.sleep(0.05)
 
 
-async def test_job_exists_only_when_its_unit_of_work_commits(platform_database_urls):
+@pytest.mark.parametrize("shared", [True, False], ids=["database_pool", "own_pool"])
+async def test_job_exists_only_when_its_unit_of_work_commits(platform_database_urls, shared):
+    """On the Database's own pool (the service and workers) or on a pool of the queue's."""
     DONE.clear()
     url = platform_database_urls.async_
-    database, engine = Database.connect(url), QueueJobs(conninfo(url), concurrency=2)
+    database = Database.connect(url)
+    engine = QueueJobs(conninfo(url), concurrency=2,
+                       shared=database.engine if shared else None)
     await engine.open()
+    assert (engine._pool is None) == shared  # no second pool of platform connections
     stop = asyncio.Event()
     try:
         async with database.unit_of_work() as uow:

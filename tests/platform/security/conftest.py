@@ -262,6 +262,11 @@ async def _run(world: World) -> str:
     return done["id"]
 
 
+async def _failed_record(world: World) -> str:
+    """A record of B's tenant database, named as a failed record of B's binding or run."""
+    return await world.object("clients/{uuid}")
+
+
 async def _api_key(world: World) -> str:
     done = await world.ok(
         "POST", "/api/v2/settings/api-keys/", world.b.owner.headers, {"name": "B's laptop"}, 201
@@ -460,6 +465,7 @@ MAKERS: dict[str, Callable[[World], Awaitable[str]]] = {
     "case-sets/{case_set_id}": _case_set,
     "bindings/{binding_id}": _binding,
     "runs/{run_id}": _run,
+    "failures/{record_id}": _failed_record,
     "api-keys/{key_id}": _api_key,
     "invitations/{invitation_id}": _invitation,
     "invitations/{invitation_id} revoked": _revoked_invitation,
