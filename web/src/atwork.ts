@@ -2,9 +2,11 @@
 // (GET /api/rules/bindings/, narrowed to the rule) with create, pause/resume and delete for
 // admins; its book runs (GET /api/rules/runs/?rule_id=) with start, cancel and the chosen run's
 // live progress, read again every second while it is queued or running, and, once finished,
-// its summary and (for a dry run of another version than the published one) its impact.
+// its summary and (for a dry run of another version than the published one) its impact; the
+// failed records of a binding or a finished run, each retried by an admin (./failures).
 import { call, RULES, type RuleInfo } from "./api";
 import { field, h, replace, select } from "./dom";
+import { failuresSection } from "./failures";
 import { impactTable } from "./results";
 import { show } from "./trace";
 
@@ -63,6 +65,7 @@ export function atWorkPanel(context: AtWorkContext): HTMLElement {
   const bindingBody = h("tbody", {});
   const runBody = h("tbody", {});
   const detail = h("section", { id: "run-detail", "aria-labelledby": "run-detail-title", hidden: true });
+  const bindingFailures = h("div", { id: "binding-failures" });
   let chosen: string | null = null;
 
   // --- bindings ---------------------------------------------------------------------------
@@ -89,9 +92,15 @@ export function atWorkPanel(context: AtWorkContext): HTMLElement {
             onclick: () => bindingAction(b, b.status === "active" ? "pause" : "resume") },
             b.status === "active" ? "Pause" : "Resume"),
           h("button", { type: "button", disabled: write, "aria-label": `Delete the ${b.record_type} binding`,
-            onclick: () => bindingAction(b, "delete") }, "Delete"))))
+            onclick: () => bindingAction(b, "delete") }, "Delete"),
+          b.errors ? h("button", { type: "button", "aria-label": `Show the failed records of the ${b.record_type} binding`,
+            onclick: () => showFailures(b) }, "Failures") : null)))
         : h("tr", {}, h("td", { colspan: 6 }, "No bindings: the rule runs on no record writes.")));
     } catch (e) { context.failed(e); }
+  }
+  function showFailures(b: Binding): void {
+    replace(bindingFailures, failuresSection(`${BINDINGS}${b.id}/`,
+      `Failed records of the ${b.record_type} binding`, context, listBindings));
   }
   async function bindingAction(b: Binding, action: "pause" | "resume" | "delete"): Promise<void> {
     if (action === "delete" && !confirm(`Delete the ${b.record_type} binding? The effects it wrote stay.`)) return;
@@ -182,6 +191,8 @@ export function atWorkPanel(context: AtWorkContext): HTMLElement {
         onclick: () => cancel(run) }, "Cancel run") : null,
       run.error ? h("p", { class: "error" }, `The run failed: ${run.error}`) : null,
       done && run.summary ? runSummary(run) : null,
+      done && run.progress.errors ? failuresSection(`${RUNS}${run.id}/`, "Failed records of this run",
+        context, () => follow(run.id)) : null,
       done && run.impact ? impactTable(run.impact, [], run.baseline_version ?? run.version) : null,
       done && run.mode === "dry_run" && !run.impact
         ? h("p", { class: "help" }, "No impact: the run tried the published version itself (nothing would change against it).")
@@ -198,6 +209,7 @@ export function atWorkPanel(context: AtWorkContext): HTMLElement {
       h("table", { id: "bindings", class: "grid" }, h("caption", {}, "Bindings of this rule"),
         h("thead", {}, h("tr", {}, ["Record type", "On", "Where", "Status", "Activity", ""].map((c) => h("th", { scope: "col" }, c)))),
         bindingBody),
+      bindingFailures,
       h("form", { id: "bind-form", class: "filters", "aria-label": "New binding", onsubmit: bind },
         field("Record type", bindType, "bind-record-type"), events, field("Where (optional)", bindWhere, "bind-where"),
         h("button", { type: "submit", id: "bind", disabled: write || !published }, "Bind"))),
@@ -216,10 +228,8 @@ function runSummary(run: Run): HTMLElement {
   const s = run.summary;
   const decisions = Object.entries(s.decisions ?? {}).map(([k, v]) => `${k} ${v}`).join(", ");
   const fired = (s.fired ?? []).filter((f: any) => f.count).map((f: any) => `${f.name} ${f.count}`).join(", ");
-  const failures = s.failed_examples ?? [];
   return h("div", { id: "run-summary" },
     h("p", {}, `${s.evaluated ?? run.progress.done} records evaluated: ${decisions || "no decisions"}.` +
-      (fired ? ` Fired: ${fired}.` : "") + (run.mode === "apply" ? ` ${run.progress.effects} effects written.` : "")),
-    failures.length ? h("ul", { class: "failures", "aria-label": "Failed records" },
-      failures.map((f: any) => h("li", {}, typeof f === "string" ? f : JSON.stringify(f)))) : null);
+      (fired ? ` Fired: ${fired}.` : "") + (run.mode === "apply" ? ` ${run.progress.effects} effects written.` : "") +
+      (run.progress.errors ? ` ${run.progress.errors} failed (listed below).` : "")));
 }

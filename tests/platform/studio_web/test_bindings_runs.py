@@ -112,3 +112,59 @@ def test_a_queued_run_is_followed_every_second_and_cancelled(live_service, page)
     assert len(reads) == settled  # a finished run is not read again
     listed = api(page, "GET", f"/api/rules/runs/?rule_id={rule['id']}")["items"]
     assert [r["status"] for r in listed] == ["cancelled"]
+
+
+CITY_DATES = '''ruleset clients.dates "Client dates"
+input client: Client
+default decision accept
+
+rule dated "A city that is a date"
+when date(client.city) > date("2000-01-01")
+then
+    refer "City {client.city} is a date"
+end
+'''
+
+
+def test_a_failed_record_is_shown_with_its_error_and_retried_once_fixed(live_service, page):
+    check = expect()
+    workspace_id = live_service.add_owner("ann@example.com", "Ann Lee", "Lee Agency")
+    log_in(page, live_service)
+    rule = api(page, "POST", f"{RULES}/", {"source": CITY_DATES, "kind": "triage"})
+    api(page, "PATCH", f"{RULES}/{rule['id']}/", {"published_version": 1})
+    api(page, "POST", "/api/rules/bindings/", {"rule_id": rule["id"], "record_type": "client",
+                                               "on": ["created"]})
+    key = live_service.run(add_key(live_service.app, workspace_id))
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+    made = page.request.post(f"{live_service.url}/api/v2/mcp/clients/", headers=headers,
+                             data=json.dumps({"name": "Odd", "city": "Springfield"}))
+    assert made.status == 201, made.text()
+    client = made.json()
+    page.reload()
+    page.get_by_role("button", name="Client dates").click()
+    page.get_by_role("tab", name="Bindings & runs").click()
+
+    row = page.locator("#bindings tbody tr[data-id]")
+    show = row.get_by_role("button", name="Show the failed records of the client binding")
+    for _ in range(30):  # the binding's failure lands within seconds of the write
+        if show.count():
+            break
+        page.wait_for_timeout(500)
+        page.get_by_role("tab", name="Bindings & runs").click()
+    show.click()
+    failures = page.locator("#binding-failures tbody tr[data-record]")
+    check(failures).to_have_count(1)
+    check(failures).to_contain_text("Springfield")
+    retry = failures.get_by_role("button", name=f"Retry client {failures.get_attribute('data-record')}")
+    retry.click()
+    check(page.locator("#message")).to_contain_text("it fails again")
+    check(failures).to_have_count(1)
+
+    fixed = page.request.patch(f"{live_service.url}/api/v2/mcp/clients/{client['uuid']}/update/",
+                               headers=headers, data=json.dumps({"city": "2020-05-05"}))
+    assert fixed.status == 200, fixed.text()
+    retry.click()
+    check(page.locator("#message")).to_contain_text("refer, 1 effect written; the failure is resolved")
+    check(page.locator("#binding-failures tbody")).to_contain_text("No failed records.")
+    check(row).to_contain_text("0 errors")
+    Shots(page).take("binding-failures")
