@@ -51,6 +51,11 @@ class RulesetCode:
         src = Source()
         self.tuples = self.few and not traced
         emitter = Emitter(src, self.consts, self.folded, self.clocked, traced=traced)
+        if not traced:  # the default call makes its Evaluation only where a path needs one
+            limits = DEFAULT_LIMITS
+            emitter.ev = (f"(ev or (ev := EVALUATION(_st, as_of, {src.const(limits)}, "
+                          f"{src.const(regexes)}, {limits.max_input_nodes})))")
+        self.ev = emitter.ev
         scope = self._scope()
         body = []
         for item in self.items:
@@ -87,7 +92,7 @@ class RulesetCode:
             bounded = not traced and self._bounded()
             lines = ["def run(inputs, ev):",
                      f"    sized = ev.limits is not {src.const(DEFAULT_LIMITS)}" if bounded
-                     else "    sized = True"]
+                     else "    sized = True", "    as_of = ev.as_of"]
         else:
             limits = DEFAULT_LIMITS
             lines = ["def evaluate(inputs, *, as_of=None, explain=False, limits=None):",
@@ -95,10 +100,12 @@ class RulesetCode:
                      f"        return {src.const(general)}(inputs, as_of=as_of, explain=explain, "
                      f"limits=limits)",
                      f"    sized = {not self._bounded()}",
-                     f"    ev = EVALUATION({limits.max_steps - active}, as_of, "
-                     f"{src.const(limits)}, {src.const(regexes)}, {limits.max_input_nodes})"]
+                     # the steps left (every rule and table charged up front), kept here
+                     # until a path needs the Evaluation (made from them: `self.ev`)
+                     f"    _st = {limits.max_steps - active}",
+                     "    ev = None"]
             if active > limits.max_steps:
-                lines.append("    ev.charge(0, None)")
+                lines.append(f"    {self.ev}.charge(0, None)")
         for n, (name, slot) in enumerate(self.slots.items()):
             k = src.const(name)
             lines += ["    try:", f"        i{n} = inputs[{k}]",
@@ -131,7 +138,7 @@ class RulesetCode:
                 f"{'tuple(sorted(tags)) if tags else NO_ITEMS' if self.fills('tags') else 'NO_ITEMS'}, "
                 f"{self._kept_list('fired')})")
         return (f"(RESULT({name}, decision or {default}, score, o, reasons, tags, fired, None, "
-                f"ev) if sized else {made}) if fired or o else MADE({name}, decision or "
+                f"{self.ev}) if sized else {made}) if fired or o else MADE({name}, decision or "
                 f"{default}, score, NO_OUTPUTS, NO_ITEMS, NO_ITEMS, NO_ITEMS)")
 
     def _kept_list(self, kind: str) -> str:
@@ -192,17 +199,17 @@ class RulesetCode:
             return lines + self._table(src, emitter, item, scope)
         return lines + self._rule(src, emitter, item, scope)
 
-    def _window(self, src, item) -> str | None:
+    def _window(self, src, emitter, item) -> str | None:
         window = getattr(item, "effective", None)
         if window is None:
             return None
         start, end = src.const(window.start), src.const(window.end)
-        return (f"(({start} <= _d <= {end}) if type(_d := ev.as_of) is DATE else "
-                f"{start} <= ev.today({src.const(window.span or item.span)}) <= {end})")
+        return (f"(({start} <= _d <= {end}) if type(_d := as_of) is DATE else "
+                f"{start} <= {emitter.ev}.today({src.const(window.span or item.span)}) <= {end})")
 
     def _rule(self, src, emitter, node: ir.Rule, scope) -> list[str]:
         lines = ["while True:"]
-        window = self._window(src, node)
+        window = self._window(src, emitter, node)
         if window is not None:
             lines.append(f"    if not {window}: break")
         lines.append("    _n = False")
@@ -382,7 +389,7 @@ class RulesetCode:
     # --- the trace -------------------------------------------------------------------------
 
     def _traced_item(self, src, emitter, item, scope, kind: str) -> list[str]:
-        window = self._window(src, item)
+        window = self._window(src, emitter, item)
         skip = src.const(item)
         lines = []
         if window is not None:
