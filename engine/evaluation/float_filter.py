@@ -162,12 +162,15 @@ class FloatFilter:
         x = self.src.fresh("_f")
         if code.slot is not None:
             value = (f"({x} if (_t{x} := type({x} := {code.text})) is FLOAT and "
-                     f"({LEAST!r} <= abs({x}) < {LARGEST!r} or {x} == 0.0) or _t{x} is INT and "
-                     f"{-LARGEST_INT} < {x} < {LARGEST_INT} else BAIL())")
+                     f"({LEAST!r} <= {x} < {LARGEST!r} or {-LARGEST!r} < {x} <= {-LEAST!r} or "
+                     f"{x} == 0.0) or _t{x} is INT and {-LARGEST_INT} < {x} < {LARGEST_INT} "
+                     f"else BAIL())")
         else:  # one of this ruleset's constants, by identity (they live as long as its code)
             value = (f"({x} if ({x} := {self.src.const(self.src.floats)}.get(id({code.text}))) "
                      f"is not None else BAIL())")
-        return Term(value, f"abs({x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST, leaf=True)
+        # the magnitude inline (a comparison, not a call of `abs`)
+        return Term(value, f"({x} if {x} >= 0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST,
+                    leaf=True)
 
     def _sum(self, node: ir.Comprehension, scope) -> Term | None:
         """`sum(...)` as (float total, total of magnitudes), from a loop of its own."""

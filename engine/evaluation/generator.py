@@ -141,8 +141,8 @@ class Column:
 
 class Scope(NamedTuple):
     """A name an expression can read: its variable, the slot of a raw input value (None for
-    a runtime value), and the variable saying whether it is an object (inputs only: read
-    once, so a field read is one `dict.get`)."""
+    a runtime value), and the variable saying whether it is an object (inputs: read once, so
+    a field read is one `dict.get`; for a runtime value, its own name: always a dict)."""
 
     var: str
     slot: Slot | None = None
@@ -316,6 +316,9 @@ class Emitter:
         field = self.src.const(node.field)
         if not self.traced and isinstance(node.obj, ir.Name):
             found = scope.get(node.obj.name)
+            if found is not None and found.is_object is not None and found.slot is None:
+                self.used.add(found.var)  # the outputs so far: always a dict
+                return Code(f"{found.var}.get({field})")
             if found is not None and found.is_object is not None:
                 self.used.update((found.var, found.is_object))
                 return Code(f"({found.var}.get({field}) if {found.is_object} else RAW_MEMBER("

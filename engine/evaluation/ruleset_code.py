@@ -51,6 +51,7 @@ class RulesetCode:
         src = Source()
         self.tuples = self.few and not traced
         emitter = Emitter(src, self.consts, self.folded, self.clocked, traced=traced)
+        self.traced = traced
         if not traced:  # the default call makes its Evaluation only where a path needs one
             limits = DEFAULT_LIMITS
             emitter.ev = (f"(ev or (ev := EVALUATION(_st, as_of, {src.const(limits)}, "
@@ -82,7 +83,8 @@ class RulesetCode:
     def _scope(self) -> dict[str, Scope]:
         scope = {name: Scope(f"i{n}", slot, f"d{n}")
                  for n, (name, slot) in enumerate(self.slots.items())}
-        scope["outputs"] = Scope("o")
+        # the outputs so far: a dict when the ruleset can set one (else None, read as null)
+        scope["outputs"] = Scope("o", None, "o") if self.outputs or self.traced else Scope("o")
         return scope
 
     def _head(self, src: Source, traced: bool, entry: str, general, regexes) -> list[str]:
