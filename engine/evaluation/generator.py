@@ -31,7 +31,7 @@ from insureops.engine.ir.builtins import CLOCK, FUNCTIONS, arity_text
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.costs import CHARS_PER_STEP
 from insureops.engine.ir.errors import EngineError, LimitExceededError
-from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.limits import DEFAULT_LIMITS, Limits
 from insureops.engine.ir.operators import PYTHON
 from insureops.engine.ir.tree import chain, children, expression_depth
 
@@ -165,6 +165,7 @@ class Emitter:
         # the text of the evaluation's state: `ev` (a parameter), or in the rule loop of the
         # default call the form that makes it on first use (`ruleset_code.LAZY`)
         self.ev = "ev"
+        self.inlined: dict[int, Code] = {}  # comprehensions computed by statements before
 
     @contextmanager
     def nested(self) -> Iterator[None]:
@@ -186,6 +187,8 @@ class Emitter:
         literal's recorded."""
         if type(node) is Column:
             return node.code
+        if self.inlined and id(node) in self.inlined:
+            return self.inlined[id(node)]
         if not self.traced:
             found = self.folded.get(id(node), NOT_CONSTANT)
             if found is not NOT_CONSTANT:
@@ -299,7 +302,13 @@ class Emitter:
                               f"PLAIN({self.converted(Code(p, code.slot))}))"
                               if code.slot is None or code.slot.fmt is None else
                               f"PLAIN({self.converted(code)})")
-            return Code(f"TEXT_MADE(''.join(({''.join(p + ', ' for p in pieces)})), {span}, {self.ev})")
+            made = f"''.join(({''.join(p + ', ' for p in pieces)}))"
+            if self.ev == "ev":
+                return Code(f"TEXT_MADE({made}, {span}, ev)")
+            # the default call, its Evaluation not made: a short text needs no check
+            j = self.src.fresh("_j")
+            return Code(f"({j} if len({j} := {made}) < {CHARS_PER_STEP} and ev is None else "
+                        f"TEXT_MADE({j}, {span}, {self.ev}))")
         raise EngineError(f"not an expression node: {type(node).__name__}", code="invalid_ir",
                           span=getattr(node, "span", None))
 
@@ -618,6 +627,11 @@ class Emitter:
         self.src.functions.append([f"def {name}(ev):", f"    return {text}"])
         memo: dict = {}
         value = f"PER_AS_OF({name}, {self.ev}, {self.src.const(memo)})"
+        if self.ev != "ev":  # the default call, its Evaluation not made: the memo read here
+            f = self.src.fresh("_f")
+            value = (f"({f}[1] if ev is None and type(as_of) is DATE and ({f} := "
+                     f"{self.src.const(memo)}.get(as_of)) is not None and {f}[0] is "
+                     f"{self.src.const(DEFAULT_LIMITS)} else {value})")
         if self.hoisted is None:
             return Code(value)
         held = self.src.fresh("_h")  # inside a loop: computed once per call, on first use
@@ -661,6 +675,46 @@ class Emitter:
         self.src.functions.append(lines)
         return Code(f"{name}({source.text}, {self.arguments(params)})")
 
+    def charge_lines(self, amount: str, span: str) -> list[str]:
+        """Statements charging `amount` steps: to the Evaluation, or while the default call
+        has made none, to its count of the steps left (`_st`)."""
+        charged = [f"ev.remaining -= {amount}", f"if ev.remaining < 0: ev.charge(0, {span})"]
+        if self.ev == "ev":
+            return charged
+        return ["if ev is None:", f"    _st -= {amount}",
+                f"    if _st < 0: STEPS_OVER({DEFAULT_LIMITS.max_steps}, {span})",
+                "else:", *("    " + line for line in charged)]
+
+    def inline_comprehension(self, node: ir.Comprehension, scope) -> list[str]:
+        """Statements computing comprehension `node` into a variable that `expr` then reads
+        for it (a rule's condition that starts with one: no call of a function of its own);
+        the same work, charges and errors as the function `_comprehension` makes."""
+        source = self.expr(node.source, scope)
+        span = self.src.const(node.span)
+        kind = self.src.const(node.kind)
+        target, item = self.src.fresh("_q"), self.src.fresh("_v")
+        inner = {**scope, node.var: Scope(item, source.slot.item() if source.slot else None)}
+        hoisted, self.hoisted = self.hoisted, []
+        try:
+            body = self._fold(node, inner, item, span)
+            held = self.hoisted
+        finally:
+            self.hoisted = hoisted
+        if source.slot is not None:
+            items = (f"RAW_ITEMS(_s, {self.src.const(source.slot)}, {kind}, {span}, "
+                     f"{self.ev})")
+        else:
+            items = f"ITEMS(_s, {kind}, {span})"
+        *body, last = body
+        if not last.startswith("return "):
+            raise EngineError("a comprehension's fold must end in its value", code="invalid_ir")
+        self.inlined[id(node)] = Code(target)
+        return [f"_s = {source.text}", f"if type(_s) is not LIST: _s = {items}",
+                f"if _s is None: {target} = None", "else:",
+                *("    " + line for line in self.charge_lines("len(_s)", span)),
+                *(f"    {variable} = UNSET" for variable in held),
+                *("    " + line for line in body), f"    {target} = {last[len('return '):]}"]
+
     def _fold(self, node: ir.Comprehension, scope, item: str, span: str) -> list[str]:
         kind = node.kind
         test = None
@@ -676,7 +730,7 @@ class Emitter:
         if kind in ("any", "all"):
             decides, other = ("True", "False") if kind == "any" else ("False", "True")
             return [f"found = {other}", f"for {item} in _s:", f"    _w = {test[0]}",
-                    f"    if _w is {decides}: return {decides}",
+                    f"    if _w is {decides}:", f"        found = {decides}", "        break",
                     "    if _w is None: found = None",
                     f"    elif _w is not {other}: TRUTH({test[1]}, {span})",
                     "return found"]
@@ -693,7 +747,7 @@ class Emitter:
         lines = [f"for {item} in _s:", *select, f"    _p = {projected}",
                  "    if _p is None: continue"]
         if kind == "sum":
-            return ["total = ZERO", *lines, f"    total = ADD_ITEM(total, _p, {span}, ev)",
+            return ["total = ZERO", *lines, f"    total = ADD_ITEM(total, _p, {span}, {self.ev})",
                     "return total"]
         better = "LESS" if kind == "min" else "GREATER"
         return ["best = None", *lines,

@@ -16,6 +16,7 @@ from insureops.engine.evaluation.float_filter import FloatFilter
 from insureops.engine.evaluation.generator import NOT_CONSTANT, Code, Column, Emitter, Scope, Source
 from insureops.engine.inputs.slots import Slot
 from insureops.engine.ir import numbers
+from insureops.engine.ir.builtins import CLOCK
 from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import DEFAULT_LIMITS
 from insureops.engine.ir.operators import PYTHON
@@ -223,6 +224,10 @@ class RulesetCode:
                 code = Code("_c")
                 lines += ["    " + line for line in inline]
             else:
+                first = _leading_comprehension(condition)
+                if first is not None:  # computed by statements here, not a call
+                    lines += ["    " + line
+                              for line in emitter.inline_comprehension(first, scope)]
                 code = emitter.expr(condition, scope)
                 lines.append(f"    _c = {code.text}")
             wrong = emitter.converted(Code("_c", code.slot))
@@ -481,3 +486,24 @@ def _text(expr, source: str | None) -> str:
     except ValueError:
         return f"<{type(expr).__name__}>"
 
+
+def _leading_comprehension(node) -> ir.Comprehension | None:
+    """The comprehension a condition computes first, if it starts with one within a few
+    levels (`count(...) > 2`, `any(...)`): nothing is evaluated before it, so computing it
+    ahead changes no charge or error. Not a sum (the float filter has its own loop)."""
+    for _ in range(4):
+        if isinstance(node, ir.Binary) and node.op not in ("and", "or", "??"):
+            node = node.left
+        elif isinstance(node, ir.Between):
+            node = node.value
+        elif isinstance(node, ir.Unary):
+            node = node.operand
+        elif isinstance(node, ir.IsNull):
+            node = node.value
+        elif isinstance(node, ir.Call) and node.args and node.func not in CLOCK:
+            node = node.args[0]
+        else:
+            break
+    if isinstance(node, ir.Comprehension) and node.kind != "sum":
+        return node
+    return None

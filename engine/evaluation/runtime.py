@@ -21,6 +21,7 @@ from insureops.engine.ir import operations as ops
 from insureops.engine.ir.builtins import call_builtin
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EngineError, EvaluationError, LimitExceededError
+from insureops.engine.ir.limits import steps_exceeded
 from insureops.engine.ir.operators import IMPLEMENTATIONS
 from insureops.engine.ir.regex import search
 from insureops.engine.ir.result import NO_ITEMS, NO_OUTPUTS, Outputs, Result
@@ -380,7 +381,7 @@ HELPERS = {
     "REC": record, "REC_RAW": record_raw, "AND_T": explained_and,
     "RULE_ENTRY": rule_entry, "TABLE_ENTRY": table_entry, "ROW_ENTRY": row_entry,
     "SKIPPED": skipped, "CELL_MISS": cell_miss, "NOT_UNIQUE": not_unique,
-    "REC_SHOWN": shown, "UNSET": UNSET, "BAIL": bail,
+    "REC_SHOWN": shown, "UNSET": UNSET, "BAIL": bail, "STEPS_OVER": steps_exceeded,
     "FLOAT_BAIL": (FloatBail, ZeroDivisionError, OverflowError),
     "FAST_TYPES": frozenset({Decimal, str, date}),
 }
