@@ -38,6 +38,7 @@ from insureops.engine.ir.tree import chain, children, expression_depth
 NOT_CONSTANT = object()
 COUNT_SLOT = Slot.root("count", None)  # a count (an int, or the Decimal of one)
 _NUMBER_TESTS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+_ORDERING = frozenset({"<", "<=", ">", ">="})
 _FAST = (Decimal, str, date)
 # nesting of one generated expression before a sub-expression becomes a function of its own
 # (Python's parser refuses about 200 nested parentheses)
@@ -495,9 +496,11 @@ class Emitter:
             number, real = self._number_tests(op, constant, a)
             whole = f" and {a}.is_integer()" if slot.integer else ""
             t = self.src.fresh("_t")
+            # an ordering with null is null (nothing charged): no Evaluation needed
+            null = f"None if {a} is None else " if op in _ORDERING else ""
             return (f"(({number}) if ({t} := type({a} := {left.text})) is INT and "
                     f"{_IN_RANGE.format(a)} else ({real}) if {t} is FLOAT and NINF < {a} < INF"
-                    f"{whole} else {general})")
+                    f"{whole} else {null}{general})")
         if kind is date and slot.fmt == "date" and op in PYTHON:
             return (f"(({a} {PYTHON[op]} {k}) if type({a} := {self.date_of(left)}) is DATE "
                     f"else {slow}({a}, {k}, {span}{ev}))")

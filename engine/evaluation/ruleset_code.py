@@ -131,7 +131,7 @@ class RulesetCode:
         name, default = (src.const(value) for value in self.finish)
         if traced:
             return (f"RESULT({name}, decision or {default}, score, o, reasons, tags, fired, "
-                    f"trace, ev)")
+                    f"trace, ev.limits)")
         # nothing fired and no outputs (most evaluations): nothing to size or copy; under the
         # default limits a ruleset whose results cannot grow past them is not sized, and its
         # Result is made here, each list only where the ruleset can fill it
@@ -140,8 +140,10 @@ class RulesetCode:
                 f"{self._kept_list('reasons') if self.fills('reasons') else 'NO_ITEMS'}, "
                 f"{'tuple(sorted(tags)) if tags else NO_ITEMS' if self.fills('tags') else 'NO_ITEMS'}, "
                 f"{self._kept_list('fired')})")
+        limits = "ev.limits" if self.ev == "ev" else \
+            f"(ev.limits if ev is not None else {src.const(DEFAULT_LIMITS)})"
         return (f"(RESULT({name}, decision or {default}, score, o, reasons, tags, fired, None, "
-                f"{self.ev}) if sized else {made}) if fired or o else MADE({name}, decision or "
+                f"{limits}) if sized else {made}) if fired or o else MADE({name}, decision or "
                 f"{default}, score, NO_OUTPUTS, NO_ITEMS, NO_ITEMS, NO_ITEMS)")
 
     def _kept_list(self, kind: str) -> str:

@@ -211,9 +211,10 @@ def result_size(value: object, left: int) -> int:
 _SCALARS = frozenset({Decimal, bool, type(None), date, datetime, Duration})
 
 
-def result(name: str, decision, score, outputs, reasons, tags, fired, trace, ev) -> Result:
-    """The immutable Result of a run, its size checked (Limits.max_result_size)."""
-    limit = ev.limits.max_result_size
+def result(name: str, decision, score, outputs, reasons, tags, fired, trace,
+           limits) -> Result:
+    """The immutable Result of a run, its size checked (`limits.max_result_size`)."""
+    limit = limits.max_result_size
     if reasons or tags or outputs:
         left = limit - sum(map(len, reasons or ())) - sum(map(len, tags or ()))
         if outputs:
