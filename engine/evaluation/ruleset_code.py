@@ -231,6 +231,7 @@ class RulesetCode:
                     lines += ["    " + line
                               for line in emitter.inline_comprehension(first, scope)]
                 code = emitter.expr(condition, scope)
+                emitter.inlined.clear()  # its variable is this condition's only
                 lines.append(f"    _c = {code.text}")
             wrong = emitter.converted(Code("_c", code.slot))
             lines += ["    if _c is not True:",
