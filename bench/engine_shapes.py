@@ -10,7 +10,9 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from workload import SINGLE_RULE
+from workload import APPETITE, SINGLE_RULE, generate_businesses, plain_appetite
+
+from insureops.schema.business import BUSINESS_SCHEMA
 
 AS_OF = date(2026, 3, 1)
 DATE = {"type": "string", "format": "date"}
@@ -216,6 +218,19 @@ def reserve_plain(inputs: dict, as_of: date) -> tuple:
     return ("refer" if fired else "accept", "0", fired)
 
 
+# --- issue 12's appetite example (examples/appetite_acme_contractors.rules) -------------------
+
+def appetite_records(count: int, seed: int = 42) -> list[dict]:
+    """The appetite benchmark's businesses as the json module reads them."""
+    return [{"business": json.loads(json.dumps(b))} for b in generate_businesses(count, seed)]
+
+
+def appetite_plain(inputs: dict, as_of: date) -> tuple:
+    """workload.plain_appetite (the hand-written function bench_evaluate.py compares with)."""
+    result = plain_appetite(inputs["business"], as_of)
+    return (result["decision"], str(result["score"]), tuple(result["fired"]))
+
+
 SHAPES = (
     Shape("peer rule, revenue with cents", PEER, {"r": None}, peer_records, peer_plain),
     Shape("claims triage: dates as strings, payments with cents", TRIAGE, TRIAGE_SCHEMAS,
@@ -224,4 +239,6 @@ SHAPES = (
           pricing_records, pricing_plain),
     Shape("sum of payments against half the reserve", RESERVE, RESERVE_SCHEMAS,
           reserve_records, reserve_plain),
+    Shape("issue 12's appetite example (10 items)", APPETITE.read_text(encoding="utf-8"),
+          {"business": BUSINESS_SCHEMA}, appetite_records, appetite_plain),
 )

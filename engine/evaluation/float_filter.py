@@ -46,7 +46,8 @@ class FloatFilter:
     def compare(self, node: ir.Binary, scope):
         """The filtered comparison's code (a call of a function of its own), or None when the
         filter has nothing to win (no arithmetic or sum on either side) or cannot apply."""
-        parts = self._parts(node, scope)
+        with self.emitter.nested():
+            parts = self._parts(node, scope)
         if parts is None:
             return None
         left, right, exact, test, params = parts
@@ -63,7 +64,7 @@ class FloatFilter:
             f"            return {test}",
             "    ev.remaining = _r",
             f"    return {exact.text}"])
-        return type(exact)(f"{name}({', '.join(params)})")
+        return type(exact)(f"{name}({self.emitter.arguments(params)})")
 
     def statements(self, node: ir.Binary, scope, target: str):
         """The filtered comparison as statements setting `target` (a condition of the rule
@@ -72,7 +73,8 @@ class FloatFilter:
         if parts is None:
             return None
         left, right, exact, test, _ = parts
-        return ["_r = ev.remaining",
+        lazy = self.emitter.ev != "ev"  # the evaluation may not be made yet (`LAZY`)
+        return ["_r = ev.remaining if ev is not None else _st" if lazy else "_r = ev.remaining",
                 "try:",
                 f"    _d = ({left.value}) - ({right.value})",
                 f"    _m = ({left.size}) + ({right.size})",
@@ -80,7 +82,7 @@ class FloatFilter:
                 f"_d < -{MARGIN!r} * _m) else ...",
                 f"except FLOAT_BAIL: {target} = ...",
                 f"if {target} is ...:",
-                "    ev.remaining = _r",
+                "    if ev is not None: ev.remaining = _r" if lazy else "    ev.remaining = _r",
                 f"    {target} = {exact.text}"]
 
     def _parts(self, node: ir.Binary, scope):
@@ -160,12 +162,15 @@ class FloatFilter:
         x = self.src.fresh("_f")
         if code.slot is not None:
             value = (f"({x} if (_t{x} := type({x} := {code.text})) is FLOAT and "
-                     f"({LEAST!r} <= abs({x}) < {LARGEST!r} or {x} == 0.0) or _t{x} is INT and "
-                     f"{-LARGEST_INT} < {x} < {LARGEST_INT} else BAIL())")
+                     f"({LEAST!r} <= {x} < {LARGEST!r} or {-LARGEST!r} < {x} <= {-LEAST!r} or "
+                     f"{x} == 0.0) or _t{x} is INT and {-LARGEST_INT} < {x} < {LARGEST_INT} "
+                     f"else BAIL())")
         else:  # one of this ruleset's constants, by identity (they live as long as its code)
             value = (f"({x} if ({x} := {self.src.const(self.src.floats)}.get(id({code.text}))) "
                      f"is not None else BAIL())")
-        return Term(value, f"abs({x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST, leaf=True)
+        # the magnitude inline (a comparison, not a call of `abs`)
+        return Term(value, f"({x} if {x} >= 0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST,
+                    leaf=True)
 
     def _sum(self, node: ir.Comprehension, scope) -> Term | None:
         """`sum(...)` as (float total, total of magnitudes), from a loop of its own."""

@@ -31,13 +31,14 @@ from insureops.engine.ir.builtins import CLOCK, FUNCTIONS, arity_text
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.costs import CHARS_PER_STEP
 from insureops.engine.ir.errors import EngineError, LimitExceededError
-from insureops.engine.ir.limits import Limits
+from insureops.engine.ir.limits import DEFAULT_LIMITS, Limits
 from insureops.engine.ir.operators import PYTHON
 from insureops.engine.ir.tree import chain, children, expression_depth
 
 NOT_CONSTANT = object()
 COUNT_SLOT = Slot.root("count", None)  # a count (an int, or the Decimal of one)
 _NUMBER_TESTS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+_ORDERING = frozenset({"<", "<=", ">", ">="})
 _FAST = (Decimal, str, date)
 # nesting of one generated expression before a sub-expression becomes a function of its own
 # (Python's parser refuses about 200 nested parentheses)
@@ -141,8 +142,8 @@ class Column:
 
 class Scope(NamedTuple):
     """A name an expression can read: its variable, the slot of a raw input value (None for
-    a runtime value), and the variable saying whether it is an object (inputs only: read
-    once, so a field read is one `dict.get`)."""
+    a runtime value), and the variable saying whether it is an object (inputs: read once, so
+    a field read is one `dict.get`; for a runtime value, its own name: always a dict)."""
 
     var: str
     slot: Slot | None = None
@@ -162,6 +163,23 @@ class Emitter:
         self.depth = 0
         self.used: set[str] = set()  # the scope's variables the text being made reads
         self.hoisted: list[str] | None = None  # per-call values of the function being made
+        # the text of the evaluation's state: `ev` (a parameter), or in the rule loop of the
+        # default call the form that makes it on first use (`ruleset_code.LAZY`)
+        self.ev = "ev"
+        self.inlined: dict[int, Code] = {}  # comprehensions computed by statements before
+
+    @contextmanager
+    def nested(self) -> Iterator[None]:
+        """Emitting the body of a function of its own: `ev` is its parameter there."""
+        outer, self.ev = self.ev, "ev"
+        try:
+            yield
+        finally:
+            self.ev = outer
+
+    def arguments(self, params: list[str]) -> str:
+        """The call's arguments for a function of its own taking `params`."""
+        return ", ".join(self.ev if param == "ev" else param for param in params)
 
     # --- entry points --------------------------------------------------------------------
 
@@ -170,6 +188,8 @@ class Emitter:
         literal's recorded."""
         if type(node) is Column:
             return node.code
+        if self.inlined and id(node) in self.inlined:
+            return self.inlined[id(node)]
         if not self.traced:
             found = self.folded.get(id(node), NOT_CONSTANT)
             if found is not NOT_CONSTANT:
@@ -199,7 +219,7 @@ class Emitter:
     def converted(self, code: Code) -> str:
         if code.slot is None:
             return code.text
-        return f"VAL({code.text}, {self.src.const(code.slot)}, ev)"
+        return f"VAL({code.text}, {self.src.const(code.slot)}, {self.ev})"
 
     def checked(self, code: Code) -> Code:
         """A raw value checked now (where it is read) but kept raw when its raw form is
@@ -216,7 +236,7 @@ class Emitter:
         whole = f" and {a}.is_integer()" if slot.integer else ""
         return Code(f"({a} if (_t{a} := type({a} := {code.text})) is STR or _t{a} is INT and "
                     f"{_IN_RANGE.format(a)} or {a} is None or _t{a} is BOOL or _t{a} is FLOAT "
-                    f"and NINF < {a} < INF{whole} else VAL({a}, {k}, ev))", slot)
+                    f"and NINF < {a} < INF{whole} else VAL({a}, {k}, {self.ev}))", slot)
 
     def constant(self, value: object) -> Code:
         if value is None or value is True or value is False:
@@ -283,7 +303,13 @@ class Emitter:
                               f"PLAIN({self.converted(Code(p, code.slot))}))"
                               if code.slot is None or code.slot.fmt is None else
                               f"PLAIN({self.converted(code)})")
-            return Code(f"TEXT_MADE(''.join(({''.join(p + ', ' for p in pieces)})), {span}, ev)")
+            made = f"''.join(({''.join(p + ', ' for p in pieces)}))"
+            if self.ev == "ev":
+                return Code(f"TEXT_MADE({made}, {span}, ev)")
+            # the default call, its Evaluation not made: a short text needs no check
+            j = self.src.fresh("_j")
+            return Code(f"({j} if len({j} := {made}) < {CHARS_PER_STEP} and ev is None else "
+                        f"TEXT_MADE({j}, {span}, {self.ev}))")
         raise EngineError(f"not an expression node: {type(node).__name__}", code="invalid_ir",
                           span=getattr(node, "span", None))
 
@@ -300,16 +326,19 @@ class Emitter:
         field = self.src.const(node.field)
         if not self.traced and isinstance(node.obj, ir.Name):
             found = scope.get(node.obj.name)
+            if found is not None and found.is_object is not None and found.slot is None:
+                self.used.add(found.var)  # the outputs so far: always a dict
+                return Code(f"{found.var}.get({field})")
             if found is not None and found.is_object is not None:
                 self.used.update((found.var, found.is_object))
                 return Code(f"({found.var}.get({field}) if {found.is_object} else RAW_MEMBER("
                             f"{found.var}, {field}, {self.src.const(found.slot)}, "
-                            f"{self.src.const(node.span)}, ev))", found.slot.field(node.field))
+                            f"{self.src.const(node.span)}, {self.ev}))", found.slot.field(node.field))
         obj = self.expr(node.obj, scope)
         o, span = self.src.fresh("_o"), self.src.const(node.span)
         if obj.slot is not None:
             return Code(f"({o}.get({field}) if type({o} := {obj.text}) is DICT else "
-                        f"RAW_MEMBER({o}, {field}, {self.src.const(obj.slot)}, {span}, ev))",
+                        f"RAW_MEMBER({o}, {field}, {self.src.const(obj.slot)}, {span}, {self.ev}))",
                         obj.slot.field(node.field))
         return Code(f"({o}.get({field}) if type({o} := {obj.text}) is DICT else "
                     f"MEMBER({o}, {field}, {span}))")
@@ -325,15 +354,15 @@ class Emitter:
             raise EngineError(f"{node.func}() takes {arity_text(entry)} arguments, not "
                               f"{count}", code="invalid_ir", span=node.span)
         if node.func in CLOCK:
-            return Code(f"ev.{node.func}({span})")
+            return Code(f"{self.ev}.{node.func}({span})")
         if node.func == "len":
             arg = self.expr(node.args[0], scope)
             if arg.slot is not None:  # a list's length as an int, read as a number
                 items = self.src.fresh("_n")
                 return Code(f"(len({items}) if type({items} := {arg.text}) is LIST else "
-                            f"RAW_LEN({items}, {self.src.const(arg.slot)}, {span}, ev))",
+                            f"RAW_LEN({items}, {self.src.const(arg.slot)}, {span}, {self.ev}))",
                             COUNT_SLOT)
-            return Code(f"CALL('len', [{arg.text}], ev, {span})")
+            return Code(f"CALL('len', [{arg.text}], {self.ev}, {span})")
         if node.func == "days_between":
             first, second = (self.expr(arg, scope) for arg in node.args)
             if all(code.slot is not None and code.slot.fmt == "date"
@@ -341,11 +370,11 @@ class Emitter:
                 b, e = self.src.fresh("_b"), self.src.fresh("_e")
                 return Code(f"(({e} - {b}).days if type({b} := {self._typed_value(first)}) is "
                             f"type({e} := {self._typed_value(second)}) is DATE else "
-                            f"CALL('days_between', [{b}, {e}], ev, {span}))", COUNT_SLOT)
+                            f"CALL('days_between', [{b}, {e}], {self.ev}, {span}))", COUNT_SLOT)
             args = f"{self.converted(first)}, {self.converted(second)}, "
-            return Code(f"CALL('days_between', [{args}], ev, {span})")
+            return Code(f"CALL('days_between', [{args}], {self.ev}, {span})")
         args = "".join(f"{self.value(arg, scope)}, " for arg in node.args)
-        return Code(f"CALL({self.src.const(node.func)}, [{args}], ev, {span})")
+        return Code(f"CALL({self.src.const(node.func)}, [{args}], {self.ev}, {span})")
 
     # --- operators -----------------------------------------------------------------------
 
@@ -365,10 +394,10 @@ class Emitter:
         left = self.expr(node.left, scope)
         right = self.expr(node.right, scope)
         if op == "+":
-            return Code(f"ADD({self.converted(left)}, {self.converted(right)}, {span}, ev)")
+            return Code(f"ADD({self.converted(left)}, {self.converted(right)}, {span}, {self.ev})")
         if op == "matches":
             return Code(f"MATCHES({self.converted(left)}, {self.converted(right)}, {span}, "
-                        f"ev)")
+                        f"{self.ev})")
         if op not in OPERATIONS:
             raise EngineError(f"unknown operator `{op}`", code="invalid_ir", span=node.span)
         if right.constant is not NOT_CONSTANT and left.constant is NOT_CONSTANT:
@@ -395,7 +424,7 @@ class Emitter:
         (`runtime.DATES`), else parsed and checked (`runtime.date_of`)."""
         r, d = self.src.fresh("_r"), self.src.fresh("_d")
         return (f"({d} if type({r} := {code.text}) is STR and ({d} := DATES_GET({r})) is not "
-                f"None else DATE_OF({r}, {self.src.const(code.slot)}, ev))")
+                f"None else DATE_OF({r}, {self.src.const(code.slot)}, {self.ev}))")
 
     def _logic(self, op: str, operands: list, span, scope) -> Code:
         """Kleene `and`/`or`, left to right, stopping at the first false (true) operand; each
@@ -414,8 +443,9 @@ class Emitter:
     def _group(self, op: str, group: list, span, scope) -> Code:
         outer, self.used = self.used, set()
         try:
-            inner = self._fold_logic(op, [self.expr(o, scope) for o in group],
-                                     self.src.const(span))
+            with self.nested():
+                inner = self._fold_logic(op, [self.expr(o, scope) for o in group],
+                                         self.src.const(span))
             used = self.used
         finally:
             self.used = outer | self.used
@@ -448,9 +478,8 @@ class Emitter:
         function, _ = OPERATIONS[op]
         return self.src.const(function)
 
-    @staticmethod
-    def _ev(op: str) -> str:
-        return ", ev" if OPERATIONS[op][1] else ""
+    def _ev(self, op: str) -> str:
+        return f", {self.ev}" if OPERATIONS[op][1] else ""
 
     def against(self, op: str, left: Code, constant: object, span: str) -> str | None:
         """`left op constant` tested directly when the operand's type allows, else through
@@ -462,14 +491,16 @@ class Emitter:
         if left.slot is None:
             return self._against_value(op, left, constant, span, a, k, slow, ev)
         slot = left.slot
-        general = f"{slow}(VAL({a}, {self.src.const(slot)}, ev), {k}, {span}{ev})"
+        general = f"{slow}(VAL({a}, {self.src.const(slot)}, {self.ev}), {k}, {span}{ev})"
         if kind is Decimal and op in _NUMBER_TESTS and constant.is_finite():
             number, real = self._number_tests(op, constant, a)
             whole = f" and {a}.is_integer()" if slot.integer else ""
             t = self.src.fresh("_t")
+            # an ordering with null is null (nothing charged): no Evaluation needed
+            null = f"None if {a} is None else " if op in _ORDERING else ""
             return (f"(({number}) if ({t} := type({a} := {left.text})) is INT and "
                     f"{_IN_RANGE.format(a)} else ({real}) if {t} is FLOAT and NINF < {a} < INF"
-                    f"{whole} else {general})")
+                    f"{whole} else {null}{general})")
         if kind is date and slot.fmt == "date" and op in PYTHON:
             return (f"(({a} {PYTHON[op]} {k}) if type({a} := {self.date_of(left)}) is DATE "
                     f"else {slow}({a}, {k}, {span}{ev}))")
@@ -546,7 +577,7 @@ class Emitter:
             return Code(f"(({n_low} and {n_high}) if ({t} := type({a} := {value.text})) is INT "
                         f"and {_IN_RANGE.format(a)} else ({_float_text(f_low)} <= {a} < "
                         f"{_float_text(f_high)}) if {t} is FLOAT and NINF < {a} < INF{whole} "
-                        f"else BETWEEN(VAL({a}, {slot}, ev), {klo}, {khi}, {span}))")
+                        f"else BETWEEN(VAL({a}, {slot}, {self.ev}), {klo}, {khi}, {span}))")
         return Code(f"BETWEEN({self.converted(value)}, {self.converted(low)}, "
                     f"{self.converted(high)}, {span})")
 
@@ -569,7 +600,8 @@ class Emitter:
         saved, self.depth = self.depth, 0
         outer, self.used = self.used, set()
         try:
-            code = self._expr(node, scope)
+            with self.nested():
+                code = self._expr(node, scope)
             used = self.used
         finally:
             self.depth = saved
@@ -583,20 +615,26 @@ class Emitter:
         name = self.src.fresh("_e")
         self.src.functions.append([f"def {name}({', '.join(params)}):",
                                    f"    return {code.text}"])
-        return Code(f"{name}({', '.join(params)})", code.slot)
+        return Code(f"{name}({self.arguments(params)})", code.slot)
 
     def _per_as_of(self, node) -> Code:
         """An expression reading only the as-of date and constants (`today() - 1 year`),
         computed once per as-of date (`runtime.per_as_of`)."""
         clocked, self.clocked = self.clocked, frozenset()
         try:
-            text = self.value(node, {})
+            with self.nested():
+                text = self.value(node, {})
         finally:
             self.clocked = clocked
         name = self.src.fresh("_d")
         self.src.functions.append([f"def {name}(ev):", f"    return {text}"])
         memo: dict = {}
-        value = f"PER_AS_OF({name}, ev, {self.src.const(memo)})"
+        value = f"PER_AS_OF({name}, {self.ev}, {self.src.const(memo)})"
+        if self.ev != "ev":  # the default call, its Evaluation not made: the memo read here
+            f = self.src.fresh("_f")
+            value = (f"({f}[1] if ev is None and type(as_of) is DATE and ({f} := "
+                     f"{self.src.const(memo)}.get(as_of)) is not None and {f}[0] is "
+                     f"{self.src.const(DEFAULT_LIMITS)} else {value})")
         if self.hoisted is None:
             return Code(value)
         held = self.src.fresh("_h")  # inside a loop: computed once per call, on first use
@@ -615,7 +653,8 @@ class Emitter:
         traced, depth, used, hoisted = self.traced, self.depth, self.used, self.hoisted
         self.traced, self.depth, self.used, self.hoisted = False, 0, set(), []
         try:
-            body = (fold or self._fold)(node, inner, item, span)
+            with self.nested():
+                body = (fold or self._fold)(node, inner, item, span)
             inner_used, held = self.used, self.hoisted
         finally:
             self.traced, self.depth, self.used, self.hoisted = traced, depth, used, hoisted
@@ -637,7 +676,47 @@ class Emitter:
                   *(f"    {variable} = UNSET" for variable in held),
                   *("    " + line for line in body)]
         self.src.functions.append(lines)
-        return Code(f"{name}({source.text}, {', '.join(params)})")
+        return Code(f"{name}({source.text}, {self.arguments(params)})")
+
+    def charge_lines(self, amount: str, span: str) -> list[str]:
+        """Statements charging `amount` steps: to the Evaluation, or while the default call
+        has made none, to its count of the steps left (`_st`)."""
+        charged = [f"ev.remaining -= {amount}", f"if ev.remaining < 0: ev.charge(0, {span})"]
+        if self.ev == "ev":
+            return charged
+        return ["if ev is None:", f"    _st -= {amount}",
+                f"    if _st < 0: STEPS_OVER({DEFAULT_LIMITS.max_steps}, {span})",
+                "else:", *("    " + line for line in charged)]
+
+    def inline_comprehension(self, node: ir.Comprehension, scope) -> list[str]:
+        """Statements computing comprehension `node` into a variable that `expr` then reads
+        for it (a rule's condition that starts with one: no call of a function of its own);
+        the same work, charges and errors as the function `_comprehension` makes."""
+        source = self.expr(node.source, scope)
+        span = self.src.const(node.span)
+        kind = self.src.const(node.kind)
+        target, item = self.src.fresh("_q"), self.src.fresh("_v")
+        inner = {**scope, node.var: Scope(item, source.slot.item() if source.slot else None)}
+        hoisted, self.hoisted = self.hoisted, []
+        try:
+            body = self._fold(node, inner, item, span)
+            held = self.hoisted
+        finally:
+            self.hoisted = hoisted
+        if source.slot is not None:
+            items = (f"RAW_ITEMS(_s, {self.src.const(source.slot)}, {kind}, {span}, "
+                     f"{self.ev})")
+        else:
+            items = f"ITEMS(_s, {kind}, {span})"
+        *body, last = body
+        if not last.startswith("return "):
+            raise EngineError("a comprehension's fold must end in its value", code="invalid_ir")
+        self.inlined[id(node)] = Code(target)
+        return [f"_s = {source.text}", f"if type(_s) is not LIST: _s = {items}",
+                f"if _s is None: {target} = None", "else:",
+                *("    " + line for line in self.charge_lines("len(_s)", span)),
+                *(f"    {variable} = UNSET" for variable in held),
+                *("    " + line for line in body), f"    {target} = {last[len('return '):]}"]
 
     def _fold(self, node: ir.Comprehension, scope, item: str, span: str) -> list[str]:
         kind = node.kind
@@ -654,7 +733,7 @@ class Emitter:
         if kind in ("any", "all"):
             decides, other = ("True", "False") if kind == "any" else ("False", "True")
             return [f"found = {other}", f"for {item} in _s:", f"    _w = {test[0]}",
-                    f"    if _w is {decides}: return {decides}",
+                    f"    if _w is {decides}:", f"        found = {decides}", "        break",
                     "    if _w is None: found = None",
                     f"    elif _w is not {other}: TRUTH({test[1]}, {span})",
                     "return found"]
@@ -671,7 +750,7 @@ class Emitter:
         lines = [f"for {item} in _s:", *select, f"    _p = {projected}",
                  "    if _p is None: continue"]
         if kind == "sum":
-            return ["total = ZERO", *lines, f"    total = ADD_ITEM(total, _p, {span}, ev)",
+            return ["total = ZERO", *lines, f"    total = ADD_ITEM(total, _p, {span}, {self.ev})",
                     "return total"]
         better = "LESS" if kind == "min" else "GREATER"
         return ["best = None", *lines,

@@ -313,7 +313,7 @@ class ReferenceRuleset:
                 break
         decision = state["decision"] or self.ir.default_decision
         return make_result(self.name, decision, state["score"], env["outputs"],
-                           state["reasons"], state["tags"], state["fired"], trace, ev)
+                           state["reasons"], state["tags"], state["fired"], trace, ev.limits)
 
     def _item(self, item, kind, env, ev, state, explain) -> dict | None:
         records = [] if explain else None

@@ -16,6 +16,7 @@ from insureops.engine.evaluation.float_filter import FloatFilter
 from insureops.engine.evaluation.generator import NOT_CONSTANT, Code, Column, Emitter, Scope, Source
 from insureops.engine.inputs.slots import Slot
 from insureops.engine.ir import numbers
+from insureops.engine.ir.builtins import CLOCK
 from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import DEFAULT_LIMITS
 from insureops.engine.ir.operators import PYTHON
@@ -51,6 +52,12 @@ class RulesetCode:
         src = Source()
         self.tuples = self.few and not traced
         emitter = Emitter(src, self.consts, self.folded, self.clocked, traced=traced)
+        self.traced = traced
+        if not traced:  # the default call makes its Evaluation only where a path needs one
+            limits = DEFAULT_LIMITS
+            emitter.ev = (f"(ev or (ev := EVALUATION(_st, as_of, {src.const(limits)}, "
+                          f"{src.const(regexes)}, {limits.max_input_nodes})))")
+        self.ev = emitter.ev
         scope = self._scope()
         body = []
         for item in self.items:
@@ -77,7 +84,8 @@ class RulesetCode:
     def _scope(self) -> dict[str, Scope]:
         scope = {name: Scope(f"i{n}", slot, f"d{n}")
                  for n, (name, slot) in enumerate(self.slots.items())}
-        scope["outputs"] = Scope("o")
+        # the outputs so far: a dict when the ruleset can set one (else None, read as null)
+        scope["outputs"] = Scope("o", None, "o") if self.outputs or self.traced else Scope("o")
         return scope
 
     def _head(self, src: Source, traced: bool, entry: str, general, regexes) -> list[str]:
@@ -87,7 +95,7 @@ class RulesetCode:
             bounded = not traced and self._bounded()
             lines = ["def run(inputs, ev):",
                      f"    sized = ev.limits is not {src.const(DEFAULT_LIMITS)}" if bounded
-                     else "    sized = True"]
+                     else "    sized = True", "    as_of = ev.as_of"]
         else:
             limits = DEFAULT_LIMITS
             lines = ["def evaluate(inputs, *, as_of=None, explain=False, limits=None):",
@@ -95,10 +103,12 @@ class RulesetCode:
                      f"        return {src.const(general)}(inputs, as_of=as_of, explain=explain, "
                      f"limits=limits)",
                      f"    sized = {not self._bounded()}",
-                     f"    ev = EVALUATION({limits.max_steps - active}, as_of, "
-                     f"{src.const(limits)}, {src.const(regexes)}, {limits.max_input_nodes})"]
+                     # the steps left (every rule and table charged up front), kept here
+                     # until a path needs the Evaluation (made from them: `self.ev`)
+                     f"    _st = {limits.max_steps - active}",
+                     "    ev = None"]
             if active > limits.max_steps:
-                lines.append("    ev.charge(0, None)")
+                lines.append(f"    {self.ev}.charge(0, None)")
         for n, (name, slot) in enumerate(self.slots.items()):
             k = src.const(name)
             lines += ["    try:", f"        i{n} = inputs[{k}]",
@@ -121,7 +131,7 @@ class RulesetCode:
         name, default = (src.const(value) for value in self.finish)
         if traced:
             return (f"RESULT({name}, decision or {default}, score, o, reasons, tags, fired, "
-                    f"trace, ev)")
+                    f"trace, ev.limits)")
         # nothing fired and no outputs (most evaluations): nothing to size or copy; under the
         # default limits a ruleset whose results cannot grow past them is not sized, and its
         # Result is made here, each list only where the ruleset can fill it
@@ -130,8 +140,10 @@ class RulesetCode:
                 f"{self._kept_list('reasons') if self.fills('reasons') else 'NO_ITEMS'}, "
                 f"{'tuple(sorted(tags)) if tags else NO_ITEMS' if self.fills('tags') else 'NO_ITEMS'}, "
                 f"{self._kept_list('fired')})")
+        limits = "ev.limits" if self.ev == "ev" else \
+            f"(ev.limits if ev is not None else {src.const(DEFAULT_LIMITS)})"
         return (f"(RESULT({name}, decision or {default}, score, o, reasons, tags, fired, None, "
-                f"ev) if sized else {made}) if fired or o else MADE({name}, decision or "
+                f"{limits}) if sized else {made}) if fired or o else MADE({name}, decision or "
                 f"{default}, score, NO_OUTPUTS, NO_ITEMS, NO_ITEMS, NO_ITEMS)")
 
     def _kept_list(self, kind: str) -> str:
@@ -192,17 +204,17 @@ class RulesetCode:
             return lines + self._table(src, emitter, item, scope)
         return lines + self._rule(src, emitter, item, scope)
 
-    def _window(self, src, item) -> str | None:
+    def _window(self, src, emitter, item) -> str | None:
         window = getattr(item, "effective", None)
         if window is None:
             return None
         start, end = src.const(window.start), src.const(window.end)
-        return (f"(({start} <= _d <= {end}) if type(_d := ev.as_of) is DATE else "
-                f"{start} <= ev.today({src.const(window.span or item.span)}) <= {end})")
+        return (f"(({start} <= _d <= {end}) if type(_d := as_of) is DATE else "
+                f"{start} <= {emitter.ev}.today({src.const(window.span or item.span)}) <= {end})")
 
     def _rule(self, src, emitter, node: ir.Rule, scope) -> list[str]:
         lines = ["while True:"]
-        window = self._window(src, node)
+        window = self._window(src, emitter, node)
         if window is not None:
             lines.append(f"    if not {window}: break")
         lines.append("    _n = False")
@@ -214,7 +226,12 @@ class RulesetCode:
                 code = Code("_c")
                 lines += ["    " + line for line in inline]
             else:
+                first = _leading_comprehension(condition)
+                if first is not None:  # computed by statements here, not a call
+                    lines += ["    " + line
+                              for line in emitter.inline_comprehension(first, scope)]
                 code = emitter.expr(condition, scope)
+                emitter.inlined.clear()  # its variable is this condition's only
                 lines.append(f"    _c = {code.text}")
             wrong = emitter.converted(Code("_c", code.slot))
             lines += ["    if _c is not True:",
@@ -382,7 +399,7 @@ class RulesetCode:
     # --- the trace -------------------------------------------------------------------------
 
     def _traced_item(self, src, emitter, item, scope, kind: str) -> list[str]:
-        window = self._window(src, item)
+        window = self._window(src, emitter, item)
         skip = src.const(item)
         lines = []
         if window is not None:
@@ -472,3 +489,24 @@ def _text(expr, source: str | None) -> str:
     except ValueError:
         return f"<{type(expr).__name__}>"
 
+
+def _leading_comprehension(node) -> ir.Comprehension | None:
+    """The comprehension a condition computes first, if it starts with one within a few
+    levels (`count(...) > 2`, `any(...)`): nothing is evaluated before it, so computing it
+    ahead changes no charge or error. Not a sum (the float filter has its own loop)."""
+    for _ in range(4):
+        if isinstance(node, ir.Binary) and node.op not in ("and", "or", "??"):
+            node = node.left
+        elif isinstance(node, ir.Between):
+            node = node.value
+        elif isinstance(node, ir.Unary):
+            node = node.operand
+        elif isinstance(node, ir.IsNull):
+            node = node.value
+        elif isinstance(node, ir.Call) and node.args and node.func not in CLOCK:
+            node = node.args[0]
+        else:
+            break
+    if isinstance(node, ir.Comprehension) and node.kind != "sum":
+        return node
+    return None

@@ -21,6 +21,7 @@ from insureops.engine.ir import operations as ops
 from insureops.engine.ir.builtins import call_builtin
 from insureops.engine.ir.context import Evaluation
 from insureops.engine.ir.errors import EngineError, EvaluationError, LimitExceededError
+from insureops.engine.ir.limits import steps_exceeded
 from insureops.engine.ir.operators import IMPLEMENTATIONS
 from insureops.engine.ir.regex import search
 from insureops.engine.ir.result import NO_ITEMS, NO_OUTPUTS, Outputs, Result
@@ -210,9 +211,10 @@ def result_size(value: object, left: int) -> int:
 _SCALARS = frozenset({Decimal, bool, type(None), date, datetime, Duration})
 
 
-def result(name: str, decision, score, outputs, reasons, tags, fired, trace, ev) -> Result:
-    """The immutable Result of a run, its size checked (Limits.max_result_size)."""
-    limit = ev.limits.max_result_size
+def result(name: str, decision, score, outputs, reasons, tags, fired, trace,
+           limits) -> Result:
+    """The immutable Result of a run, its size checked (`limits.max_result_size`)."""
+    limit = limits.max_result_size
     if reasons or tags or outputs:
         left = limit - sum(map(len, reasons or ())) - sum(map(len, tags or ()))
         if outputs:
@@ -380,7 +382,7 @@ HELPERS = {
     "REC": record, "REC_RAW": record_raw, "AND_T": explained_and,
     "RULE_ENTRY": rule_entry, "TABLE_ENTRY": table_entry, "ROW_ENTRY": row_entry,
     "SKIPPED": skipped, "CELL_MISS": cell_miss, "NOT_UNIQUE": not_unique,
-    "REC_SHOWN": shown, "UNSET": UNSET, "BAIL": bail,
+    "REC_SHOWN": shown, "UNSET": UNSET, "BAIL": bail, "STEPS_OVER": steps_exceeded,
     "FLOAT_BAIL": (FloatBail, ZeroDivisionError, OverflowError),
     "FAST_TYPES": frozenset({Decimal, str, date}),
 }

@@ -65,6 +65,19 @@ def test_steps_are_limited_when_comprehensions_iterate_too_much():
     assert raised.value.span is not None or raised.value.message
 
 
+def test_default_call_charges_a_leading_comprehension_before_it_makes_an_evaluation():
+    # the default call keeps the steps left in a local until a path needs the Evaluation:
+    # a condition's leading comprehension is charged there, and the budget still holds
+    condition = binary(">", comp("count", "c", name("business.items"),
+                                 where=binary(">", name("c"), 0)), 0)
+    compiled = build(ruleset(rule("r", condition, set_output("v", True))))
+    assert "STEPS_OVER" in compiled.evaluate.__globals__["__source__"]
+    with pytest.raises(LimitExceededError) as raised:
+        compiled.evaluate({"business": {"items": [0] * 1_000_001}})
+    assert raised.value.code == "limit_steps"
+    assert compiled.evaluate({"business": {"items": [0, 2]}}).outputs == {"v": True}
+
+
 def test_steps_count_rules_when_the_ruleset_is_long():
     rs = ruleset(*[rule(f"r{i}", True) for i in range(20)])
     with pytest.raises(LimitExceededError) as raised:
