@@ -9,16 +9,15 @@ from decimal import Decimal
 from typing import Protocol
 
 from insureops.carrier_matching.market import Carrier, Market, Product
+from insureops.carrier_matching.match_plan import Entry, match_plan
 from insureops.carrier_matching.normalise import normalise_business
 from insureops.carrier_matching.questions import asked_fields, question
-from insureops.carrier_matching.reasons import arrange, reason_kinds
-from insureops.carrier_matching.regulation import (
-    DILIGENT_SEARCH_NOTE,
-    REGULATORY_TAG,
-    regulatory_decline,
-)
+from insureops.carrier_matching.reasons import REASON, arrange
+from insureops.carrier_matching.regulation import REGULATORY_TAG, WORKERS_COMP, comp_forbidden
 
 DECISION_RANK = {"accept": 0, "refer": 1, "decline": 2}
+DECLINE = DECISION_RANK["decline"]
+ZERO = Decimal(0)
 BUSINESS_INPUT = "business"
 STATE_TAG = "state"
 PRUNED_TAG = "pruned"
@@ -119,50 +118,113 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
     line aliases; each change a warning of the report). Raises BusinessInputError for a value
     it cannot read (an unknown NAICS code), and the engine's EvaluationError when the business
     does not fit the Business type; the first is a kind of the second.
+
+    What does not depend on the business is worked out once per market
+    (carrier_matching.match_plan); an answer is built, and its reasons formatted, only when
+    the report lists it (with `limit`, the declines never are).
     """
     normalised = normalise_business(business, as_of=as_of)
     business = normalised.business
-    products = candidate_products(market, requested_lines(business, lines))
+    entries = match_plan(market).candidates(requested_lines(business, lines))
     state = business.get("state")
+    comp_reason = comp_forbidden(WORKERS_COMP, state) if state is not None else None
     allowed = index.candidates(business) if index is not None else None
+    listed = limit is None  # declines are listed only when every answer is
+    inputs = {BUSINESS_INPUT: business}
     answers: dict[str, tuple] = {}
-    results: list[MatchResult] = []
+    ranked: list[tuple] = []  # (rank, -score, position, entry, answer or decline)
     pruned = 0
-    for product in products:
-        carrier = market.carrier(product.carrier_id)
-        forbidden = regulatory_decline(product.line, product.admitted, state)
+    for entry in entries:
+        forbidden = entry.surplus_reason
+        if forbidden is None and entry.comp:
+            forbidden = comp_reason
         if forbidden is not None:
-            results.append(_declined(carrier, product, forbidden, REGULATORY_TAG))
+            if listed:
+                ranked.append((DECLINE, ZERO, entry.position, entry, (forbidden, REGULATORY_TAG)))
             continue
-        if state is not None and state not in product.states:
-            results.append(_declined(carrier, product, f"{product.name} is not offered in "
-                                     f"{state}", STATE_TAG))
+        if state is not None and state not in entry.states:
+            if listed:
+                ranked.append((DECLINE, ZERO, entry.position, entry,
+                               (f"{entry.product.name} is not offered in {state}", STATE_TAG)))
             continue
-        appetite = market.appetite(product.appetite)
+        appetite = entry.appetite
         if allowed is not None and appetite.name not in allowed:
             pruned += 1
-            results.append(_declined(carrier, product, index.why_pruned(appetite.name, business),
-                                     PRUNED_TAG))
+            if listed:
+                ranked.append((DECLINE, ZERO, entry.position, entry,
+                               (index.why_pruned(appetite.name, business), PRUNED_TAG)))
             continue
         answer = answers.get(appetite.path)
         if answer is None:
-            result = appetite.ruleset.evaluate({BUSINESS_INPUT: business}, as_of=as_of,
-                                               explain=explain)
-            decision = result.decision or "decline"
-            kinds = reason_kinds(appetite.ruleset.ir, result.fired, len(result.reasons))
-            reasons, questions = arrange(decision, result.reasons, kinds)
-            answer = answers[appetite.path] = (
-                decision, result.score, reasons, tuple(result.tags), dict(result.outputs),
-                result.trace, questions)
-        decision, score, reasons, tags, outputs, trace, questions = answer
-        notes = (DILIGENT_SEARCH_NOTE,) if not product.admitted and decision != "decline" else ()
-        results.append(MatchResult(carrier, product, decision, score, reasons, tags, outputs,
-                                   trace, notes=notes, questions=questions))
-    results.sort(key=lambda r: r.sort_key)
-    questions = asked_questions(results)
-    if limit is not None:  # the best N: accepts and refers, never padded with declines
-        results = [r for r in results if r.decision != "decline"][:max(0, limit)]
-    return MatchReport(tuple(results), len(products), pruned, questions, normalised.warnings)
+            if explain:
+                result = appetite.ruleset.evaluate(inputs, as_of=as_of, explain=True)
+            else:
+                result = entry.evaluate()(inputs, as_of=as_of)
+            answer = answers[appetite.path] = _Answer(entry, result)
+        if listed or answer.rank != DECLINE:
+            ranked.append((answer.rank, -answer.score, entry.position, entry, answer))
+    ranked.sort()
+    questions = _asked(ranked)
+    if not listed:  # the best N: accepts and refers, never padded with declines
+        del ranked[max(0, limit):]
+    return MatchReport(tuple(_result(entry, found) for _, _, _, entry, found in ranked),
+                       len(entries), pruned, questions, normalised.warnings)
+
+
+class _Answer:
+    """An appetite's evaluation for the business: its decision and score at once (they rank
+    it), its reasons arranged only when an answer that lists them is built."""
+
+    __slots__ = ("decision", "rank", "score", "result", "kinds", "_arranged")
+
+    def __init__(self, entry: Entry, result) -> None:
+        self.decision = decision = result.decision or "decline"
+        self.rank = DECISION_RANK.get(decision, len(DECISION_RANK))
+        self.score = result.score
+        self.result = result
+        self.kinds = entry.rule_kinds()
+        self._arranged: tuple | None = None
+
+    def arranged(self) -> tuple:
+        """(reasons, tags, outputs, trace, questions) as a MatchResult holds them."""
+        found = self._arranged
+        if found is None:
+            result = self.result
+            count = len(result.reasons)
+            rules = self.kinds
+            kinds = [kind for name in result.fired for kind in rules.get(name, ())]
+            if len(kinds) != count:
+                kinds = [REASON] * count
+            reasons, questions = arrange(self.decision, result.reasons, kinds)
+            found = self._arranged = (reasons, tuple(result.tags), result.trace, questions)
+        return found
+
+
+def _result(entry: Entry, found: _Answer | tuple[str, str]) -> MatchResult:
+    if type(found) is tuple:
+        reason, tag = found
+        return MatchResult(entry.carrier, entry.product, "decline", ZERO, (reason,), (tag,), {},
+                           None, False)
+    reasons, tags, trace, questions = found.arranged()
+    decision = found.decision
+    return MatchResult(entry.carrier, entry.product, decision, found.score, reasons, tags,
+                       dict(found.result.outputs), trace, True,
+                       entry.notes if decision != "decline" else (), questions)
+
+
+def _asked(ranked: list[tuple]) -> tuple[AskedQuestion, ...]:
+    """`asked_questions` of the ranked answers (the declines ask nothing)."""
+    asked: dict[str, list[str]] = {}
+    for rank, _, _, entry, found in ranked:
+        if rank == DECLINE or type(found) is tuple:
+            continue
+        tags = found.result.tags
+        if not tags:
+            continue
+        for field in asked_fields(tags):
+            asked.setdefault(field, []).append(entry.product.id)
+    return tuple(AskedQuestion(field, question(field).text, tuple(products))
+                 for field, products in asked.items())
 
 
 def asked_questions(results: Iterable[MatchResult]) -> tuple[AskedQuestion, ...]:
@@ -183,6 +245,3 @@ def with_activities(business: Mapping) -> dict:
     return normalise_business(business).business
 
 
-def _declined(carrier: Carrier, product: Product, reason: str, tag: str) -> MatchResult:
-    return MatchResult(carrier, product, "decline", Decimal(0), (reason,), (tag,), {},
-                       None, evaluated=False)
