@@ -159,7 +159,7 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
             if explain:
                 result = appetite.ruleset.evaluate(inputs, as_of=as_of, explain=True)
             else:
-                result = entry.evaluate()(inputs, as_of=as_of)
+                result = (entry.run or entry.evaluate())(inputs, as_of=as_of)
             answer = answers[appetite.path] = _Answer(entry, result)
         if listed or answer.rank != DECLINE:
             ranked.append((answer.rank, -answer.score, entry.position, entry, answer))
@@ -175,27 +175,30 @@ class _Answer:
     """An appetite's evaluation for the business: its decision and score at once (they rank
     it), its reasons arranged only when an answer that lists them is built."""
 
-    __slots__ = ("decision", "rank", "score", "result", "kinds", "_arranged")
+    __slots__ = ("decision", "rank", "score", "result", "entry", "_arranged")
 
     def __init__(self, entry: Entry, result) -> None:
         self.decision = decision = result.decision or "decline"
         self.rank = DECISION_RANK.get(decision, len(DECISION_RANK))
         self.score = result.score
         self.result = result
-        self.kinds = entry.rule_kinds()
+        self.entry = entry
         self._arranged: tuple | None = None
 
     def arranged(self) -> tuple:
-        """(reasons, tags, outputs, trace, questions) as a MatchResult holds them."""
+        """(reasons, tags, trace, questions) as a MatchResult holds them."""
         found = self._arranged
         if found is None:
             result = self.result
-            count = len(result.reasons)
-            rules = self.kinds
-            kinds = [kind for name in result.fired for kind in rules.get(name, ())]
-            if len(kinds) != count:
-                kinds = [REASON] * count
-            reasons, questions = arrange(self.decision, result.reasons, kinds)
+            given = result.reasons
+            if given:
+                rules = self.entry.rule_kinds()
+                kinds = [kind for name in result.fired for kind in rules.get(name, ())]
+                if len(kinds) != len(given):
+                    kinds = [REASON] * len(given)
+                reasons, questions = arrange(self.decision, given, kinds)
+            else:
+                reasons = questions = ()
             found = self._arranged = (reasons, tuple(result.tags), result.trace, questions)
         return found
 
@@ -203,13 +206,42 @@ class _Answer:
 def _result(entry: Entry, found: _Answer | tuple[str, str]) -> MatchResult:
     if type(found) is tuple:
         reason, tag = found
-        return MatchResult(entry.carrier, entry.product, "decline", ZERO, (reason,), (tag,), {},
-                           None, False)
+        return _new_result(entry.carrier, entry.product, "decline", ZERO, (reason,), (tag,), {},
+                           None, False, (), ())
     reasons, tags, trace, questions = found.arranged()
     decision = found.decision
-    return MatchResult(entry.carrier, entry.product, decision, found.score, reasons, tags,
+    return _new_result(entry.carrier, entry.product, decision, found.score, reasons, tags,
                        dict(found.result.outputs), trace, True,
                        entry.notes if decision != "decline" else (), questions)
+
+
+class _Unsealed:
+    """MatchResult's layout without its frozen `__setattr__`: a report's answers are filled in
+    here and then become MatchResults (a frozen dataclass's `__init__` sets each field through
+    `object.__setattr__`, several times the cost, and a match builds one per product)."""
+
+    __slots__ = MatchResult.__slots__
+
+
+def _new_result(carrier: Carrier, product: Product, decision: str, score: Decimal,
+                reasons: tuple[str, ...], tags: tuple[str, ...], outputs: Mapping[str, object],
+                trace: list | None, evaluated: bool, notes: tuple[str, ...],
+                questions: tuple[str, ...]) -> MatchResult:
+    """`MatchResult(...)` with every field given, made without the frozen `__init__`."""
+    made = object.__new__(_Unsealed)
+    made.carrier = carrier
+    made.product = product
+    made.decision = decision
+    made.score = score
+    made.reasons = reasons
+    made.tags = tags
+    made.outputs = outputs
+    made.trace = trace
+    made.evaluated = evaluated
+    made.notes = notes
+    made.questions = questions
+    made.__class__ = MatchResult
+    return made
 
 
 def _asked(ranked: list[tuple]) -> tuple[AskedQuestion, ...]:

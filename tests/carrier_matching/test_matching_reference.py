@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 from decimal import Decimal
 from functools import cache
 
 import pytest
 
 from insureops.carrier_matching import LINE_CODES, STATE_CODES
-from insureops.carrier_matching.matching import match
+from insureops.carrier_matching.description import activities, denies, mentions
+from insureops.carrier_matching.matching import MatchResult, match
 from insureops.carrier_matching.naics_reference import title
+from insureops.carrier_matching.normalise import DESCRIBED_FLAGS, normalise_business
 from insureops.carrier_matching.pruning import index_market_appetites
 from tests.carrier_matching.example_market import AS_OF, MARKET_FOLDER, example_market
 from tests.carrier_matching.reference_matching import reference_match
@@ -97,6 +100,7 @@ def answer(call, *args, **options) -> object:
         report = call(*args, **options)
     except Exception as error:  # noqa: BLE001 - the error is the answer compared
         return ("error", type(error).__name__, str(error))
+    assert all(type(r) is MatchResult and r == replace(r) for r in report.results)
     return ([(r.carrier.id, r.product.id, r.decision, str(r.score), r.reasons, r.tags,
               sorted((k, repr(v)) for k, v in r.outputs.items()), repr(r.trace), r.evaluated,
               r.notes, r.questions) for r in report.results],
@@ -135,3 +139,18 @@ def test_match_raises_as_the_reference_when_the_business_cannot_be_read():
     for broken in ({"naics": "999999"}, {"state": "Atlantis"}, {"lines_of_business": ["X"]},
                    {"annual_revenue": "a lot"}, {"naics": "238210", "employee_count": -1}):
         assert_same({"name": "Broken", **broken})
+
+
+def test_described_answers_read_as_mentions_and_denies_say_when_descriptions_vary():
+    rng = random.Random(11)
+    words = [w for text in DESCRIPTIONS if text for w in text.split()] + [
+        "no", "not", "but", "hazmat", "late", "night", "dj", "sprinklers", ",", "."]
+    texts = [t for t in DESCRIPTIONS if t] + [" ".join(rng.choices(words, k=rng.randrange(1, 14)))
+                                              for _ in range(400)]
+    for text in texts:
+        data = normalise_business({"description": text}).business
+        for group, field, phrases in DESCRIBED_FLAGS:
+            expected = True if mentions(text, phrases) else False if denies(text, phrases) \
+                else None
+            assert (data.get(group) or {}).get(field) is expected, (text, field)
+        assert data["activities"] == activities(text)
