@@ -125,14 +125,15 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
     """
     normalised = normalise_business(business, as_of=as_of)
     business = normalised.business
-    entries = match_plan(market).candidates(requested_lines(business, lines))
+    plan = match_plan(market)
+    entries = plan.candidates(requested_lines(business, lines))
     state = business.get("state")
     comp_reason = comp_forbidden(WORKERS_COMP, state) if state is not None else None
     allowed = index.candidates(business) if index is not None else None
     listed = limit is None  # declines are listed only when every answer is
     inputs = {BUSINESS_INPUT: business}
-    answers: dict[str, tuple] = {}
-    ranked: list[tuple] = []  # (rank, -score, position, entry, answer or decline)
+    answers: dict[str, _Answer] = {}
+    rows: list[tuple] = []  # (rank, score, position, entry, answer or (reason, tag))
     pruned = 0
     for entry in entries:
         forbidden = entry.surplus_reason
@@ -140,19 +141,19 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
             forbidden = comp_reason
         if forbidden is not None:
             if listed:
-                ranked.append((DECLINE, ZERO, entry.position, entry, (forbidden, REGULATORY_TAG)))
+                rows.append((DECLINE, ZERO, entry.position, entry, (forbidden, REGULATORY_TAG)))
             continue
         if state is not None and state not in entry.states:
             if listed:
-                ranked.append((DECLINE, ZERO, entry.position, entry,
-                               (f"{entry.product.name} is not offered in {state}", STATE_TAG)))
+                rows.append((DECLINE, ZERO, entry.position, entry,
+                             (f"{entry.product.name} is not offered in {state}", STATE_TAG)))
             continue
         appetite = entry.appetite
         if allowed is not None and appetite.name not in allowed:
             pruned += 1
             if listed:
-                ranked.append((DECLINE, ZERO, entry.position, entry,
-                               (index.why_pruned(appetite.name, business), PRUNED_TAG)))
+                rows.append((DECLINE, ZERO, entry.position, entry,
+                             (index.why_pruned(appetite.name, business), PRUNED_TAG)))
             continue
         answer = answers.get(appetite.path)
         if answer is None:
@@ -162,13 +163,25 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
                 result = (entry.run or entry.evaluate())(inputs, as_of=as_of)
             answer = answers[appetite.path] = _Answer(entry, result)
         if listed or answer.rank != DECLINE:
-            ranked.append((answer.rank, -answer.score, entry.position, entry, answer))
-    ranked.sort()
+            rows.append((answer.rank, answer.score, entry.position, entry, answer))
+    ranked = _ranked(rows, len(plan.entries))
     questions = _asked(ranked)
     if not listed:  # the best N: accepts and refers, never padded with declines
         del ranked[max(0, limit):]
     return MatchReport(tuple(_result(entry, found) for _, _, _, entry, found in ranked),
                        len(entries), pruned, questions, normalised.warnings)
+
+
+def _ranked(rows: list[tuple], positions: int) -> list[tuple]:
+    """`rows` best first: by decision, then score (highest first), then position (each below
+    `positions`). A row is ranked by one int (a match has a few distinct scores, numbered in
+    descending order): sorting the tuples would compare Decimals over and over."""
+    distinct = sorted({row[1] for row in rows}, reverse=True)
+    place = {score: number for number, score in enumerate(distinct)}
+    width = len(distinct)
+    keyed = [((row[0] * width + place[row[1]]) * positions + row[2], row) for row in rows]
+    keyed.sort()  # the keys are distinct (so are positions): rows are never compared
+    return [row for _, row in keyed]
 
 
 class _Answer:
