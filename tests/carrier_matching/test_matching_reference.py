@@ -15,7 +15,8 @@ import pytest
 
 from insureops.carrier_matching import LINE_CODES, STATE_CODES
 from insureops.carrier_matching.description import activities, denies, mentions
-from insureops.carrier_matching.matching import MatchResult, match
+from insureops.carrier_matching.match_plan import match_plan
+from insureops.carrier_matching.matching import MatchResult, candidate_products, match
 from insureops.carrier_matching.naics_reference import title
 from insureops.carrier_matching.normalise import DESCRIBED_FLAGS, normalise_business
 from insureops.carrier_matching.pruning import index_market_appetites
@@ -154,3 +155,16 @@ def test_described_answers_read_as_mentions_and_denies_say_when_descriptions_var
                 else None
             assert (data.get(group) or {}).get(field) is expected, (text, field)
         assert data["activities"] == activities(text)
+
+
+def test_the_match_plan_is_made_once_per_market_and_lists_its_answerable_products():
+    market = example_market()
+    plan = match_plan(market)
+    assert match_plan(market) is plan
+    assert [entry.product for entry in plan.entries] == candidate_products(market)
+    ranked = sorted(plan.entries, key=lambda e: e.position)
+    assert [(e.carrier.name, e.product.name, e.product.id) for e in ranked] == sorted(
+        (e.carrier.name, e.product.name, e.product.id) for e in plan.entries)
+    assert [e.product for e in plan.candidates(["CGL", "WORK"])] == candidate_products(
+        market, ["CGL", "WORK"])
+    assert match_plan(replace(market)) is not plan  # a market of its own, a plan of its own
