@@ -1,16 +1,14 @@
 """One business matched against the whole example market in-process, for businesses of several
-shapes (issue 29's market target: under 2 ms).
+shapes (issue 29's market target; figures in docs/performance.md).
 
     python bench/bench_market_match.py [--rounds 40] [--instructions]
 
-Loads examples/market (every product, no candidate index: every appetite of a product offered
-in the business's state is evaluated by the engine) and times `carrier_matching.match` for
-each business of BUSINESSES: different lines, states, NAICS classes, loss histories, with and
-without `lines_of_business`. Rounds interleave the businesses; it prints each one's median and
-p90 CPU time, how many products the answer lists and how many appetites ran.
-`--instructions` adds callgrind's instructions per match for each business from one run under
-valgrind (the market loaded from a compiled market cache in a temporary folder, so the run
-does not compile; a dump is taken at each `os.getppid()`, which nothing else here calls).
+No candidate index: every appetite of a product offered in the business's state is evaluated.
+Rounds interleave BUSINESSES (lines, states, NAICS classes, loss histories, with and without
+`lines_of_business`); each one's median and p90 CPU time, its answers and appetites run.
+`--instructions` adds callgrind's instructions per match from one valgrind run: the market is
+read from a compiled market cache in a temporary folder (no compiling under valgrind), and a
+dump is taken at each `os.getppid()`, which nothing else here calls.
 """
 
 from __future__ import annotations
