@@ -11,8 +11,8 @@ from typing import Protocol
 from insureops.carrier_matching.market import Carrier, Market, Product
 from insureops.carrier_matching.match_plan import Entry, match_plan
 from insureops.carrier_matching.normalise import normalise_business
-from insureops.carrier_matching.questions import asked_fields, question
-from insureops.carrier_matching.reasons import REASON, arrange
+from insureops.carrier_matching.questions import ASK_REASON_PREFIX, asked_fields, question
+from insureops.carrier_matching.reasons import REASON, arrange, format_money
 from insureops.carrier_matching.regulation import REGULATORY_TAG, WORKERS_COMP, comp_forbidden
 
 DECISION_RANK = {"accept": 0, "refer": 1, "decline": 2}
@@ -204,7 +204,11 @@ class _Answer:
         if found is None:
             result = self.result
             given = result.reasons
-            if given:
+            if len(given) == 1:  # nothing to order: the kinds are not needed
+                text = format_money(given[0])
+                reasons, questions = ((), (text,)) if text.startswith(ASK_REASON_PREFIX) \
+                    else ((text,), ())
+            elif given:
                 rules = self.entry.rule_kinds()
                 kinds = [kind for name in result.fired for kind in rules.get(name, ())]
                 if len(kinds) != len(given):
