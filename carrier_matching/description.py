@@ -59,9 +59,13 @@ def denies(text: str | None, phrases: Iterable[str]) -> bool:
     """Whether `text` names one of `phrases` only to deny it ("no hazmat")."""
     if not text:
         return False
-    plain = " " + " ".join(_WORD.findall(text.lower())) + " "
-    named = any(phrase_pattern(p) in plain for p in phrases)
+    named = any(phrase_pattern(p) in all_words(text) for p in phrases)
     return named and not mentions(text, phrases)
+
+
+def all_words(text: str) -> str:
+    """Every word of `text`, denied or not, as `activities` writes them."""
+    return " " + " ".join(_WORD.findall(text.lower())) + " "
 
 
 def year_built(text: str | None) -> int | None:

@@ -153,6 +153,12 @@ class Market:
     intermediaries: tuple[Intermediary, ...] = ()
 
     @cached_property
+    def derived(self) -> dict[str, object]:
+        """What other modules work out once per market and keep with it, by their own key
+        (carrier_matching.match_plan): a market never changes, so neither does any of it."""
+        return {}
+
+    @cached_property
     def _carriers(self) -> dict[str, Carrier]:
         return {carrier.id: carrier for carrier in self.carriers}
 

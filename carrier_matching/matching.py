@@ -9,16 +9,15 @@ from decimal import Decimal
 from typing import Protocol
 
 from insureops.carrier_matching.market import Carrier, Market, Product
+from insureops.carrier_matching.match_plan import Entry, match_plan
 from insureops.carrier_matching.normalise import normalise_business
-from insureops.carrier_matching.questions import asked_fields, question
-from insureops.carrier_matching.reasons import arrange, reason_kinds
-from insureops.carrier_matching.regulation import (
-    DILIGENT_SEARCH_NOTE,
-    REGULATORY_TAG,
-    regulatory_decline,
-)
+from insureops.carrier_matching.questions import ASK_REASON_PREFIX, asked_fields, question
+from insureops.carrier_matching.reasons import REASON, arrange, format_money
+from insureops.carrier_matching.regulation import REGULATORY_TAG, WORKERS_COMP, comp_forbidden
 
 DECISION_RANK = {"accept": 0, "refer": 1, "decline": 2}
+DECLINE = DECISION_RANK["decline"]
+ZERO = Decimal(0)
 BUSINESS_INPUT = "business"
 STATE_TAG = "state"
 PRUNED_TAG = "pruned"
@@ -119,50 +118,162 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
     line aliases; each change a warning of the report). Raises BusinessInputError for a value
     it cannot read (an unknown NAICS code), and the engine's EvaluationError when the business
     does not fit the Business type; the first is a kind of the second.
+
+    What does not depend on the business is worked out once per market
+    (carrier_matching.match_plan); an answer is built, and its reasons formatted, only when
+    the report lists it (with `limit`, the declines never are).
     """
     normalised = normalise_business(business, as_of=as_of)
     business = normalised.business
-    products = candidate_products(market, requested_lines(business, lines))
+    plan = match_plan(market)
+    entries = plan.candidates(requested_lines(business, lines))
     state = business.get("state")
+    comp_reason = comp_forbidden(WORKERS_COMP, state) if state is not None else None
     allowed = index.candidates(business) if index is not None else None
-    answers: dict[str, tuple] = {}
-    results: list[MatchResult] = []
+    listed = limit is None  # declines are listed only when every answer is
+    inputs = {BUSINESS_INPUT: business}
+    answers: dict[str, _Answer] = {}
+    rows: list[tuple] = []  # (rank, score, position, entry, answer or (reason, tag))
     pruned = 0
-    for product in products:
-        carrier = market.carrier(product.carrier_id)
-        forbidden = regulatory_decline(product.line, product.admitted, state)
+    for entry in entries:
+        forbidden = entry.surplus_reason
+        if forbidden is None and entry.comp:
+            forbidden = comp_reason
         if forbidden is not None:
-            results.append(_declined(carrier, product, forbidden, REGULATORY_TAG))
+            if listed:
+                rows.append((DECLINE, ZERO, entry.position, entry, (forbidden, REGULATORY_TAG)))
             continue
-        if state is not None and state not in product.states:
-            results.append(_declined(carrier, product, f"{product.name} is not offered in "
-                                     f"{state}", STATE_TAG))
+        if state is not None and state not in entry.states:
+            if listed:
+                rows.append((DECLINE, ZERO, entry.position, entry,
+                             (f"{entry.product.name} is not offered in {state}", STATE_TAG)))
             continue
-        appetite = market.appetite(product.appetite)
+        appetite = entry.appetite
         if allowed is not None and appetite.name not in allowed:
             pruned += 1
-            results.append(_declined(carrier, product, index.why_pruned(appetite.name, business),
-                                     PRUNED_TAG))
+            if listed:
+                rows.append((DECLINE, ZERO, entry.position, entry,
+                             (index.why_pruned(appetite.name, business), PRUNED_TAG)))
             continue
         answer = answers.get(appetite.path)
         if answer is None:
-            result = appetite.ruleset.evaluate({BUSINESS_INPUT: business}, as_of=as_of,
-                                               explain=explain)
-            decision = result.decision or "decline"
-            kinds = reason_kinds(appetite.ruleset.ir, result.fired, len(result.reasons))
-            reasons, questions = arrange(decision, result.reasons, kinds)
-            answer = answers[appetite.path] = (
-                decision, result.score, reasons, tuple(result.tags), dict(result.outputs),
-                result.trace, questions)
-        decision, score, reasons, tags, outputs, trace, questions = answer
-        notes = (DILIGENT_SEARCH_NOTE,) if not product.admitted and decision != "decline" else ()
-        results.append(MatchResult(carrier, product, decision, score, reasons, tags, outputs,
-                                   trace, notes=notes, questions=questions))
-    results.sort(key=lambda r: r.sort_key)
-    questions = asked_questions(results)
-    if limit is not None:  # the best N: accepts and refers, never padded with declines
-        results = [r for r in results if r.decision != "decline"][:max(0, limit)]
-    return MatchReport(tuple(results), len(products), pruned, questions, normalised.warnings)
+            if explain:
+                result = appetite.ruleset.evaluate(inputs, as_of=as_of, explain=True)
+            else:
+                result = (entry.run or entry.evaluate())(inputs, as_of=as_of)
+            answer = answers[appetite.path] = _Answer(entry, result)
+        if listed or answer.rank != DECLINE:
+            rows.append((answer.rank, answer.score, entry.position, entry, answer))
+    ranked = _ranked(rows, len(plan.entries))
+    questions = _asked(ranked)
+    if not listed:  # the best N: accepts and refers, never padded with declines
+        del ranked[max(0, limit):]
+    return MatchReport(tuple(_result(entry, found) for _, _, _, entry, found in ranked),
+                       len(entries), pruned, questions, normalised.warnings)
+
+
+def _ranked(rows: list[tuple], positions: int) -> list[tuple]:
+    """`rows` best first: by decision, then score (highest first), then position (each below
+    `positions`). A row is ranked by one int (a match has a few distinct scores, numbered in
+    descending order): sorting the tuples would compare Decimals over and over."""
+    distinct = sorted({row[1] for row in rows}, reverse=True)
+    place = {score: number for number, score in enumerate(distinct)}
+    width = len(distinct)
+    keyed = [((row[0] * width + place[row[1]]) * positions + row[2], row) for row in rows]
+    keyed.sort()  # the keys are distinct (so are positions): rows are never compared
+    return [row for _, row in keyed]
+
+
+class _Answer:
+    """An appetite's evaluation for the business: its decision and score at once (they rank
+    it), its reasons arranged only when an answer that lists them is built."""
+
+    __slots__ = ("decision", "rank", "score", "result", "entry", "_arranged")
+
+    def __init__(self, entry: Entry, result) -> None:
+        self.decision = decision = result.decision or "decline"
+        self.rank = DECISION_RANK.get(decision, len(DECISION_RANK))
+        self.score = result.score
+        self.result = result
+        self.entry = entry
+        self._arranged: tuple | None = None
+
+    def arranged(self) -> tuple:
+        """(reasons, tags, trace, questions) as a MatchResult holds them."""
+        found = self._arranged
+        if found is None:
+            result = self.result
+            given = result.reasons
+            if len(given) == 1:  # nothing to order: the kinds are not needed
+                text = format_money(given[0])
+                reasons, questions = ((), (text,)) if text.startswith(ASK_REASON_PREFIX) \
+                    else ((text,), ())
+            elif given:
+                rules = self.entry.rule_kinds()
+                kinds = [kind for name in result.fired for kind in rules.get(name, ())]
+                if len(kinds) != len(given):
+                    kinds = [REASON] * len(given)
+                reasons, questions = arrange(self.decision, given, kinds)
+            else:
+                reasons = questions = ()
+            found = self._arranged = (reasons, tuple(result.tags), result.trace, questions)
+        return found
+
+
+def _result(entry: Entry, found: _Answer | tuple[str, str]) -> MatchResult:
+    if type(found) is tuple:
+        reason, tag = found
+        return _new_result(entry.carrier, entry.product, "decline", ZERO, (reason,), (tag,), {},
+                           None, False, (), ())
+    reasons, tags, trace, questions = found.arranged()
+    decision = found.decision
+    return _new_result(entry.carrier, entry.product, decision, found.score, reasons, tags,
+                       dict(found.result.outputs), trace, True,
+                       entry.notes if decision != "decline" else (), questions)
+
+
+class _Unsealed:
+    """MatchResult's layout without its frozen `__setattr__`: a report's answers are filled in
+    here and then become MatchResults (a frozen dataclass's `__init__` sets each field through
+    `object.__setattr__`, several times the cost, and a match builds one per product)."""
+
+    __slots__ = MatchResult.__slots__
+
+
+def _new_result(carrier: Carrier, product: Product, decision: str, score: Decimal,
+                reasons: tuple[str, ...], tags: tuple[str, ...], outputs: Mapping[str, object],
+                trace: list | None, evaluated: bool, notes: tuple[str, ...],
+                questions: tuple[str, ...]) -> MatchResult:
+    """`MatchResult(...)` with every field given, made without the frozen `__init__`."""
+    made = object.__new__(_Unsealed)
+    made.carrier = carrier
+    made.product = product
+    made.decision = decision
+    made.score = score
+    made.reasons = reasons
+    made.tags = tags
+    made.outputs = outputs
+    made.trace = trace
+    made.evaluated = evaluated
+    made.notes = notes
+    made.questions = questions
+    made.__class__ = MatchResult
+    return made
+
+
+def _asked(ranked: list[tuple]) -> tuple[AskedQuestion, ...]:
+    """`asked_questions` of the ranked answers (the declines ask nothing)."""
+    asked: dict[str, list[str]] = {}
+    for rank, _, _, entry, found in ranked:
+        if rank == DECLINE or type(found) is tuple:
+            continue
+        tags = found.result.tags
+        if not tags:
+            continue
+        for field in asked_fields(tags):
+            asked.setdefault(field, []).append(entry.product.id)
+    return tuple(AskedQuestion(field, question(field).text, tuple(products))
+                 for field, products in asked.items())
 
 
 def asked_questions(results: Iterable[MatchResult]) -> tuple[AskedQuestion, ...]:
@@ -183,6 +294,3 @@ def with_activities(business: Mapping) -> dict:
     return normalise_business(business).business
 
 
-def _declined(carrier: Carrier, product: Product, reason: str, tag: str) -> MatchResult:
-    return MatchResult(carrier, product, "decline", Decimal(0), (reason,), (tag,), {},
-                       None, evaluated=False)

@@ -54,6 +54,8 @@ DESCRIBED_FLAGS = (
                                  "sprinklers")),
 )
 
+_DESCRIBED_PATTERNS = tuple((group, field, tuple(described.phrase_pattern(p) for p in phrases))
+                            for group, field, phrases in DESCRIBED_FLAGS)
 
 # What a caller may send where `normalise_business` reads more than the Business type allows
 # (each value is still refused here when it cannot be read): the JSON Schema of a field as the
@@ -124,8 +126,9 @@ def normalise_business(business: Mapping, *, as_of: date | None = None) -> Norma
     if problems:
         raise BusinessInputError(problems)
     _years(data, as_of, warnings)
-    _described(data, warnings)
-    data["activities"] = described.activities(data.get("description"))
+    activities = described.activities(data.get("description"))
+    _described(data, activities, warnings)
+    data["activities"] = activities
     return Normalised(data, tuple(warnings))
 
 
@@ -247,20 +250,25 @@ def _years(data: dict, as_of: date | None, warnings: list[str]) -> None:
         warnings.append(f"years_in_business {years}, counted from founded_on {founded}")
 
 
-def _described(data: dict, warnings: list[str]) -> None:
+def _described(data: dict, activities: str | None, warnings: list[str]) -> None:
+    """The plain answers of DESCRIBED_FLAGS the description states: yes when its `activities`
+    (what it affirms) hold a phrase, no when it names one only to deny it."""
     text = data.get("description")
     if not isinstance(text, str) or not text:
         return
-    for group, field, phrases in DESCRIBED_FLAGS:
+    named = None  # every word of the description, read when first needed
+    for group, field, patterns in _DESCRIBED_PATTERNS:
         current = data.get(group)
         if isinstance(current, Mapping) and current.get(field) is not None:
             continue
-        if described.mentions(text, phrases):
+        if any(pattern in activities for pattern in patterns):
             answer = True
-        elif described.denies(text, phrases):
-            answer = False
         else:
-            continue
+            if named is None:
+                named = described.all_words(text)
+            if not any(pattern in named for pattern in patterns):
+                continue
+            answer = False
         data[group] = {**(current if isinstance(current, Mapping) else {}), field: answer}
         warnings.append(f"{group}.{field} read from the description: {'yes' if answer else 'no'}")
     building = data.get("property")

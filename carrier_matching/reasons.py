@@ -22,6 +22,8 @@ REASON = "reason"
 
 def format_money(text: str) -> str:
     """`text` with each `$` + plain number written as dollars: "$1000000.0" -> "$1,000,000"."""
+    if "$" not in text:
+        return text
     return _MONEY.sub(lambda m: _dollars(m.group(1)), text)
 
 
@@ -38,7 +40,7 @@ def _dollars(number: str) -> str:
 def reason_kinds(ruleset: ir.Ruleset, fired: Sequence[str], count: int) -> list[str]:
     """For each of `count` reasons, the decision its action carries (`accept`, `refer`,
     `decline`) or `reason`; all `reason` when the fired rules do not account for them."""
-    rules = _rule_kinds(ruleset)
+    rules = rule_kinds(ruleset)
     kinds: list[str] = []
     for name in fired:
         kinds.extend(rules.get(name, ()))
@@ -48,7 +50,7 @@ def reason_kinds(ruleset: ir.Ruleset, fired: Sequence[str], count: int) -> list[
 _KINDS: dict[int, tuple[ir.Ruleset, dict[str, tuple[str, ...]]]] = {}
 
 
-def _rule_kinds(ruleset: ir.Ruleset) -> dict[str, tuple[str, ...]]:
+def rule_kinds(ruleset: ir.Ruleset) -> dict[str, tuple[str, ...]]:
     """Rule name -> the kinds of the reasons its actions give, made once per ruleset (a match
     reads it for every product's answer); the ruleset is kept so its id stays its own."""
     found = _KINDS.get(id(ruleset))
