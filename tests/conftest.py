@@ -27,6 +27,10 @@ from tests.databases import (
 
 POSTGRES_URL_VARIABLE = "INSUREOPS_TEST_POSTGRES_URL"
 BACKENDS = ["sqlite", "postgresql"]
+# `pytestmark = SQLITE_ONLY` in a module whose point is not the store (the HTTP pipeline, token
+# checks): its database tests run once, on SQLite, not once per engine; the stores are tested
+# on both elsewhere.
+SQLITE_ONLY = pytest.mark.sqlite_only
 POSTGRES_SKIP_REASON = (f"PostgreSQL tests need {POSTGRES_URL_VARIABLE}, e.g. "
                         "postgresql+psycopg://postgres@127.0.0.1:5432/insureops_test "
                         "(.ci/run sets it)")
@@ -62,6 +66,18 @@ def pytest_runtest_makereport(item, call):
     if report.skipped:
         report.longrepr = folded_skip_location(report.longrepr)
     return report
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sqlite_only: the store is not the point: SQLite only")
+
+
+@pytest.hookimpl(tryfirst=True)  # before the fixture's own params apply
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker(
+            "sqlite_only"):
+        metafunc.definition.add_marker(
+            pytest.mark.parametrize("backend", ["sqlite"], indirect=True))
 
 
 @pytest.fixture(params=BACKENDS)
@@ -153,5 +169,10 @@ def platform_database_urls(test_databases: TestDatabases) -> DatabaseUrls:
 @pytest.fixture(scope="session", autouse=True)
 def _user_cache_folder_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The CLI's rules cache (platformdirs' user cache folder, docs/rules-language.md) of the
-    tests, in-process or in the processes they start, is a folder of the run: never the user's."""
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("user-cache"))
+    tests, in-process or in the processes they start, is a folder of the run: never the user's.
+    The run's pytest-xdist workers share it (the caches are made for concurrent processes), so
+    what one worker compiled (the example market's appetites: seconds) the others read."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "user-cache"
+    folder.mkdir(exist_ok=True)
+    os.environ["XDG_CACHE_HOME"] = str(folder)

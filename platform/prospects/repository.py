@@ -1,16 +1,52 @@
-"""SQLAlchemy queries of the prospects area; every function receives the session it works in."""
+"""The prospects area's store: its port (`ProspectsRepository`, what the use cases may ask) and
+its one implementation, this module's SQLAlchemy queries; every function receives the session it
+works in. The fast tests give the use cases an in-memory fake of the port instead.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from sqlalchemy import ColumnElement, and_, func, or_, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.prospects.models import TermsAcceptance
-from insureops.platform.records.prospects import Prospect, in_workspace
+from insureops.platform.records.prospects import Prospect, in_workspace, record_owner_email
 
 Owner = tuple[str, str]  # (issuer, subject)
+
+
+class ProspectsRepository(Protocol):
+    """What the prospects use cases ask of their store, besides paging (this module answers
+    it; the order of pages is SQL's question and stays with the database tier)."""
+
+    async def get(self, session: AsyncSession, owner: Owner,
+                  prospect_id: str) -> Prospect | None: ...
+
+    async def add(self, session: AsyncSession, prospect: Prospect, owner: Owner,
+                  owner_email: str | None) -> None: ...
+
+    async def saved(self, session: AsyncSession, prospect: Prospect, owner: Owner,
+                    owner_email: str | None) -> None: ...
+
+    async def search_candidates(self, session: AsyncSession, owner: Owner, text: str,
+                                digits: str | None, limit: int) -> list[Prospect]: ...
+
+    async def exact_matches(self, session: AsyncSession, owner: Owner, *, domain: str | None,
+                            email: str | None, digits: str | None) -> list[Prospect]: ...
+
+    async def names(self, session: AsyncSession, owner: Owner,
+                    limit: int) -> Sequence[tuple[str, str]]: ...
+
+    async def by_ids(self, session: AsyncSession, owner: Owner,
+                     ids: Sequence[str]) -> list[Prospect]: ...
+
+    async def acceptance(self, session: AsyncSession, owner: Owner,
+                         version: str | None = None) -> TermsAcceptance | None: ...
+
+    async def add_acceptance(self, session: AsyncSession, acceptance: TermsAcceptance) -> None: ...
 
 
 def _owned(owner: Owner) -> ColumnElement[bool]:
@@ -30,6 +66,21 @@ def of_workspace(workspace_id: str) -> ColumnElement[bool]:
 async def get(session: AsyncSession, owner: Owner, prospect_id: str) -> Prospect | None:
     statement = select(Prospect).where(Prospect.id == prospect_id, _owned(owner))
     return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def add(session: AsyncSession, prospect: Prospect, owner: Owner,
+              owner_email: str | None) -> None:
+    """Insert `prospect`; the owner's e-mail recorded on all their prospects."""
+    session.add(prospect)
+    await session.flush()
+    await record_owner_email(session, owner, owner_email)
+
+
+async def saved(session: AsyncSession, prospect: Prospect, owner: Owner,
+                owner_email: str | None) -> None:
+    """Write the changes made to `prospect`; the owner's e-mail recorded on all their prospects."""
+    await session.flush()
+    await record_owner_email(session, owner, owner_email)
 
 
 async def page(session: AsyncSession, scope: ColumnElement[bool], *, status: str | None,
@@ -113,3 +164,12 @@ async def acceptance(session: AsyncSession, owner: Owner,
         statement = statement.where(TermsAcceptance.version == version)
     statement = statement.order_by(TermsAcceptance.accepted_at.desc()).limit(1)
     return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def add_acceptance(session: AsyncSession, acceptance: TermsAcceptance) -> None:
+    """Record an acceptance; one a concurrent request recorded first is kept."""
+    try:
+        async with session.begin_nested():
+            session.add(acceptance)
+    except IntegrityError:
+        pass

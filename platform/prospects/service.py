@@ -1,4 +1,8 @@
-"""Use cases of the prospects area: saving and listing prospects, terms, search and duplicates."""
+"""Use cases of the prospects area: saving and listing prospects, terms, search and duplicates.
+
+Each reaches the store through its port (`store`: the SQL repository by default, a fake in
+memory in the fast tests; repository.py); paging is SQL's alone.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import datetime
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
-from sqlalchemy.exc import IntegrityError
 from ulid import ULID
 
 from insureops.platform.data.database import UnitOfWork
@@ -31,9 +34,11 @@ from insureops.platform.prospects.payloads import (
     ProspectCreate,
     ProspectUpdate,
 )
-from insureops.platform.records.prospects import Prospect, record_owner_email
+from insureops.platform.prospects.repository import ProspectsRepository
+from insureops.platform.records.prospects import Prospect
 
 Owner = repository.Owner
+Store = ProspectsRepository
 SEARCH_CANDIDATES = 500  # most recently updated matches ranked per search
 NAME_CANDIDATES = 5000  # most recently updated names compared per duplicate check
 NAME_SIMILARITY_CUTOFF = 90.0  # rapidfuzz token_sort_ratio of the normalised names
@@ -59,38 +64,36 @@ def _derived(values: dict) -> dict:
     return values
 
 
-async def _require_terms(uow: UnitOfWork, owner: Owner, current: str) -> None:
-    if await repository.acceptance(uow.session, owner, current) is None:
+async def _require_terms(uow: UnitOfWork, owner: Owner, current: str, store: Store) -> None:
+    if await store.acceptance(uow.session, owner, current) is None:
         raise TermsNotAcceptedError(current)
 
 
 async def create(uow: UnitOfWork, owner: Owner, body: ProspectCreate, now: datetime.datetime,
-                 terms_version: str, owner_email: str | None = None) -> Prospect:
+                 terms_version: str, owner_email: str | None = None, *,
+                 store: Store = repository) -> Prospect:
     """Save a prospect; `owner_email` is the token's verified e-mail (None when it has none),
     recorded on all the owner's prospects (platform/records/prospects.py)."""
-    await _require_terms(uow, owner, terms_version)
+    await _require_terms(uow, owner, terms_version, store)
     prospect = Prospect(id=str(ULID.from_timestamp(now.timestamp())), owner_issuer=owner[0],
                         owner_subject=owner[1], owner_email=owner_email, created_at=now,
                         updated_at=now, **_derived(body.model_dump()))
-    uow.session.add(prospect)
-    await uow.session.flush()
-    await record_owner_email(uow.session, owner, owner_email)
+    await store.add(uow.session, prospect, owner, owner_email)
     return prospect
 
 
 async def update(uow: UnitOfWork, owner: Owner, prospect_id: str, body: ProspectUpdate,
                  now: datetime.datetime, terms_version: str,
-                 owner_email: str | None = None) -> Prospect:
-    prospect = await repository.get(uow.session, owner, prospect_id)
+                 owner_email: str | None = None, *, store: Store = repository) -> Prospect:
+    prospect = await store.get(uow.session, owner, prospect_id)
     if prospect is None:
         raise ProspectNotFoundError(prospect_id)
-    await _require_terms(uow, owner, terms_version)
+    await _require_terms(uow, owner, terms_version, store)
     for name, value in _derived(body.model_dump(exclude_unset=True)).items():
         setattr(prospect, name, value)
     prospect.updated_at = now
     prospect.owner_email = owner_email
-    await uow.session.flush()
-    await record_owner_email(uow.session, owner, owner_email)
+    await store.saved(uow.session, prospect, owner, owner_email)
     return prospect
 
 
@@ -130,23 +133,20 @@ async def _page(uow: UnitOfWork, scope, query: ListQuery) -> tuple[list[Prospect
 
 
 async def accept_terms(uow: UnitOfWork, owner: Owner, version: str, current: str,
-                       now: datetime.datetime) -> Terms:
+                       now: datetime.datetime, *, store: Store = repository) -> Terms:
     """Record the acceptance of the current version (the first acceptance's time is kept)."""
     if version != current:
         raise TermsVersionError(current)
-    if await repository.acceptance(uow.session, owner, version) is None:
-        try:
-            async with uow.session.begin_nested():
-                uow.session.add(TermsAcceptance(owner_issuer=owner[0], owner_subject=owner[1],
-                                                version=version, accepted_at=now))
-        except IntegrityError:  # a concurrent request recorded it first
-            pass
-    return await terms_status(uow, owner, current)
+    if await store.acceptance(uow.session, owner, version) is None:
+        await store.add_acceptance(uow.session, TermsAcceptance(
+            owner_issuer=owner[0], owner_subject=owner[1], version=version, accepted_at=now))
+    return await terms_status(uow, owner, current, store=store)
 
 
-async def terms_status(uow: UnitOfWork, owner: Owner, current: str) -> Terms:
-    latest = await repository.acceptance(uow.session, owner)
-    accepted = await repository.acceptance(uow.session, owner, current)
+async def terms_status(uow: UnitOfWork, owner: Owner, current: str, *,
+                       store: Store = repository) -> Terms:
+    latest = await store.acceptance(uow.session, owner)
+    accepted = await store.acceptance(uow.session, owner, current)
     shown = accepted or latest
     return Terms(accepted=accepted is not None, version=shown and shown.version,
                  accepted_at=shown and shown.accepted_at, current_version=current)
@@ -181,14 +181,14 @@ def _rank(prospect: Prospect, text: str, digits: str | None) -> tuple[int, list[
     return max(scores.values()) + 5 * (len(scores) - 1), list(scores)
 
 
-async def search(uow: UnitOfWork, owner: Owner, q: str,
-                 limit: int) -> list[tuple[Prospect, int, list[str]]]:
+async def search(uow: UnitOfWork, owner: Owner, q: str, limit: int, *,
+                 store: Store = repository) -> list[tuple[Prospect, int, list[str]]]:
     text = q.strip().lower()
     digits = phone_digits(text)
     digits = digits if digits and len(digits) >= 3 else None
     if not text:
         return []
-    rows = await repository.search_candidates(uow.session, owner, text, digits, SEARCH_CANDIDATES)
+    rows = await store.search_candidates(uow.session, owner, text, digits, SEARCH_CANDIDATES)
     ranked = [(row, *_rank(row, text, digits)) for row in rows]
     ranked = [hit for hit in ranked if hit[1] > 0]
     ranked.sort(key=lambda hit: (-hit[1], -hit[0].updated_at.timestamp(), hit[0].id))
@@ -206,24 +206,25 @@ class Match:
 _WEIGHTS = {"same_email": 40.0, "same_domain": 35.0, "same_phone": 30.0}
 
 
-async def duplicates(uow: UnitOfWork, owner: Owner, query: DuplicateQuery) -> list[Match]:
+async def duplicates(uow: UnitOfWork, owner: Owner, query: DuplicateQuery, *,
+                     store: Store = repository) -> list[Match]:
     """The owner's prospects that may be the one described, strongest first, with reasons."""
     domain, email = normalise_domain(query.website), normalise_email(query.email)
     digits = phone_digits(query.phone)
     digits = digits if digits and len(digits) >= MIN_PHONE_DIGITS else None
-    rows = {row.id: row for row in await repository.exact_matches(
+    rows = {row.id: row for row in await store.exact_matches(
         uow.session, owner, domain=domain, email=email, digits=digits)}
     similar: dict[str, float] = {}
     name = normalise_name(query.name) if query.name and query.name.strip() else ""
     if name:
-        names = await repository.names(uow.session, owner, NAME_CANDIDATES)
+        names = await store.names(uow.session, owner, NAME_CANDIDATES)
         choices = {prospect_id: normalise_name(value) for prospect_id, value in names}
         for _, similarity, prospect_id in process.extract(
                 name, choices, scorer=fuzz.token_sort_ratio, score_cutoff=NAME_SIMILARITY_CUTOFF,
                 limit=50):
             similar[prospect_id] = float(similarity)
         missing = [prospect_id for prospect_id in similar if prospect_id not in rows]
-        rows.update({row.id: row for row in await repository.by_ids(uow.session, owner, missing)})
+        rows.update({row.id: row for row in await store.by_ids(uow.session, owner, missing)})
     matches = []
     for row in rows.values():
         reasons = [reason for reason, hit in (

@@ -1,4 +1,9 @@
-"""The example market (examples/market/), loaded once per test process, and its test date."""
+"""The example market (examples/market/), loaded once per test process, and its test date.
+
+Its checked appetites stay in `CHECKED`, an in-memory cache of the process: the platform tests
+read the same appetites through the service's cache (tests/platform/conftest.py), so a test
+process checks each appetite of the example market once, not once per service it starts.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from insureops.carrier_matching import Market, load_market
+from insureops.carrier_matching.compiled import CheckedAppetite
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKET_FOLDER = ROOT / "examples" / "market"
@@ -19,9 +25,25 @@ def read_texts(folder: Path = MARKET_FOLDER) -> dict[str, str]:
             for path in sorted(folder.rglob("*")) if path.suffix in {".toml", ".rules"}}
 
 
+class MemoryCache:
+    """carrier_matching.compiled's AppetiteCache port in memory, by source and path."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str], CheckedAppetite] = {}
+
+    def get(self, source: str, path: str) -> CheckedAppetite | None:
+        return self.entries.get((source, path))
+
+    def put(self, source: str, appetite: CheckedAppetite) -> None:
+        self.entries[(source, appetite.ruleset.filename)] = appetite
+
+
+CHECKED = MemoryCache()
+
+
 @cache
 def example_market() -> Market:
-    return load_market(read_texts(), as_of=AS_OF)
+    return load_market(read_texts(), as_of=AS_OF, cache=CHECKED)
 
 
 @cache

@@ -6,25 +6,19 @@ from __future__ import annotations
 import re
 from datetime import date
 from functools import cache
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from insureops.carrier_matching import STATE_CODES, load_market
+from insureops.carrier_matching import STATE_CODES
 from insureops.carrier_matching.pruning import CandidateIndex, build_candidate_index
 from insureops.dsl import EvaluationError
-
-ROOT = Path(__file__).resolve().parents[2]
-MARKET = ROOT / "examples" / "market"
-AS_OF = date(2026, 3, 1)
+from tests.carrier_matching.example_market import AS_OF, example_market
 
 
-@cache
 def market():
-    texts = {path.relative_to(MARKET).as_posix(): path.read_text(encoding="utf-8")
-             for path in sorted(MARKET.rglob("*")) if path.suffix in {".toml", ".rules"}}
-    return load_market(texts, as_of=AS_OF)
+    """The example market, checked once per test process (shared with the other tests)."""
+    return example_market()
 
 
 @cache

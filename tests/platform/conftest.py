@@ -20,11 +20,48 @@ from insureops.platform.auth.requirements import (
     Role,
     UserIdentity,
 )
+from insureops.platform.carrier_finder.market.appetite_cache import shared_cache
 from insureops.platform.config import Settings
 from insureops.platform.http.errors import ApiError
 from insureops.platform.http.ratelimit import RateKey, RateLimit
 from insureops.platform.http.routing import BodyLimit, Call, RouteTable
+from tests.carrier_matching.example_market import CHECKED
 from tests.platform.email.smtp_server import SmtpTestServer, running_smtp_server
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _checked_appetites_kept_in_memory(_user_cache_folder_of_the_run) -> None:
+    """The service's appetite cache (the run's folder) first asks the process's in-memory one
+    (tests/carrier_matching/example_market.py), and tells it what it checks: every service a
+    test starts reads the stored market again, and checking or decoding its appetites once per
+    service cost seconds per test. The cache itself is tested on caches of its own
+    (carrier_finder/test_appetite_cache.py)."""
+    cache = shared_cache()
+
+    on_disk: set[tuple[str, str]] = set()
+
+    def get(source, path):
+        found = CHECKED.get(source, path)
+        if found is None:
+            found = read(source, path)
+        elif (source, path) not in on_disk:  # for the processes tests start (CLI, serve)
+            keep(source, found)
+        if found is not None:
+            on_disk.add((source, path))
+            CHECKED.put(source, found)
+        return found
+
+    def put(source, appetite):
+        keep(source, appetite)
+        on_disk.add((source, appetite.ruleset.filename))
+        CHECKED.put(source, appetite)
+
+    def prime(sources, *, workers=None):  # the CLI's `market match`: none it knows
+        return warm({path: source for path, source in sources.items()
+                     if CHECKED.get(source, path) is None}, workers=workers)
+
+    read, keep, warm = cache.get, cache.put, cache.prime
+    cache.get, cache.put, cache.prime = get, put, prime
 
 
 @pytest.fixture

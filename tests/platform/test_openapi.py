@@ -9,6 +9,9 @@ from openapi_spec_validator import OpenAPIV31SpecValidator
 
 from insureops.platform.app import create_app
 from insureops.platform.keys import OPENAPI_DOCUMENT
+from tests.conftest import SQLITE_ONLY
+
+pytestmark = SQLITE_ONLY  # the route declarations: the store is not the point
 
 _PARAMETER = re.compile(r"\{(\w+)(?::[^}]*)?\}")
 

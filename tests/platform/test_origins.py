@@ -8,7 +8,10 @@ import pytest
 
 from insureops.platform.config import Settings
 from insureops.platform.http.origins import origin_allowed
+from tests.conftest import SQLITE_ONLY
 from tests.platform.workspaces import start_tenancy
+
+pytestmark = SQLITE_ONLY  # a middleware: the store is not the point
 
 ALLOWED = "https://app.insureops.test"
 

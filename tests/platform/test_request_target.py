@@ -17,6 +17,9 @@ from aiohttp.web import Response
 from insureops.platform.http.log import AccessLogger
 from insureops.platform.http.openapi import CONTROL_FREE
 from insureops.platform.keys import OPENAPI_DOCUMENT
+from tests.conftest import SQLITE_ONLY
+
+pytestmark = SQLITE_ONLY  # a middleware before any handler
 
 
 @pytest.mark.parametrize("target", [

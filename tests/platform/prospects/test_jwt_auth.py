@@ -13,7 +13,10 @@ from cryptography.hazmat.primitives import serialization
 
 from insureops.platform.auth.jwt_tokens import verified_email
 from insureops.platform.config import Settings
+from tests.conftest import SQLITE_ONLY
 from tests.platform.prospects.conftest import AUDIENCE, BASE, ISSUER, new_key
+
+pytestmark = SQLITE_ONLY  # token checks: the store is not the point
 
 STATUS = f"{BASE}/terms-status/"
 

@@ -21,7 +21,9 @@ from tests.databases import plain_conninfo
 from tests.platform.rules_studio.work_helpers import TASKS, published, start_run, tenant_rows
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
-POLICIES = 10_000
+# a hundred batches, so the kill lands half way through; more records per batch prove nothing more
+POLICIES = 2_000
+BATCH = 20
 
 
 def fill(url: str, tenant_id: str) -> int:
@@ -39,7 +41,7 @@ def worker(settings, log) -> subprocess.Popen:
            "INSUREOPS_SECRET_KEY": settings.secret_key.get_secret_value(),
            "INSUREOPS_FERNET_KEYS": settings.fernet_keys[0].get_secret_value(),
            "INSUREOPS_TENANT_DATABASE_ALLOWED_NETWORKS": "127.0.0.1/32",
-           "INSUREOPS_JOBS_STALLED_SECONDS": "2", "INSUREOPS_RULES_RUN_BATCH_SIZE": "100"}
+           "INSUREOPS_JOBS_STALLED_SECONDS": "2", "INSUREOPS_RULES_RUN_BATCH_SIZE": str(BATCH)}
     return subprocess.Popen([sys.executable, "-c", "from insureops.platform.cli import main; "
                              "main()", "worker"], env=env, stdout=log, stderr=log)
 
