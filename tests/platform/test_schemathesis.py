@@ -18,6 +18,7 @@ import re
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,9 @@ from tests.platform.workspaces import PASSWORD, cheap_areas
 # generated cases; the run without credentials only has to show 401s, so it draws fewer.
 # The coverage phase dominates the time (the policy model has 40 fields): ~50 s in all.
 MAX_EXAMPLES = 15
+# The run with credentials is split into this many tests by operation path (a stable hash), so
+# pytest-xdist's workers share it: one test of hundreds of subtests would hold one worker alone.
+SHARDS = 2
 ANONYMOUS_MAX_EXAMPLES = 8
 # The identity provider of the prospect routes: a key made here, trusted as a PEM public key.
 IDP_KEY = ec.generate_private_key(ec.SECP256R1())
@@ -302,11 +306,26 @@ def schema_config(base_url: str, credentials: Credentials | None) -> schemathesi
     return schemathesis.Config.from_dict(config)
 
 
-@pytest.fixture
-def api_schema(service):
+def in_shard(number: int) -> Callable[[object], bool]:
+    """Whether an operation's path falls in shard `number` of SHARDS (every path in exactly one)."""
+    return lambda context: zlib.crc32(context.operation.path.encode()) % SHARDS == number
+
+
+def authenticated_schema(service, shard: int):
     running, credentials = service
-    return schemathesis.openapi.from_url(f"{running.base_url}/api/openapi.json",
-                                         config=schema_config(running.base_url, credentials))
+    return schemathesis.openapi.from_url(
+        f"{running.base_url}/api/openapi.json",
+        config=schema_config(running.base_url, credentials)).include(in_shard(shard))
+
+
+@pytest.fixture
+def api_schema_0(service):
+    return authenticated_schema(service, 0)
+
+
+@pytest.fixture
+def api_schema_1(service):
+    return authenticated_schema(service, 1)
 
 
 @pytest.fixture
@@ -329,17 +348,46 @@ def _node_id_for_schemathesis(request) -> None:
         request.node._nodeid = request.node.nodeid
 
 
-authenticated = schemathesis.pytest.from_fixture("api_schema")
 anonymous = schemathesis.pytest.from_fixture("anonymous_schema")
 
 
-@authenticated.parametrize()
-@fuzz_settings_for(MAX_EXAMPLES)
-def test_every_operation_conforms_when_called_with_credentials(case, service):
+def call_with_credentials(case, service) -> None:
     running, _ = service
     if case.operation.path == "/api/auth/logout/" and case.cookies.get("sessionid"):
         case.cookies["sessionid"] = log_in(running.base_url)  # end a session of its own
     case.call_and_validate(timeout=30)
+
+
+@schemathesis.pytest.from_fixture("api_schema_0").parametrize()
+@fuzz_settings_for(MAX_EXAMPLES)
+def test_every_operation_conforms_when_called_with_credentials_part_1(case, service):
+    call_with_credentials(case, service)
+
+
+@schemathesis.pytest.from_fixture("api_schema_1").parametrize()
+@fuzz_settings_for(MAX_EXAMPLES)
+def test_every_operation_conforms_when_called_with_credentials_part_2(case, service):
+    call_with_credentials(case, service)
+
+
+def test_every_shard_fuzzes_operations(service):
+    running, _ = service
+    paths = {operation.ok().path for operation in
+             schemathesis.openapi.from_url(f"{running.base_url}/api/openapi.json")
+             .get_all_operations()}
+    sizes = [sum(in_shard(n)(_PathOnly(p)) for p in paths) for n in range(SHARDS)]
+    assert all(size >= len(paths) // (2 * SHARDS) for size in sizes), sizes
+
+
+@dataclass(frozen=True)
+class _PathOnly:
+    """What in_shard reads of schemathesis's filter context: the operation's path."""
+
+    path: str
+
+    @property
+    def operation(self) -> Self:
+        return self
 
 
 @anonymous.parametrize()
