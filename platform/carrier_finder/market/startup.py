@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import functools
+import gc
 import logging
 import time
 from pathlib import Path
@@ -99,6 +100,9 @@ def warm_market(store: MarketStore):
             try:
                 async with app[DATABASE].unit_of_work() as uow:
                     market = await store.market(uow.session, None)
+                # the snapshot and its index live on: out of the collector's passes, which
+                # would otherwise scan them again while a first match compiles its candidates
+                gc.freeze()
                 await store.warm_threads.run(_load_classifier)
                 compiled = await store.warm_threads.run(store.compile_all, market)
             except (SQLAlchemyError, OSError, ValueError) as exc:
