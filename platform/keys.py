@@ -78,5 +78,5 @@ REFRESH_SESSION_COOKIE: web.RequestKey[str] = web.RequestKey("refresh_session_co
 # the key in one query (the tenant API's connection cache compares it).
 SAVED_CONNECTION: web.RequestKey[SavedConnection] = web.RequestKey("saved_connection")
 
-# The remote MCP endpoint's Streamable HTTP session manager (platform/mcp/endpoint.py).
+# The remote MCP endpoint's Streamable HTTP sessions, started on first use (platform/mcp/endpoint.py).
 MCP_SESSIONS: web.AppKey[object] = web.AppKey("mcp_sessions")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import click
 
@@ -20,24 +21,39 @@ def _settings(**overrides):
         raise click.ClickException(f"invalid configuration: {problems}") from None
 
 
+def _service(host: str | None, port: int | None):
+    """The service's app and settings (logging configured)."""
+    from insureops.platform.app import create_app
+    from insureops.platform.auth.secret_keys import ConfigurationError
+    from insureops.platform.http.log import configure_logging
+
+    settings = _settings(host=host, port=port)
+    configure_logging(settings.log_format, settings.log_level)
+    try:
+        return create_app(settings), settings
+    except ConfigurationError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 @click.command()
 @click.option("--host", default=None, help="Address to listen on [INSUREOPS_HOST, 127.0.0.1].")
 @click.option("--port", type=int, default=None, help="Port to listen on [INSUREOPS_PORT, 8080].")
 def serve(host: str | None, port: int | None) -> None:
     """Run the HTTP service (migrates the platform database first). Ctrl-C stops it."""
+    # A start allocates objects that live as long as the process (modules, classes, the app);
+    # the collector's passes over them as they pile up were a large part of a start's CPU
+    # (docs/performance.md). No passes during the start; then they are frozen: never scanned.
+    gc.disable()
+    try:
+        app, settings = _service(host, port)
+    finally:
+        gc.freeze()
+        gc.enable()
     from aiohttp import web
 
-    from insureops.platform.app import create_app
-    from insureops.platform.auth.secret_keys import ConfigurationError
     from insureops.platform.http import server
-    from insureops.platform.http.log import AccessLogger, configure_logging
+    from insureops.platform.http.log import AccessLogger
 
-    settings = _settings(host=host, port=port)
-    configure_logging(settings.log_format, settings.log_level)
-    try:
-        app = create_app(settings)
-    except ConfigurationError as exc:
-        raise click.ClickException(str(exc)) from None
     shown_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
     base = f"http://{shown_host}:{settings.port}"
     database = settings.sqlite_path or "PostgreSQL (INSUREOPS_DATABASE_URL)"

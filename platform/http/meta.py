@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import datetime
 import html
+import importlib.util
 from pathlib import Path
 
 from aiohttp import web
 from pydantic import BaseModel, Field
-from swagger_ui.utils import SWAGGER_UI_PY_ROOT
 
 from insureops.platform.auth.requirements import Auth
 from insureops.platform.auth.service_tokens import JWKS_PATH
@@ -20,7 +20,8 @@ from insureops.platform.records.signing_keys import published_jwks
 
 DOCS_PATH = "/api/docs"
 OPENAPI_PATH = "/api/openapi.json"
-SWAGGER_ASSETS = SWAGGER_UI_PY_ROOT / "static"  # swagger-ui-py's bundled Swagger UI files
+# swagger-ui-py's bundled Swagger UI files, found without importing it (it imports PyYAML)
+SWAGGER_ASSETS = Path(importlib.util.find_spec("swagger_ui").origin).parent / "static"
 _ASSETS = ("swagger-ui.css", "index.css", "swagger-ui-bundle.js",
            "swagger-ui-standalone-preset.js", "favicon-32x32.png", "favicon-16x16.png")
 

@@ -1,7 +1,7 @@
 """The job engines, running the registry's job kinds and periodic duties with the same
 functions (docs/jobs.md):
 
-- `QueueJobs` (platform database on PostgreSQL): procrastinate's queue in the platform
+- `QueueJobs` (platform database on PostgreSQL, `queue`): procrastinate's queue in the platform
   database, shared by any number of `insureops worker` processes; `enqueue_in` writes the job
   on the unit of work's own connection, so it exists iff the transaction commits; the jobs of
   a worker whose heartbeat stopped are retried by the others.
@@ -19,29 +19,22 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import procrastinate
-import psycopg_pool
-from procrastinate import exceptions as queue_errors
-from procrastinate.jobs import Job
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from insureops.platform.data.database import Database, UnitOfWork
 from insureops.platform.jobs import registry
 from insureops.platform.jobs.kinds import load_job_kinds
 from insureops.platform.jobs.registry import JobContext, JobKind, Periodic
 from insureops.platform.jobs.services import JobServices
-from insureops.platform.jobs.shared_pool import EnginePool
 
 log = logging.getLogger("insureops.jobs")
 
 
-def _keys(kind: JobKind, arguments: dict[str, Any]) -> tuple[str | None, str | None]:
+def lock_keys(kind: JobKind, arguments: dict[str, Any]) -> tuple[str | None, str | None]:
     lock = kind.lock(arguments) if kind.lock else None
     queueing = kind.queueing_lock(arguments) if kind.queueing_lock else None
     return lock, queueing
 
 
-async def _stopped(duties: list[asyncio.Task], seconds: float = 5.0) -> None:
+async def stopped(duties: list[asyncio.Task], seconds: float = 5.0) -> None:
     """Let the duties finish the round they are in (a round cut in the middle of a database
     call leaves the driver's thread answering a closed loop); cancel what is still running."""
     if duties:
@@ -51,7 +44,7 @@ async def _stopped(duties: list[asyncio.Task], seconds: float = 5.0) -> None:
         await asyncio.gather(*duties, return_exceptions=True)
 
 
-async def _periodically(duty: Periodic, services: JobServices,
+async def periodically(duty: Periodic, services: JobServices,
                         stop: asyncio.Event) -> None:
     """Run `duty` every `duty.seconds` until `stop`; a failure is logged, not fatal."""
     context = JobContext(services, should_stop=stop.is_set)
@@ -96,122 +89,6 @@ class JobEngine(abc.ABC):
         """Run jobs and the periodic duties until `stop` is set."""
 
 
-class QueueJobs(JobEngine):
-    """procrastinate on the platform database (`conninfo`: a libpq connection string)."""
-
-    def __init__(self, conninfo: str, *, concurrency: int = 4, stalled_seconds: float = 30.0,
-                 pool_size: int = 4, shared: AsyncEngine | None = None) -> None:
-        """`shared`: the platform Database's engine, whose pool the queue then uses (the
-        service and workers: `build_job_engine`); without it the queue opens a pool of its
-        own of at most `pool_size` connections."""
-        load_job_kinds()
-        self._shared = shared
-        self._conninfo = conninfo
-        connector = procrastinate.PsycopgConnector(conninfo=conninfo, min_size=1,
-                                                   max_size=max(2, pool_size))
-        self.app = procrastinate.App(connector=connector)
-        self._pool_args = {"conninfo": conninfo, "min_size": 1, "max_size": max(2, pool_size)}
-        self._pool: psycopg_pool.AsyncConnectionPool | None = None
-        self.concurrency = concurrency
-        self.stalled_seconds = stalled_seconds
-        for kind in registry.JOB_KINDS.values():
-            self._register(kind)
-
-    def _register(self, kind: JobKind) -> None:
-        async def perform(context: procrastinate.JobContext, **arguments: Any) -> object:
-            services = context.additional_context["services"]
-            own = JobContext(services, context.job.id, context.job.attempts,
-                             context.should_abort)
-            return await kind.function(own, **arguments)
-        perform.__name__ = perform.__qualname__ = kind.name.replace(".", "_")
-        self.app.task(name=kind.name, queue=kind.queue, retry=kind.retry or False,
-                      pass_context=True)(perform)
-
-    async def open(self) -> None:
-        """Open without waiting for the database (procrastinate's own pool would wait for it,
-        and a service whose platform database is down must still start and answer 503): the
-        shared engine connects on use, an own pool in the background; jobs and duties fail
-        and retry until the database answers."""
-        if self._shared is not None:
-            await self.app.open_async(pool=EnginePool(self._shared, self._conninfo))
-            return
-        self._pool = psycopg_pool.AsyncConnectionPool(
-            **self._pool_args, open=False, check=psycopg_pool.AsyncConnectionPool.check_connection)
-        await self._pool.open(wait=False)
-        await self.app.open_async(pool=self._pool)
-
-    async def close(self) -> None:
-        await self.app.close_async()
-        if self._pool is not None:
-            await self._pool.close()
-
-    def _deferrer(self, name: str, arguments: dict[str, Any], connection: Any = None):
-        kind = registry.kind(name)
-        lock, queueing = _keys(kind, arguments)
-        options: dict[str, Any] = {"lock": lock, "queueing_lock": queueing}
-        if connection is not None:
-            options["connection"] = connection
-        return self.app.configure_task(name, **options)
-
-    async def enqueue(self, name: str, /, **arguments: Any) -> int | None:
-        try:
-            return await self._deferrer(name, arguments).defer_async(**arguments)
-        except queue_errors.AlreadyEnqueued:
-            return None
-
-    async def enqueue_in(self, uow: UnitOfWork, name: str, /, **arguments: Any) -> int | None:
-        session = uow.session
-        connection = await (await session.connection()).get_raw_connection()
-        try:
-            async with session.begin_nested():  # a refused queueing lock spares the caller
-                return await self._deferrer(name, arguments,
-                                            connection.driver_connection).defer_async(
-                    **arguments)
-        except queue_errors.AlreadyEnqueued:
-            return None
-
-    async def recover_stalled(self) -> int:
-        """Put back in the queue the jobs of workers silent for `stalled_seconds` (killed):
-        how many."""
-        manager = self.app.job_manager
-        stalled = list(await manager.get_stalled_jobs(
-            seconds_since_heartbeat=self.stalled_seconds))
-        for job in stalled:
-            log.warning("job %s (%s) was running on a worker that stopped; retrying it",
-                        job.id, job.task_name)
-            await manager.retry_job(job)
-        return len(stalled)
-
-    async def _recovering(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            try:
-                await self.recover_stalled()
-            except Exception:  # noqa: BLE001 - the database may be away for a moment
-                log.exception("recovering stalled jobs failed")
-            try:
-                await asyncio.wait_for(stop.wait(), max(1.0, self.stalled_seconds / 3))
-            except TimeoutError:
-                pass
-
-    async def run(self, services: JobServices, stop: asyncio.Event) -> None:
-        heartbeat = max(0.5, self.stalled_seconds / 3)
-        worker = asyncio.create_task(self.app.run_worker_async(
-            concurrency=self.concurrency, wait=True, install_signal_handlers=False,
-            additional_context={"services": services}, fetch_job_polling_interval=1.0,
-            abort_job_polling_interval=1.0, update_heartbeat_interval=heartbeat,
-            stalled_worker_timeout=self.stalled_seconds, shutdown_graceful_timeout=10.0,
-            delete_jobs="successful"))
-        duties = [asyncio.create_task(_periodically(duty, services, stop))
-                  for duty in registry.PERIODIC.values()]
-        duties.append(asyncio.create_task(self._recovering(stop)))
-        try:
-            await stop.wait()
-        finally:
-            await _stopped(duties)
-            worker.cancel()
-            await asyncio.gather(worker, return_exceptions=True)
-
-
 class _KeyedLocks:
     """asyncio locks by key, forgotten when nobody holds or waits for them."""
 
@@ -251,7 +128,7 @@ class EmbeddedJobs(JobEngine):
 
     async def enqueue(self, name: str, /, **arguments: Any) -> int | None:
         kind = registry.kind(name)
-        _, queueing = _keys(kind, arguments)
+        _, queueing = lock_keys(kind, arguments)
         if queueing is not None:
             if queueing in self._waiting:
                 return None
@@ -277,7 +154,7 @@ class EmbeddedJobs(JobEngine):
         task.add_done_callback(self._tasks.discard)
 
     async def _perform(self, kind: JobKind, arguments: dict[str, Any]) -> None:
-        lock, queueing = _keys(kind, arguments)
+        lock, queueing = lock_keys(kind, arguments)
         attempt = 0
         while True:
             try:
@@ -310,9 +187,11 @@ class EmbeddedJobs(JobEngine):
     def _retry_delay(kind: JobKind, exc: Exception, attempt: int) -> float | None:
         if kind.retry is None:
             return None
+        from procrastinate.jobs import Job  # the queue's retry policy, imported on a failure
+
         job = Job(id=None, queue=kind.queue, lock=None, queueing_lock=None,
                   task_name=kind.name, attempts=attempt)
-        decision = kind.retry.get_retry_decision(exception=exc, job=job)
+        decision = kind.retry.strategy().get_retry_decision(exception=exc, job=job)
         if decision is None:
             return None
         now = datetime.datetime.now(datetime.UTC)
@@ -323,15 +202,15 @@ class EmbeddedJobs(JobEngine):
         pending, self._pending = self._pending, []
         for kind, arguments in pending:
             self._start(kind, arguments)
-        duties = [asyncio.create_task(_periodically(duty, services, stop))
+        duties = [asyncio.create_task(periodically(duty, services, stop))
                   for duty in registry.PERIODIC.values()]
         try:
             await stop.wait()
         finally:
-            await _stopped(duties)
+            await stopped(duties)
             # the running jobs saw should_stop(): let them end their step (a step cut while
             # its thread holds a connection would leave it to a pool about to be disposed)
-            await _stopped(list(self._tasks))
+            await stopped(list(self._tasks))
             self._services = None
 
 
@@ -345,6 +224,8 @@ def build_job_engine(settings: Any, database: Database | None = None) -> JobEngi
     database (on `database`'s connection pool when given), the embedded runner on SQLite."""
     if settings.is_sqlite:
         return EmbeddedJobs(concurrency=settings.jobs_concurrency)
+    from insureops.platform.jobs.queue import QueueJobs  # procrastinate: only for the queue
+
     return QueueJobs(conninfo(settings.database_url), concurrency=settings.jobs_concurrency,
                      stalled_seconds=settings.jobs_stalled_seconds,
                      shared=database.engine if database is not None else None)

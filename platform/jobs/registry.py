@@ -9,22 +9,39 @@ the embedded runner, `engine`) run the same functions with the same retry policy
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from procrastinate import RetryStrategy
-
 if TYPE_CHECKING:
+    from procrastinate import RetryStrategy
+
     from insureops.platform.jobs.services import JobServices
 
 JobFunction = Callable[..., Awaitable[object]]
 KeyOf = Callable[[dict[str, Any]], str | None]  # job arguments -> a lock key (or none)
 
 
-# How often and when a failed job runs again: procrastinate's RetryStrategy (`max_attempts`,
-# `wait` seconds, `linear_wait`, `exponential_wait`, `retry_exceptions`), in both engines.
-Retry = RetryStrategy
+@dataclass(frozen=True)
+class Retry:
+    """How often and when a failed job runs again, in both engines: the fields of
+    procrastinate's RetryStrategy (`max_attempts`, `wait` seconds, `linear_wait`,
+    `exponential_wait`, `retry_exceptions`), which `strategy()` makes. Kept apart so that
+    registering kinds does not import the queue (the embedded runner seldom needs it)."""
+
+    max_attempts: int | None = None
+    wait: int = 0
+    linear_wait: int = 0
+    exponential_wait: int = 0
+    retry_exceptions: Iterable[type[Exception]] | None = None
+
+    def strategy(self) -> RetryStrategy:
+        from procrastinate import RetryStrategy  # on first use: see the class docstring
+
+        return RetryStrategy(max_attempts=self.max_attempts, wait=self.wait,
+                             linear_wait=self.linear_wait,
+                             exponential_wait=self.exponential_wait,
+                             retry_exceptions=self.retry_exceptions)
 
 
 @dataclass(frozen=True)

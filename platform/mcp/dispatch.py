@@ -23,8 +23,8 @@ from insureops.platform.http.bodies import validate
 from insureops.platform.http.errors import ApiError, is_database_unavailable
 from insureops.platform.http.routing import Call, Mount, Route
 from insureops.platform.keys import ERROR_TABLE, MOUNTS
+from insureops.platform.mcp_tools.calls import ToolFailure
 from insureops.platform.mcp_tools.registry import Tool
-from insureops.platform.mcp_tools.server import ToolFailure
 
 logger = logging.getLogger("insureops.mcp.remote")
 

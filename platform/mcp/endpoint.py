@@ -7,7 +7,9 @@ cap, and only then reaches the official SDK's Streamable HTTP transport (statele
 responses), bridged here from aiohttp to its ASGI interface. Each tool call runs as its tenant
 API operation in this process (dispatch.py) with the key's workspace and scopes. Stateless: no
 Mcp-Session-Id, no server-to-client requests, GET answers 405 (as the specification allows),
-so any instance behind a load balancer serves any request.
+so any instance behind a load balancer serves any request. The SDK is imported, and its
+session manager started, on the first request (`Sessions`): a service that no AI client calls
+does not pay for it at start.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -30,9 +32,9 @@ from insureops.platform.http.ratelimit import RateKey, RateLimit
 from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.keys import BODY_THREADS, MCP_SESSIONS
 from insureops.platform.mcp.dispatch import RemoteTools
-from insureops.platform.mcp_tools.server import build_server
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
+
+if TYPE_CHECKING:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 # Per API key: a tool call is one request, a session's start two (initialize, initialized).
 MCP_LIMIT = RateLimit("mcp", 120, 60, key=RateKey.API_KEY)
@@ -136,37 +138,74 @@ async def mcp_endpoint(call: Call[None, None]) -> web.Response:
         check()
     else:
         await request.config_dict[BODY_THREADS].run(check)
-    manager: StreamableHTTPSessionManager = request.config_dict[MCP_SESSIONS]
+    manager = await cast(Sessions, request.config_dict[MCP_SESSIONS]).manager()
     return await _asgi_response(manager.handle_request, _scope(request, body, call), body)
 
 
-async def _sessions(app: web.Application) -> AsyncIterator[None]:
-    """Run the SDK's session manager for the app's life, in a task of its own: its task group
-    must be entered and left by one task, which start-up and clean-up need not be."""
-    manager: StreamableHTTPSessionManager = app[MCP_SESSIONS]
-    running, stop = asyncio.Event(), asyncio.Event()
+def _session_manager() -> StreamableHTTPSessionManager:
+    """The SDK's session manager of the tool server (stateless, JSON responses)."""
+    # imported here, on the first request: the SDK is a large part of a start's imports
+    from insureops.platform.mcp_tools.server import build_server
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
 
-    async def run() -> None:
-        async with manager.run():
-            running.set()
-            await stop.wait()
-
-    task = asyncio.create_task(run())
-    await running.wait()
-    yield
-    stop.set()
-    await task
-
-
-def create_app() -> web.Application:
-    """The endpoint's sub-application (mounted at /mcp by the composition root)."""
-    app = routes.build_app()
-    app[MCP_SESSIONS] = StreamableHTTPSessionManager(
+    return StreamableHTTPSessionManager(
         build_server(lambda ctx: ctx.request.scope[CALLER]), json_response=True,
         stateless=True,
         # Origin is checked above against the configured origins; Host names are the proxy's
         # concern (the SDK's check needs a fixed list of host names).
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=SDK_BODY_CAP)
+
+
+class Sessions:
+    """The SDK's session manager, made and run from the first request to the app's end, in a
+    task of its own: its task group must be entered and left by one task, which a request and
+    clean-up are not."""
+
+    def __init__(self) -> None:
+        self._manager: StreamableHTTPSessionManager | None = None
+        self._starting = asyncio.Lock()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    async def manager(self) -> StreamableHTTPSessionManager:
+        """The running manager (the first call imports the SDK, off the event loop, and starts
+        it)."""
+        async with self._starting:
+            if self._manager is None:
+                manager = await asyncio.to_thread(_session_manager)
+                running = asyncio.Event()
+
+                async def run() -> None:
+                    async with manager.run():
+                        running.set()
+                        await self._stop.wait()
+
+                task = asyncio.create_task(run())
+                waiting = asyncio.create_task(running.wait())
+                await asyncio.wait((waiting, task), return_when=asyncio.FIRST_COMPLETED)
+                if not running.is_set():  # the manager did not start: raise why
+                    waiting.cancel()
+                    await task
+                self._task, self._manager = task, manager
+        return self._manager
+
+    async def close(self) -> None:
+        """Stop the manager if it was started."""
+        self._stop.set()
+        if self._task is not None:
+            await self._task
+
+
+async def _sessions(app: web.Application) -> AsyncIterator[None]:
+    yield
+    await cast(Sessions, app[MCP_SESSIONS]).close()
+
+
+def create_app() -> web.Application:
+    """The endpoint's sub-application (mounted at /mcp by the composition root)."""
+    app = routes.build_app()
+    app[MCP_SESSIONS] = Sessions()
     app.cleanup_ctx.append(_sessions)
     return app

@@ -26,8 +26,8 @@ from insureops.platform.mcp_server.service_client import (
 )
 from insureops.platform.mcp_server.troubleshooting import DATABASE_TIPS, INVALID_KEY_TIPS
 from insureops.platform.mcp_server.usage import UsageBatcher
+from insureops.platform.mcp_tools.calls import ToolFailure
 from insureops.platform.mcp_tools.registry import Tool
-from insureops.platform.mcp_tools.server import ToolFailure
 from insureops.platform.mcp_tools.server import build_server as build_tool_server
 from insureops.platform.tenancy.book import service
 from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError, TenantDataError

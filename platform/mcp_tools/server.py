@@ -1,13 +1,13 @@
-"""The MCP server of the tool registry, for either transport, and the tools' error shape.
+"""The MCP server of the tool registry, for either transport, on the official SDK.
 
 `build_server(backend_of)` makes one low-level MCP `Server` listing every tool of the registry
 and calling it through a `ToolBackend`: the local server's (on DATABASE_URL and the service) or
 the remote endpoint's (in the service). The low-level server is used rather than MCPServer,
 whose tool wrapper rewrites every failure as `Error executing tool <name>: ...` text; here each
-failure is the API's error object, `{"error": {"code", "message", "details"?}}`, as the tool
-result's text and structured content with `isError: true`, and arguments are validated against
-the tool's input model first, failing as `validation_error` with one `{field, message}` per
-field at fault (input values are never echoed).
+failure is the API's error object (calls.ToolFailure), as the tool result's text and
+structured content with `isError: true`, arguments validated first (calls.validate_arguments).
+Only the transports import this module, when they serve: the SDK's import is a large part of a
+service's start.
 """
 
 from __future__ import annotations
@@ -15,16 +15,15 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Protocol
+from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
-from pydantic import BaseModel, ValidationError
 
-from insureops.platform.mcp_tools.registry import BY_NAME, TOOLS, Tool
+from insureops.platform.mcp_tools.calls import ToolBackend, ToolFailure, validate_arguments
+from insureops.platform.mcp_tools.registry import BY_NAME, TOOLS
 
 logger = logging.getLogger("insureops.mcp_tools")
 
@@ -35,44 +34,6 @@ INSTRUCTIONS = (
     "(bindings; book runs: read, dry-run, cancel). Lists are paged: pass "
     "next_cursor back as cursor. Failures are {\"error\": {\"code\", \"message\", "
     "\"details\"?}} with isError true.")
-
-
-@dataclass
-class ToolFailure(Exception):
-    """A tool call refused or failed, as the API's error object."""
-
-    code: str
-    message: str
-    details: list[dict[str, str]] | None = None
-    troubleshooting: tuple[str, ...] = field(default=())
-
-    def body(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.details:
-            error["details"] = self.details
-        if self.troubleshooting:
-            error["troubleshooting"] = list(self.troubleshooting)
-        return {"error": error}
-
-
-class ToolBackend(Protocol):
-    """Runs a tool's operation for one caller; answers the result as JSON text."""
-
-    async def call(self, tool: Tool, arguments: BaseModel, raw: dict[str, Any]) -> str:
-        """Run `tool` with its validated `arguments` (`raw`: the same, as the JSON sent);
-        raise ToolFailure when refused or failed."""
-
-
-def validate_arguments(tool: Tool, raw: dict[str, Any]) -> BaseModel:
-    """The tool's argument model from the JSON arguments, or ToolFailure(validation_error)."""
-    try:
-        return tool.arguments.model_validate(raw)
-    except ValidationError as exc:
-        details = [{"field": ".".join(str(part) for part in error["loc"]) or "arguments",
-                    "message": error["msg"]}
-                   for error in exc.errors(include_url=False, include_input=False)]
-        raise ToolFailure("validation_error", f"The arguments of {tool.name} are invalid.",
-                          details) from None
 
 
 def _result(text: str, *, error: bool = False) -> types.CallToolResult:

@@ -1,11 +1,12 @@
-"""Start-up of the carrier finder: the example market on an empty embedded database, and the
-classifier's index read before the first request."""
+"""Start-up of the carrier finder: the example market on an empty embedded database; the market
+read and indexed, the classifier's index read and the appetites compiled in the background."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime
 import functools
+import gc
 import logging
 import time
 from pathlib import Path
@@ -78,20 +79,20 @@ async def load_example_market(app: web.Application) -> None:
         await load_first_market(app[DATABASE], example_market_folder(), now=now)
 
 
-async def load_classifier(app: web.Application) -> None:
-    """Read the classifier's keyword index (and the NAICS titles) before the first request."""
+def _load_classifier() -> None:
+    """Read the classifier's keyword index (and the NAICS titles)."""
     from insureops.carrier_matching.classifier import classify
 
-    await asyncio.get_running_loop().run_in_executor(None, classify, "warm up the index")
+    classify("warm up the index")
 
 
 def warm_market(store: MarketStore):
-    """A start-up hook: read the shared market into `store` (and index it) at once, then
-    compile its appetites in the background from the appetite cache, so the service answers
-    at once and the first match after a restart finds the market read and indexed (a
-    workspace without entries of its own shares that snapshot) and compiles at most the few
-    appetites it evaluates that the warm-up has not reached. A failure is logged: requests
-    then read the market as they would without it."""
+    """A start-up hook: read the shared market into `store` (and index it) at once, then the
+    classifier's index, then compile the market's appetites from the appetite cache, all in the
+    background, so the service answers at once and the first match after a restart finds the
+    market read and indexed (a workspace without entries of its own shares that snapshot) and
+    compiles at most the few appetites it evaluates that the warm-up has not reached. A failure
+    is logged: requests then read the market (or the index) as they would without it."""
 
     async def hook(app: web.Application) -> None:
         async def warm() -> None:
@@ -99,6 +100,10 @@ def warm_market(store: MarketStore):
             try:
                 async with app[DATABASE].unit_of_work() as uow:
                     market = await store.market(uow.session, None)
+                # the snapshot and its index live on: out of the collector's passes, which
+                # would otherwise scan them again while a first match compiles its candidates
+                gc.freeze()
+                await store.warm_threads.run(_load_classifier)
                 compiled = await store.warm_threads.run(store.compile_all, market)
             except (SQLAlchemyError, OSError, ValueError) as exc:
                 log.warning("the carrier market was not warmed: %s", type(exc).__name__)
@@ -113,4 +118,4 @@ def warm_market(store: MarketStore):
     return hook
 
 
-STARTUP_HOOKS = (load_example_market, load_classifier)
+STARTUP_HOOKS = (load_example_market,)

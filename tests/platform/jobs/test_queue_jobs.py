@@ -11,7 +11,8 @@ from sqlalchemy import text
 
 from insureops.platform.data.database import Database
 from insureops.platform.jobs import JobContext, job
-from insureops.platform.jobs.engine import QueueJobs, conninfo
+from insureops.platform.jobs.engine import conninfo
+from insureops.platform.jobs.queue import QueueJobs
 from insureops.platform.jobs.services import JobServices
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)

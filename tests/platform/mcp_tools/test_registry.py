@@ -11,8 +11,8 @@ from insureops.platform.app import create_app
 from insureops.platform.auth.requirements import AuthKind
 from insureops.platform.keys import MOUNTS
 from insureops.platform.mcp.dispatch import operation_route
+from insureops.platform.mcp_tools.calls import ToolFailure, validate_arguments
 from insureops.platform.mcp_tools.registry import BY_NAME, TOOLS
-from insureops.platform.mcp_tools.server import ToolFailure, validate_arguments
 
 
 def test_every_tool_is_an_api_key_route_with_its_scope_when_the_app_is_built(settings):

@@ -9,7 +9,8 @@ import uuid
 
 import pytest
 
-from insureops.platform.jobs.engine import QueueJobs, conninfo
+from insureops.platform.jobs.engine import conninfo
+from insureops.platform.jobs.queue import QueueJobs
 from insureops.platform.jobs.running import app_services
 from tests.platform.rules_studio.conftest import CLIENT_CHECK, new_client
 from tests.platform.rules_studio.work_helpers import (
