@@ -126,6 +126,8 @@ RECORD_ID_PATTERN = r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-
 
 
 class FailureQuery(BaseModel):
+    model_config = UNKNOWN_FIELDS_REFUSED
+
     limit: int = Field(50, ge=1, le=200)
     cursor: int | None = Field(None, ge=0, description="`next_cursor` of the previous page.")
 
