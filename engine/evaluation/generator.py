@@ -43,6 +43,7 @@ _FAST = (Decimal, str, date)
 # nesting of one generated expression before a sub-expression becomes a function of its own
 # (Python's parser refuses about 200 nested parentheses)
 _DEEPEST = 12
+_TEXT_SCANS = frozenset({"contains", "in", "not in"})  # a text's scan charged by its length
 _CHUNK = 8  # operands of an `and`/`or` chain per generated expression
 
 
@@ -405,6 +406,8 @@ class Emitter:
             if fast is not None:
                 return Code(fast)
         slow, ev = self.operation(op), self._ev(op)
+        if op in _TEXT_SCANS:
+            return Code(self._scan(op, left, right, span, slow))
         if op in PYTHON and left.constant is NOT_CONSTANT and right.constant is NOT_CONSTANT:
             a, b = self.src.fresh("_a"), self.src.fresh("_b")
             left_value = self._typed_value(left)
@@ -412,6 +415,17 @@ class Emitter:
                         f"type({b} := {self.converted(right)}) and type({a}) in FAST_TYPES "
                         f"else {slow}({a}, {b}, {span}{ev}))")
         return Code(f"{slow}({self.converted(left)}, {self.converted(right)}, {span}{ev})")
+
+    def _scan(self, op: str, left: Code, right: Code, span: str, slow: str) -> str:
+        """`contains`/`in`/`not in` of two strings tested directly, its scan charged inline
+        (as `costs.binary` would); anything else through the operator's implementation."""
+        a, b = self.src.fresh("_a"), self.src.fresh("_b")
+        text, item = (a, b) if op == "contains" else (b, a)
+        test = f"{item} {'in' if op == 'contains' else op} {text}"
+        return (f"(({test}) if type({a} := {self.converted(left)}) is type({b} := "
+                f"{self.converted(right)}) is STR and (len({text}) < {CHARS_PER_STEP} or "
+                f"{self.scan_charged(f'len({text})', span)}) else {slow}({a}, {b}, {span}, "
+                f"{self.ev}))")
 
     def _typed_value(self, code: Code) -> str:
         """A value for a typed comparison: a date field's string parsed inline."""
@@ -506,7 +520,7 @@ class Emitter:
                     f"else {slow}({a}, {k}, {span}{ev}))")
         if slot.fmt is not None:
             return None
-        test = self._string_test(op, constant, a, k)
+        test = self._string_test(op, constant, a, k, lambda n: self.scan_charged(n, span))
         if test is None:
             return None
         return f"(({test[0]}) if type({a} := {left.text}) is STR{test[1]} else {general})"
@@ -516,16 +530,18 @@ class Emitter:
         if op in PYTHON and kind in _FAST:
             return (f"(({a} {PYTHON[op]} {k}) if type({a} := {left.text}) is "
                     f"{self.src.const(kind)} else {slow}({a}, {k}, {span}{ev}))")
-        test = self._string_test(op, constant, a, k)
+        test = self._string_test(op, constant, a, k, lambda n: self.scan_charged(n, span))
         if test is None:
             return None
         return (f"(({test[0]}) if type({a} := {left.text}) is STR{test[1]} else "
                 f"{slow}({a}, {k}, {span}{ev}))")
 
     @staticmethod
-    def _string_test(op: str, constant, a: str, k: str) -> tuple[str, str] | None:
+    def _string_test(op: str, constant, a: str, k: str,
+                     scanned=None) -> tuple[str, str] | None:
         """(the direct test of a string `a` against the constant, a further condition for
-        taking it), when there is one."""
+        taking it), when there is one; `scanned(length)` is the text charging the scan of a
+        text of that length (without it only a text too short to cost a step is tested)."""
         kind = type(constant)
         if kind is frozenset and constant and all(type(item) is str for item in constant):
             if op == "in":
@@ -534,14 +550,21 @@ class Emitter:
                 return f"{a} not in {k}", ""
         if kind is not str:
             return None
+        if op in ("in", "not in"):  # scanning the constant costs what its length does
+            steps = len(constant) // CHARS_PER_STEP
+            if steps and scanned is None:
+                return None
+            return f"{a} {op} {k}", f" and {scanned(str(len(constant)))}" if steps else ""
         if op in PYTHON:
             return f"{a} {PYTHON[op]} {k}", ""
         if op == "starts_with":
             return f"{a}.startswith({k})", ""
         if op == "ends_with":
             return f"{a}.endswith({k})", ""
-        if op == "contains":  # a text long enough to cost a step is scanned (and charged)
-            return f"{k} in {a}", f" and len({a}) < {CHARS_PER_STEP}"
+        if op == "contains":  # a text long enough to cost a step is charged its scan
+            if scanned is None:
+                return f"{k} in {a}", f" and len({a}) < {CHARS_PER_STEP}"
+            return f"{k} in {a}", f" and (len({a}) < {CHARS_PER_STEP} or {scanned(f'len({a})')})"
         return None
 
     def _number_tests(self, op: str, constant: Decimal, a: str) -> tuple[str, str]:
@@ -677,6 +700,16 @@ class Emitter:
                   *("    " + line for line in body)]
         self.src.functions.append(lines)
         return Code(f"{name}({source.text}, {self.arguments(params)})")
+
+    def scan_charged(self, length: str, span: str) -> str:
+        """A test, true once it has charged the scan of a text of `length` characters (the
+        cost model's steps, `costs.size_cost`): to the Evaluation, or while the default call
+        has made none, to its count of the steps left (`_st`); limit_steps when over."""
+        steps = f"{length} // {CHARS_PER_STEP}"
+        if self.ev == "ev":
+            return f"SCANNED(ev, {steps}, {span})"
+        return (f"(((_st := _st - {steps}) >= 0 or STEPS_OVER({DEFAULT_LIMITS.max_steps}, "
+                f"{span})) if ev is None else SCANNED(ev, {steps}, {span}))")
 
     def charge_lines(self, amount: str, span: str) -> list[str]:
         """Statements charging `amount` steps: to the Evaluation, or while the default call

@@ -125,6 +125,15 @@ def charged(op: str):
     return run
 
 
+def scanned(ev, steps: int, span) -> bool:
+    """Charge `steps` for a text scan the generated code does itself (`costs.charge`'s
+    arithmetic and error); true, so the code can test it."""
+    ev.remaining -= steps
+    if ev.remaining < 0:
+        ev.charge(0, span)
+    return True
+
+
 #: operator -> (function, whether it takes the evaluation): operators whose cost grows with
 #: their operands charge it; the others are the registry's implementations as they are
 OPERATIONS = {op: (charged(op), True) if op in costs.SCANNED or op in costs.COMPARED
@@ -383,6 +392,7 @@ HELPERS = {
     "RULE_ENTRY": rule_entry, "TABLE_ENTRY": table_entry, "ROW_ENTRY": row_entry,
     "SKIPPED": skipped, "CELL_MISS": cell_miss, "NOT_UNIQUE": not_unique,
     "REC_SHOWN": shown, "UNSET": UNSET, "BAIL": bail, "STEPS_OVER": steps_exceeded,
+    "SCANNED": scanned,
     "FLOAT_BAIL": (FloatBail, ZeroDivisionError, OverflowError),
     "FAST_TYPES": frozenset({Decimal, str, date}),
 }

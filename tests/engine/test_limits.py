@@ -166,3 +166,57 @@ def test_simple_patterns_take_long_subjects_when_they_cannot_backtrack():
     pattern = binary("matches", name("business.s"), "^[A-Z]{2}[0-9]{4}$")
     assert run(pattern, {"s": "CA1234"}).fired == ("r",)
     assert run(pattern, {"s": "x" * 9_000}).fired == ()
+
+
+TEXT_SCANS = [  # (condition, business): each scans a text of some length
+    (lambda: binary("contains", name("business.s"), "needle"), lambda n: {"s": "x" * n}),
+    (lambda: binary("in", name("business.s"), "y" * 200), lambda n: {"s": "x" * (n % 7)}),
+    (lambda: binary("contains", name("business.s"), name("business.t")),
+     lambda n: {"s": "x" * n, "t": "xy"}),
+    (lambda: binary("in", name("business.t"), name("business.s")),
+     lambda n: {"s": "x" * n, "t": "xx"}),
+    (lambda: binary("not in", name("business.t"), name("business.s")),
+     lambda n: {"s": "x" * n, "t": "y"}),
+    (lambda: binary("contains", name("business.s"), name("business.t")),
+     lambda n: {"s": "x" * n, "t": None}),
+]
+
+
+def _outcome(compiled, business, limits):
+    try:
+        return compiled.evaluate({"business": business}, limits=limits).outputs
+    except LimitExceededError as error:
+        return error.code, error.message, error.span
+
+
+@pytest.mark.parametrize("case", range(len(TEXT_SCANS)))
+@pytest.mark.parametrize("length", [0, 63, 64, 200, 1000])
+def test_text_scans_charge_what_the_reference_charges_when_tested_inline(case, length):
+    # the generated code tests two strings itself and charges the scan inline: the same
+    # steps (one per 64 characters scanned) and the same limit error at the same budget
+    condition, business = TEXT_SCANS[case]
+    rs = ruleset(rule("r", condition(), set_output("v", True)))
+    compiled, reference = build(rs), build(rs, reference=True)
+    for steps in range(0, length // 64 + 3):
+        limits = Limits(max_steps=steps)
+        assert _outcome(compiled, business(length), limits) == \
+            _outcome(reference, business(length), limits)
+    assert _outcome(compiled, business(length), None) == \
+        _outcome(reference, business(length), None)
+
+
+def test_default_call_charges_text_scans_before_it_makes_an_evaluation():
+    # each rule scans a text of 999,999 characters 8 times (15,624 steps each): the ninth
+    # rule runs past the default budget with no Evaluation made, as the reference does
+    scans = [binary("contains", name("business.s"), f"needle {n}") for n in range(8)]
+    when = scans[0]
+    for scan in scans[1:]:
+        when = binary("or", when, scan)
+    rs = ruleset(*(rule(f"r{n}", when, set_output(f"v{n}", True)) for n in range(9)))
+    compiled, reference = build(rs), build(rs, reference=True)
+    assert "_st := _st" in compiled.evaluate.__globals__["__source__"]
+    business = {"s": "x" * 999_999}
+    assert _outcome(compiled, business, None) == _outcome(reference, business, None)
+    assert _outcome(compiled, business, None)[0] == "limit_steps"
+    short = {"s": "x" * 999_999 + " needle 7"}
+    assert _outcome(compiled, short, None) == _outcome(reference, short, None)
