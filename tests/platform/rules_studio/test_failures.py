@@ -8,6 +8,7 @@ import pytest
 
 from tests.platform.rules_studio.conftest import new_client
 from tests.platform.rules_studio.work_helpers import (
+    CITY_DATES,
     bind,
     eventually,
     finished_run,
@@ -16,22 +17,6 @@ from tests.platform.rules_studio.work_helpers import (
     tenant_execute,
     tenant_rows,
 )
-
-CITY_DATES = '''ruleset clients.dates "Client dates"
-input client: Client
-default decision accept
-
-rule dated "A city that is a date"
-when date(client.city) > date("2000-01-01")
-then
-    refer "City {client.city} is a date"
-end
-
-test "no city is accepted"
-given client = {"name": "Ann"}
-expect decision == "accept"
-end
-'''
 
 
 @pytest.fixture

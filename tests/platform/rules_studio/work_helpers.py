@@ -11,6 +11,23 @@ import sqlalchemy as sa
 from insureops.platform.tenancy.engine import create_tenant_engine
 from tests.platform.rules_studio.conftest import BASE
 
+# A rule that fails (invalid_date) on a client whose city is not a date: failed records.
+CITY_DATES = '''ruleset clients.dates "Client dates"
+input client: Client
+default decision accept
+
+rule dated "A city that is a date"
+when date(client.city) > date("2000-01-01")
+then
+    refer "City {client.city} is a date"
+end
+
+test "no city is accepted"
+given client = {"name": "Ann"}
+expect decision == "accept"
+end
+'''
+
 TASKS = '''ruleset policies.review "Policy review"
 input policy: Policy
 default decision accept

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from tests.platform.rules_studio.conftest import CLIENT_CHECK
+from tests.platform.rules_studio.work_helpers import CITY_DATES
 from tests.platform.studio_web.conftest import Shots, log_in
 from tests.platform.studio_web.test_features import RULES, add_key, api, expect
 
@@ -114,17 +115,6 @@ def test_a_queued_run_is_followed_every_second_and_cancelled(live_service, page)
     assert [r["status"] for r in listed] == ["cancelled"]
 
 
-CITY_DATES = '''ruleset clients.dates "Client dates"
-input client: Client
-default decision accept
-
-rule dated "A city that is a date"
-when date(client.city) > date("2000-01-01")
-then
-    refer "City {client.city} is a date"
-end
-'''
-
 
 def test_a_failed_record_is_shown_with_its_error_and_retried_once_fixed(live_service, page):
     check = expect()
@@ -140,18 +130,18 @@ def test_a_failed_record_is_shown_with_its_error_and_retried_once_fixed(live_ser
                              data=json.dumps({"name": "Odd", "city": "Springfield"}))
     assert made.status == 201, made.text()
     client = made.json()
+    for _ in range(240):  # the binding's failure lands within seconds of the write
+        if api(page, "GET", "/api/rules/bindings/")["items"][0]["errors"]:
+            break
+        page.wait_for_timeout(250)
+    else:
+        pytest.fail("the binding recorded no failure within a minute")
     page.reload()
     page.get_by_role("button", name="Client dates").click()
     page.get_by_role("tab", name="Bindings & runs").click()
 
     row = page.locator("#bindings tbody tr[data-id]")
-    show = row.get_by_role("button", name="Show the failed records of the client binding")
-    for _ in range(30):  # the binding's failure lands within seconds of the write
-        if show.count():
-            break
-        page.wait_for_timeout(500)
-        page.get_by_role("tab", name="Bindings & runs").click()
-    show.click()
+    row.get_by_role("button", name="Show the failed records of the client binding").click()
     failures = page.locator("#binding-failures tbody tr[data-record]")
     check(failures).to_have_count(1)
     check(failures).to_contain_text("Springfield")
