@@ -41,9 +41,10 @@ def _run(engine, plan, total: int, batch: int, on_done) -> tuple[object, int, in
         while rows := reader.next():
             now = datetime.datetime.now(datetime.UTC)
             outcome = book.process_batch(plan, state, rows, now)
-            written = (book.write_batch(engine, plan, outcome.effects, now, with_events=False)
-                       if plan.apply else [])
-            effects += sum(1 for e in written if e.kind != "error")
+            if plan.apply:  # "effects written": by this command, now
+                written = book.write_batch(engine, plan, outcome.effects, now,
+                                           with_events=False).written
+                effects += sum(1 for e in written if e.kind != "error")
             done += outcome.done
             if on_done is not None:
                 on_done(done)

@@ -115,12 +115,22 @@ def process_batch(plan: RunPlan, state: RunState, rows: list[tuple[uuid.UUID, di
     return outcome
 
 
+@dataclass(frozen=True)
+class BatchWrite:
+    """An apply batch written: the effects written now (their events staged with them), and
+    how many of the batch's effects (errors aside) the run holds, counting those it wrote
+    before a crash made it redo the batch."""
+
+    written: list[Effect]
+    effects: int
+
+
 def write_batch(engine: sa.Engine, plan: RunPlan, effects: list[Effect],
-                now: datetime.datetime, *, with_events: bool = True) -> list[Effect]:
+                now: datetime.datetime, *, with_events: bool = True) -> BatchWrite:
     """Write an apply batch's effects and (`with_events`: the service's runs) their webhook
-    events into the event outbox, in one tenant transaction; the effects written now."""
+    events into the event outbox, in one tenant transaction."""
     if not effects:
-        return []
+        return BatchWrite([], 0)
     with engine.connect() as connection:
         if connection.dialect.name == "sqlite":
             connection = connection.execution_options(**{BEGIN_IMMEDIATE: True})
@@ -130,7 +140,11 @@ def write_batch(engine: sa.Engine, plan: RunPlan, effects: list[Effect],
             if with_events:
                 events.stage(connection, plan.tenant_id,
                              [(plan.execution, e) for e in written if e.kind != "error"], now)
-            return written
+            new = {id(e) for e in written}
+            held = tenant_side.held_before(connection, plan.execution, plan.tenant_id,
+                                           [e for e in effects if id(e) not in new])
+    counted = sum(1 for e in [*written, *held] if e.kind != "error")
+    return BatchWrite(written, counted)
 
 
 class BookReader:

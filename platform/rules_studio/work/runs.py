@@ -245,13 +245,13 @@ async def _loop(services: RunServices, run: RuleRun, plan: book.RunPlan,
             done += batch.done
             matched += batch.matched
             errors += batch.errors
-            effects += sum(1 for e in written if e.kind != "error")
+            effects += written.effects
             elapsed += time.perf_counter() - started
             saved = await _update(
                 services.database, run.id, done=done, matched=matched, errors=errors,
                 effects=effects, elapsed_seconds=elapsed, checkpoint=batch.last_id,
                 state=state.dump(), summary=state.summary_dict(), updated_at=_now(services))
-            if any(e.kind != "error" for e in written):
+            if any(e.kind != "error" for e in written.written):
                 await hooks.relay()
             if saved.cancel_requested:
                 cancelled = True

@@ -202,3 +202,22 @@ def write_effects(connection: sa.Connection, execution: Execution, tenant_id: st
     if audits:
         connection.execute(sa.insert(sa_table("audit_logs")), audits)
     return written
+
+
+def held_before(connection: sa.Connection, execution: Execution, tenant_id: str,
+                effects: list[Effect]) -> list[Effect]:
+    """Those of `effects` the ledger already holds from this same execution (`source`): a
+    batch a run wrote and then redid after a crash before its checkpoint. They count as the
+    run's effects without being written again."""
+    if not effects:
+        return []
+    found = connection.execute(
+        sa.select(ledger.effects.c.record_id, ledger.effects.c.record_version,
+                  ledger.effects.c.effect)
+        .where(ledger.effects.c.tenant_id == tenant_id,
+               ledger.effects.c.rule_id == execution.rule_id,
+               ledger.effects.c.rule_version == execution.version,
+               ledger.effects.c.source == execution.label,
+               ledger.effects.c.record_id.in_({e.record_id for e in effects})))
+    held = {tuple(row) for row in found}
+    return [e for e in effects if (e.record_id, e.record_version, e.kind) in held]

@@ -9,7 +9,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from insureops.dsl import compile_ruleset
 from insureops.platform.cli import main
+from insureops.platform.rules_studio.work import book as run_book
+from insureops.platform.rules_studio.work.effects import Execution
+from insureops.platform.tenancy.engine import create_tenant_engine
 from tests.databases import Template
 from tests.platform.rules_studio.work_helpers import tenant_execute, tenant_rows
 
@@ -58,3 +62,37 @@ def test_rules_run_reports_where_errors_with_line_and_column(test_databases):
                                        "--where", "policy.premum > 1"])
     assert result.exit_code == 1
     assert "--where:1:1: error[E104]" in result.output
+
+
+def test_a_batch_redone_after_a_crash_counts_the_effects_its_run_wrote(test_databases):
+    """A run killed after a batch's effects committed and before its checkpoint redoes the
+    batch: nothing is written again, and the run still counts those effects as its own (its
+    final counts are exact); another execution's effects on the same keys are not its own."""
+    url = test_databases.copy(Template.TENANT).sync
+    book(url)  # this module's twelve policies
+    source = Path(EXAMPLE).read_text()
+    compiled = compile_ruleset(source)
+    engine = create_tenant_engine(url)
+    try:
+        def plan(label: str):
+            execution = Execution("01ARZ3NDEKTSV4RRFFQ69G5FAW", compiled.name, 1, label, "d")
+            return run_book.RunPlan(TENANT, "policy", source, None, None,
+                                    datetime.date.today(), True, execution)
+
+        first = plan("run:01ARZ3NDEKTSV4RRFFQ69G5FAX")
+        reader = run_book.BookReader(engine, "policy", TENANT, None, 100)
+        rows = reader.next()
+        reader.close()
+        now = datetime.datetime.now(datetime.UTC)
+        state = run_book.RunState.start(source, None)
+        effects = run_book.process_batch(first, state, rows, now).effects
+        once = run_book.write_batch(engine, first, effects, now)
+        again = run_book.write_batch(engine, first, effects, now)
+        other = run_book.write_batch(engine, plan("binding:01ARZ3NDEKTSV4RRFFQ69G5FAY"),
+                                     effects, now)
+    finally:
+        engine.dispose()
+    assert (len(once.written), once.effects) == (8, 8)
+    assert (again.written, again.effects) == ([], 8)
+    assert (other.written, other.effects) == ([], 0)
+    assert len(tenant_rows(url, "SELECT id FROM tasks")) == 8
