@@ -97,8 +97,15 @@ def candidate_products(market: Market, lines: Iterable[str] | None = None) -> li
 
 
 def requested_lines(business: Mapping, lines: Iterable[str] | None) -> list[str] | None:
-    """The lines to match: `lines` when given, else the business's `lines_of_business`, else all."""
-    chosen = list(lines) if lines else list(business.get("lines_of_business") or [])
+    """The lines to match: `lines` when given, else the business's `lines_of_business`, else
+    the lines of its `requests` (coverage asked for per line is a choice of lines), else all."""
+    if lines:
+        return list(lines)
+    chosen = list(business.get("lines_of_business") or [])
+    if not chosen:
+        requested = (request.get("line") for request in business.get("requests") or ()
+                     if isinstance(request, Mapping))
+        chosen = list(dict.fromkeys(line for line in requested if line))
     return chosen or None
 
 

@@ -76,7 +76,8 @@ def check(folder: Path, as_of: datetime | None, no_tests: bool) -> None:
 @click.argument("business_file", metavar="BUSINESS.json",
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--lines", default=None, metavar="CODES", help="Line codes to match, comma "
-              "separated (default: the business's lines_of_business, else every line).")
+              "separated (default: the business's lines_of_business, else the lines of its "
+              "requests, else every line).")
 @click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True,
               help="Show the best N products.")
 @click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,

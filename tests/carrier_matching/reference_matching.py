@@ -39,6 +39,8 @@ def reference_match(business: Mapping, market: Market, *, as_of: date,
     normalised = normalise_business(business, as_of=as_of)
     business = normalised.business
     chosen = list(lines) if lines else list(business.get("lines_of_business") or [])
+    if not lines and not chosen:
+        chosen = [r["line"] for r in business.get("requests") or [] if r.get("line")]
     wanted = frozenset(chosen) if chosen else None
     products = []
     for product in market.products:

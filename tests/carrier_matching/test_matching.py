@@ -88,6 +88,15 @@ def test_match_uses_the_business_lines_when_no_lines_are_given():
     assert {r.product.line for r in report.results} == {"CYBER"}
 
 
+def test_match_uses_the_lines_of_the_requests_when_no_lines_are_listed():
+    business = dict(ELECTRICIAN, requests=[{"line": "workers comp", "limit": 500_000},
+                                           {"line": "CGL", "limit": 2_000_000}])
+    report = match(business, example_market(), as_of=AS_OF)
+    assert {r.product.line for r in report.results} == {"WORK", "CGL"}
+    listed = match(dict(business, lines_of_business=["CYBER"]), example_market(), as_of=AS_OF)
+    assert {r.product.line for r in listed.results} == {"CYBER"}
+
+
 def test_match_keeps_the_best_results_when_a_limit_is_given():
     full = match(ELECTRICIAN, example_market(), as_of=AS_OF)
     limited = match(ELECTRICIAN, example_market(), as_of=AS_OF, limit=3)

@@ -43,7 +43,7 @@ class MatchRequest(_Strict):
     business: Business
     lines: LineCodes | None = Field(
         None, description="Line codes to match (ACORD codes, or a policy line_of_business such "
-        "as liability for all its codes); default the business's lines_of_business, else all.")
+        "as liability for all its codes); default the business's lines_of_business, else the lines of its requests, else all.")
     explain: StrictBool = Field(False, description="Add the engine's trace to each result.")
     limit: StrictInt | None = Field(None, ge=1, le=1000, description="Return only the best N results.")
 
