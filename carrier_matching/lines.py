@@ -86,7 +86,8 @@ LINE_ALIASES: dict[str, str] = {
     "CRIME": "CRIM", "GL": "CGL", "WC": "WORK", "AUTO": "AUTOB",
     "PROPERTY": "PROPC", "UMBRELLA": "UMBRC", "UMB": "UMBRC", "EXCESS": "UMBRC", "PL": "EO",
     "IM": "INMRC", "GARAGE": "GARAG", "GKLL": "GARAG", "LIQUOR": "LIQUR", "LL": "LIQUR",
-    "D&O": "DO", "E&O": "EO",
+    "D&O": "DO", "E&O": "EO", "DNO": "DO", "PROF": "EO", "PROFL": "EO", "MPL": "EO",
+    "LIQ": "LIQUR", "PROP": "PROPC", "CFIRE": "PROPC", "CA": "AUTOB", "BAP": "AUTOB",
 }
 
 # Names agents write instead of codes ("general liability", "workers comp"), in upper case.

@@ -143,6 +143,12 @@ def test_lines_written_as_names_are_read_as_their_codes_when_agents_type_them():
     assert found.business["lines_of_business"] == ["CGL", "WORK", "CYBER", "LIQUR"]
 
 
+def test_lines_written_as_brokers_abbreviate_them_are_read_as_their_codes():
+    found = read(lines_of_business=["PROF", "LIQ", "prop", "CA", "BAP", "MPL", "DNO"])
+    assert found.business["lines_of_business"] == ["EO", "LIQUR", "PROPC", "AUTOB", "AUTOB",
+                                                   "EO", "DO"]
+
+
 def test_amounts_written_as_text_are_read_as_numbers_when_they_are_numbers():
     found = read(annual_revenue="$1,500,000", employee_count="12")
     assert (found.business["annual_revenue"], found.business["employee_count"]) == (1_500_000, 12)
