@@ -11,14 +11,13 @@ token out of any request the page makes, and the script drops it from the addres
 
 from __future__ import annotations
 
-import functools
-import hashlib
 from pathlib import Path
 
 from aiohttp import web
 from pydantic import BaseModel, Field
 
 from insureops.platform.auth.requirements import Auth
+from insureops.platform.http.pages import asset_version, page_asset
 from insureops.platform.http.routing import Call, RouteTable
 
 STATIC = Path(__file__).with_name("static")
@@ -42,15 +41,9 @@ class AssetPath(BaseModel):
     filename: str = Field(pattern="^[A-Za-z0-9._-]+$", description="An invitation page asset.")
 
 
-@functools.cache
-def asset_version(filename: str) -> str:
-    """A digest of the asset's bytes, so a new bundle is never served from a stale cache."""
-    return hashlib.sha256((STATIC / filename).read_bytes()).hexdigest()[:12]
-
-
 def invitation_page() -> str:
     """The page shell: the bundle fills `#app`."""
-    js, css = (f"/invitations/assets/{name}?v={asset_version(name)}"
+    js, css = (f"/invitations/assets/{name}?v={asset_version(STATIC, name)}"
                for name in ("invitation.js", "invitation.css"))
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -81,12 +74,7 @@ async def page(call: Call[None, None]) -> web.Response:
 @routes.get("/assets/{filename}", response=None, auth=Auth.NONE, path_model=AssetPath,
             content_type="application/octet-stream", summary="An invitation page asset")
 async def asset(call: Call[None, None]) -> web.StreamResponse:
-    content_type = ASSETS.get(call.path.filename)
-    if content_type is None:
-        raise web.HTTPNotFound()
-    return web.FileResponse(STATIC / call.path.filename, headers={
-        "Content-Type": content_type, "Cache-Control": "public, max-age=3600",
-        **SECURITY_HEADERS})
+    return page_asset(STATIC, ASSETS, call.path.filename, SECURITY_HEADERS)
 
 
 def create_app() -> web.Application:

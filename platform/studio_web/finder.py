@@ -17,12 +17,12 @@ from aiohttp import web
 from pydantic import BaseModel, Field
 
 from insureops.platform.auth.requirements import Auth
+from insureops.platform.http.pages import page_asset, page_shell
 from insureops.platform.http.routing import Call, RouteTable
 from insureops.platform.studio_web.routes import (
     SECURITY_HEADERS,
     STATIC,
     content_security_policy,
-    page_shell,
 )
 
 ASSETS = {"finder.js": "text/javascript", "finder.css": "text/css"}
@@ -36,7 +36,7 @@ class AssetPath(BaseModel):
 
 def finder_page(nonce: str) -> str:
     """The page shell: landmarks and a live region; the bundle fills `#app`."""
-    return page_shell(nonce, "Carrier finder", "finder")
+    return page_shell(STATIC, nonce, "Carrier finder", "finder")
 
 
 @routes.get("/", response=None, auth=Auth.NONE, content_type="text/html",
@@ -63,12 +63,7 @@ async def finder_redirect(call: Call[None, None]) -> web.Response:
 @routes.get("/assets/{filename}", response=None, auth=Auth.NONE, path_model=AssetPath,
             content_type="application/octet-stream", summary="A carrier finder page asset")
 async def finder_asset(call: Call[None, None]) -> web.StreamResponse:
-    content_type = ASSETS.get(call.path.filename)
-    if content_type is None:
-        raise web.HTTPNotFound()
-    return web.FileResponse(STATIC / call.path.filename, headers={
-        "Content-Type": content_type, "Cache-Control": "public, max-age=3600",
-        **SECURITY_HEADERS})
+    return page_asset(STATIC, ASSETS, call.path.filename, SECURITY_HEADERS)
 
 
 def create_app() -> web.Application:

@@ -9,8 +9,6 @@ editor's runtime styles carry a per-response nonce.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import html
 import secrets
 from pathlib import Path
@@ -19,6 +17,7 @@ from aiohttp import web
 from pydantic import BaseModel, Field
 
 from insureops.platform.auth.requirements import Auth
+from insureops.platform.http.pages import page_asset, page_shell
 from insureops.platform.http.routing import Call, RouteTable
 
 STATIC = Path(__file__).with_name("static")
@@ -48,38 +47,9 @@ def content_security_policy(nonce: str) -> str:
     )
 
 
-@functools.cache
-def asset_version(filename: str) -> str:
-    """A digest of the asset's bytes, so a new bundle is never served from a stale cache."""
-    return hashlib.sha256((STATIC / filename).read_bytes()).hexdigest()[:12]
-
-
-def page_shell(nonce: str, title: str, bundle: str) -> str:
-    """A page of this web app: its bundle (`<bundle>.js`, `.css`, versioned by content) fills
-    `#app`; a skip link and a no-script line around it."""
-    js, css = (f"assets/{bundle}{kind}?v={asset_version(bundle + kind)}" for kind in (".js", ".css"))
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="csp-nonce" content="{html.escape(nonce)}">
-<title>{html.escape(title)} · insureops</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="{css}">
-<script type="module" src="{js}"></script>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-<div id="app"><noscript>The {html.escape(title.lower())} needs JavaScript.</noscript></div>
-</body>
-</html>
-"""
-
-
 def studio_page(nonce: str) -> str:
     """The rule studio's page shell."""
-    return page_shell(nonce, "Rule studio", "studio")
+    return page_shell(STATIC, nonce, "Rule studio", "studio")
 
 
 SECURITY_HEADERS = {
@@ -136,17 +106,7 @@ async def studio_redirect(call: Call[None, None]) -> web.Response:
     summary="A rule studio page asset",
 )
 async def studio_asset(call: Call[None, None]) -> web.StreamResponse:
-    content_type = ASSETS.get(call.path.filename)
-    if content_type is None:
-        raise web.HTTPNotFound()
-    return web.FileResponse(
-        STATIC / call.path.filename,
-        headers={
-            "Content-Type": content_type,
-            "Cache-Control": "public, max-age=3600",
-            **SECURITY_HEADERS,
-        },
-    )
+    return page_asset(STATIC, ASSETS, call.path.filename, SECURITY_HEADERS)
 
 
 def create_app() -> web.Application:
