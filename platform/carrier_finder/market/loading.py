@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -22,6 +23,8 @@ from insureops.platform.carrier_finder.market.models import (
     MarketIntermediary,
     MarketProduct,
 )
+
+Row = TypeVar("Row", MarketCarrier, MarketProduct, MarketIntermediary)
 
 
 @dataclass
@@ -132,26 +135,10 @@ def _intermediary_values(intermediary: Intermediary) -> dict:
 async def _store_intermediaries(session: AsyncSession, intermediaries: tuple[Intermediary, ...],
                                 now: datetime.datetime, workspace_id: str | None,
                                 summary: LoadSummary) -> None:
-    stored = {row.slug: row for row in await repository.intermediaries(session, workspace_id)}
-    for intermediary in intermediaries:
-        values = _intermediary_values(intermediary)
-        row = stored.pop(intermediary.id, None)
-        if row is None:
-            await repository.add(session, MarketIntermediary(
-                workspace_id=workspace_id, slug=intermediary.id, updated_at=now, **values),
-                flush=False)
-            summary.created["intermediaries"] += 1
-        elif _differs(row, values):
-            for key, value in values.items():
-                setattr(row, key, value)
-            row.updated_at = now
-            summary.updated["intermediaries"] += 1
-        else:
-            summary.unchanged["intermediaries"] += 1
-    for row in stored.values():
-        if row.active:
-            row.active, row.updated_at = False, now
-            summary.deactivated["intermediaries"] += 1
+    await _store_rows(session, "intermediaries", MarketIntermediary,
+                      await repository.intermediaries(session, workspace_id),
+                      ((i.id, _intermediary_values(i)) for i in intermediaries),
+                      now, workspace_id, summary, flush=False)
 
 
 def _differs(row, values: Mapping) -> bool:
@@ -167,54 +154,50 @@ def _comparable(value):
 async def _store_carriers(session: AsyncSession, carriers: tuple[Carrier, ...],
                           now: datetime.datetime, workspace_id: str | None,
                           summary: LoadSummary) -> dict[str, int]:
-    stored = {row.slug: row for row in await repository.carriers(session, workspace_id)}
-    ids: dict[str, int] = {}
-    for carrier in carriers:
-        values = _carrier_values(carrier)
-        row = stored.pop(carrier.id, None)
-        if row is None:
-            row = MarketCarrier(workspace_id=workspace_id, slug=carrier.id, updated_at=now,
-                                **values)
-            await repository.add(session, row)
-            summary.created["carriers"] += 1
-        elif _differs(row, values):
-            for key, value in values.items():
-                setattr(row, key, value)
-            row.updated_at = now
-            summary.updated["carriers"] += 1
-        else:
-            summary.unchanged["carriers"] += 1
-        ids[carrier.id] = row.id
-    for row in stored.values():
-        if row.active:
-            row.active, row.updated_at = False, now
-            summary.deactivated["carriers"] += 1
-    return ids
+    rows = await _store_rows(session, "carriers", MarketCarrier,
+                             await repository.carriers(session, workspace_id),
+                             ((c.id, _carrier_values(c)) for c in carriers),
+                             now, workspace_id, summary, flush=True)
+    return {slug: row.id for slug, row in rows.items()}
 
 
 async def _store_products(session: AsyncSession, products: tuple[Product, ...],
                           carrier_ids: dict[str, int], appetite_ids: dict[str, int],
                           now: datetime.datetime, workspace_id: str | None,
                           summary: LoadSummary) -> None:
-    stored = {row.slug: row for row in await repository.products(session, workspace_id)}
-    for product in products:
-        values = _product_values(product, carrier_ids[product.carrier_id],
-                                 appetite_ids[product.appetite])
-        row = stored.pop(product.id, None)
+    await _store_rows(session, "products", MarketProduct,
+                      await repository.products(session, workspace_id),
+                      ((p.id, _product_values(p, carrier_ids[p.carrier_id],
+                                              appetite_ids[p.appetite])) for p in products),
+                      now, workspace_id, summary, flush=False)
+    await session.flush()
+
+
+async def _store_rows(session: AsyncSession, kind: str, model: type[Row], stored: list[Row],
+                      wanted: Iterable[tuple[str, dict]], now: datetime.datetime,
+                      workspace_id: str | None, summary: LoadSummary, *,
+                      flush: bool) -> dict[str, Row]:
+    """Make the stored rows of `kind` match `wanted` ((slug, column values) pairs): a new slug
+    is added (flushed with `flush`, so that its id is known), a changed row updated, a row no
+    longer wanted deactivated; the wanted rows by slug."""
+    by_slug = {row.slug: row for row in stored}
+    rows: dict[str, Row] = {}
+    for slug, values in wanted:
+        row = by_slug.pop(slug, None)
         if row is None:
-            await repository.add(session, MarketProduct(
-                workspace_id=workspace_id, slug=product.id, updated_at=now, **values),
-                flush=False)
-            summary.created["products"] += 1
+            row = model(workspace_id=workspace_id, slug=slug, updated_at=now, **values)
+            await repository.add(session, row, flush=flush)
+            summary.created[kind] += 1
         elif _differs(row, values):
             for key, value in values.items():
                 setattr(row, key, value)
             row.updated_at = now
-            summary.updated["products"] += 1
+            summary.updated[kind] += 1
         else:
-            summary.unchanged["products"] += 1
-    for row in stored.values():
+            summary.unchanged[kind] += 1
+        rows[slug] = row
+    for row in by_slug.values():
         if row.active:
             row.active, row.updated_at = False, now
-            summary.deactivated["products"] += 1
-    await session.flush()
+            summary.deactivated[kind] += 1
+    return rows
