@@ -15,12 +15,12 @@ from insureops.carrier_matching.sources import LayeredSource, MarketSource, own_
 from insureops.platform.carrier_finder.market.store import MarketStore
 from insureops.platform.carrier_finder.own import repository as own_repository
 from insureops.platform.carrier_finder.own.models import WorkspaceCarrier, WorkspaceProduct
+from insureops.platform.carrier_finder.own.repository import OwnRepository
 from insureops.platform.carrier_finder.own.service import (
     AppetiteState,
     CompiledCache,
     appetites,
     core_carrier,
-    core_product,
 )
 from insureops.platform.http.routing import Call
 from insureops.platform.keys import MARKET_STORE, OWN_APPETITES, RULE_CATALOG
@@ -54,14 +54,16 @@ class View:
 
 
 async def workspace_view(session: AsyncSession, store: MarketStore, catalog: RuleCatalog | None,
-                         cache: CompiledCache, workspace_id: str | None) -> View:
+                         cache: CompiledCache, workspace_id: str | None, *,
+                         own: OwnRepository = own_repository) -> View:
     """The market `workspace_id` sees: the stored one (shared, with entries loaded for it) and
-    its own carriers and products, each product with its rule's published appetite."""
+    its own carriers and products (`own`: their store), each product with its rule's published
+    appetite."""
     base = await store.market(session, workspace_id)
     base_source = MarketSource(base, store.index(base))
     if workspace_id is None:
         return View(LayeredSource(base_source, Market((), (), ())))
-    carriers, products = await own_repository.own_rows(session, workspace_id)
+    carriers, products = await own.own_rows(session, workspace_id)
     if not carriers:
         return View(LayeredSource(base_source, Market((), (), ())))
     by_id = {row.id: row for row in carriers}
@@ -70,11 +72,11 @@ async def workspace_view(session: AsyncSession, store: MarketStore, catalog: Rul
     products = [row for row in products if row.carrier_id in by_id]
     states, found = await appetites(session, catalog, cache, workspace_id,
                                     {row.appetite_rule_id for row in products})
-    core_products = [core_product(row, by_id[row.carrier_id], found[row.appetite_rule_id].path)
+    core_products = [row.core(by_id[row.carrier_id].slug, found[row.appetite_rule_id].path)
                      for row in products if row.appetite_rule_id in found]
-    own = own_market((core_carrier(row) for row in carriers), core_products,
-                     {a.path: a for a in found.values()}.values())
-    return View(LayeredSource(base_source, own), {row.slug: row for row in carriers},
+    mine = own_market((core_carrier(row) for row in carriers), core_products,
+                      {a.path: a for a in found.values()}.values())
+    return View(LayeredSource(base_source, mine), {row.slug: row for row in carriers},
                 {row.slug: row for row in products}, states)
 
 

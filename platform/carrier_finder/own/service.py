@@ -4,7 +4,9 @@ An own product's appetite is a rule of the rule studio (kind appetite, same work
 through the rule catalog port (platform/records/rule_catalog.py): its published version is
 compiled once per content hash (`CompiledCache`) and laid over the market (carrier_finder/view.py),
 so publishing, rolling back or archiving changes what is matched on the next request. A product
-whose rule has no usable published version is not matched; `AppetiteState` says why.
+whose rule has no usable published version is not matched; `AppetiteState` says why. The use
+cases reach the own entries through their port (`store`: the SQL repository by default, a fake
+in memory in the fast tests; repository.py).
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import asyncio
 import datetime
 from collections import OrderedDict
 from dataclasses import dataclass
-from decimal import Decimal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -22,19 +23,21 @@ from insureops.carrier_matching.market import (
     Appetite,
     Carrier,
     CarrierProfile,
-    Product,
 )
 from insureops.carrier_matching.sources import appetite_input_problem
 from insureops.dsl import CompiledRuleset, RulesetInvalidError, compile_ruleset
 from insureops.platform.carrier_finder.market.store import MarketStore
 from insureops.platform.carrier_finder.own import repository
 from insureops.platform.carrier_finder.own.models import WorkspaceCarrier, WorkspaceProduct
+from insureops.platform.carrier_finder.own.repository import OwnRepository
 from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.records.rule_catalog import CatalogRule, RuleCatalog
 
 APPETITE_KIND = "appetite"
 UNRATED = "NR"
 MAX_COMPILED = 512  # compiled published versions kept per process (least recently used out)
+DIRECT = "direct"  # how a workspace reaches its own carriers: it is appointed with them
+Store = OwnRepository
 
 
 class OwnEntryNotFoundError(Exception):
@@ -167,40 +170,29 @@ def _state(rule_id: str, rule: CatalogRule | None) -> AppetiteState:
     return AppetiteState(rule_id, rule.name, "published", rule.live_version)
 
 
-def _amount(value: Decimal | None) -> Decimal | None:
-    if value is None:
-        return None
-    value = Decimal(value)
-    return Decimal(int(value)) if value == value.to_integral_value() else value
-
-
 def core_carrier(row: WorkspaceCarrier) -> Carrier:
-    """An own carrier as the core reads it: reached by a direct appointment (the workspace
-    added it because it is appointed), its type and guide dates unknown."""
-    profile = CarrierProfile(None, Access("direct"), (), row.submission_email,
-                             row.submission_portal, row.quote_url, None, None)
+    """An own carrier as the core reads it: reached as its `access` says (direct), its type,
+    territories and guide dates unknown unless stored."""
+    profile = CarrierProfile(row.carrier_type, Access(row.access or DIRECT, row.via), (),
+                             row.submission_email, row.submission_portal, row.quote_url,
+                             row.guide_effective, row.guide_reviewed)
     return Carrier(row.slug, row.name, row.naic_code or "", row.rating or UNRATED, row.market,
                    frozenset(row.states), row.website, row.active, profile)
 
 
-def core_product(row: WorkspaceProduct, carrier: WorkspaceCarrier, path: str) -> Product:
-    return Product(row.slug, carrier.slug, row.line, row.name, row.description,
-                   frozenset(row.states), _amount(row.minimum_premium), _amount(row.max_limit),
-                   _amount(row.max_aggregate), row.admitted, path, row.active,
-                   row.strength, None, row.quote_url)
-
-
 # --- changes (admins and owners of the workspace) ---
 
-async def _carrier(session: AsyncSession, workspace_id: str, slug: str) -> WorkspaceCarrier:
-    found = await repository.carrier(session, workspace_id, slug)
+async def _carrier(session: AsyncSession, workspace_id: str, slug: str,
+                   store: Store) -> WorkspaceCarrier:
+    found = await store.carrier(session, workspace_id, slug)
     if found is None:
         raise OwnEntryNotFoundError("No such carrier of this workspace.")
     return found
 
 
-async def _product(session: AsyncSession, workspace_id: str, slug: str) -> WorkspaceProduct:
-    found = await repository.product(session, workspace_id, slug)
+async def _product(session: AsyncSession, workspace_id: str, slug: str,
+                   store: Store) -> WorkspaceProduct:
+    found = await store.product(session, workspace_id, slug)
     if found is None:
         raise OwnEntryNotFoundError("No such product of this workspace.")
     return found
@@ -230,35 +222,40 @@ async def check_appetite_rule(session: AsyncSession, catalog: RuleCatalog | None
     return rule
 
 
-async def create_carrier(session: AsyncSession, store: MarketStore, actor: Actor, slug: str,
-                         values: dict, now: datetime.datetime) -> WorkspaceCarrier:
-    market = await store.market(session, actor.workspace_id)
-    if market.carrier(slug) is not None:
+async def create_carrier(session: AsyncSession, market: MarketStore, actor: Actor, slug: str,
+                         values: dict, now: datetime.datetime, *,
+                         store: Store = repository) -> WorkspaceCarrier:
+    if (await market.market(session, actor.workspace_id)).carrier(slug) is not None:
         raise OwnEntryTakenError(f"The market has a carrier {slug}; choose another id.")
     row = WorkspaceCarrier(workspace_id=actor.workspace_id, slug=slug, active=True,
-                           created_by=actor.user_id, created_at=now, updated_by=actor.user_id,
-                           updated_at=now, market=values.pop("market", None) or "admitted",
-                           **values)
-    if not await repository.add(session, row):
+                           access=DIRECT, created_by=actor.user_id, created_at=now,
+                           updated_by=actor.user_id, updated_at=now,
+                           market=values.pop("market", None) or "admitted", **values)
+    if not await store.add(session, row):
         raise OwnEntryTakenError(f"This workspace has a carrier {slug}.")
     return row
 
 
 async def update_carrier(session: AsyncSession, actor: Actor, slug: str, values: dict,
-                         now: datetime.datetime) -> WorkspaceCarrier:
-    row = await _carrier(session, actor.workspace_id, slug)
+                         now: datetime.datetime, *, store: Store = repository) -> WorkspaceCarrier:
+    row = await _carrier(session, actor.workspace_id, slug, store)
+    await _change(session, row, values, actor, now, store)
+    return row
+
+
+async def _change(session: AsyncSession, row: WorkspaceCarrier | WorkspaceProduct,
+                  values: dict, actor: Actor, now: datetime.datetime, store: Store) -> None:
     for key, value in values.items():
         setattr(row, key, value)
     row.updated_by, row.updated_at = actor.user_id, now
-    await session.flush()
-    return row
+    await store.saved(session, row)
 
 
 async def create_product(session: AsyncSession, catalog: RuleCatalog | None, actor: Actor,
                          carrier_slug: str, code: str, values: dict,
-                         now: datetime.datetime) -> WorkspaceProduct:
+                         now: datetime.datetime, *, store: Store = repository) -> WorkspaceProduct:
     try:
-        carrier = await _carrier(session, actor.workspace_id, carrier_slug)
+        carrier = await _carrier(session, actor.workspace_id, carrier_slug, store)
     except OwnEntryNotFoundError:
         raise OwnCarrierUnknownError(
             f"{carrier_slug} is not one of this workspace's carriers: add it with POST "
@@ -273,24 +270,22 @@ async def create_product(session: AsyncSession, catalog: RuleCatalog | None, act
                            created_at=now, updated_by=actor.user_id, updated_at=now,
                            description=values.pop("description", None) or "",
                            minimum_premium=values.pop("minimum_premium", None) or 0, **values)
-    if not await repository.add(session, row):
+    if not await store.add(session, row):
         raise OwnEntryTakenError(f"This workspace has a product {row.slug}.")
     return row
 
 
 async def update_product(session: AsyncSession, catalog: RuleCatalog | None, actor: Actor,
-                         slug: str, values: dict, now: datetime.datetime) -> WorkspaceProduct:
-    row = await _product(session, actor.workspace_id, slug)
+                         slug: str, values: dict, now: datetime.datetime, *,
+                         store: Store = repository) -> WorkspaceProduct:
+    row = await _product(session, actor.workspace_id, slug, store)
     if values.get("appetite_rule_id") not in (None, row.appetite_rule_id):
         await check_appetite_rule(session, catalog, actor.workspace_id,
                                   values["appetite_rule_id"])
     _check_limits(values.get("max_limit", row.max_limit),
                   values.get("max_aggregate", row.max_aggregate))
-    _check_states(values.get("states"), await carrier_of(session, row))
-    for key, value in values.items():
-        setattr(row, key, value)
-    row.updated_by, row.updated_at = actor.user_id, now
-    await session.flush()
+    _check_states(values.get("states"), await store.carrier_of(session, row))
+    await _change(session, row, values, actor, now, store)
     return row
 
 
@@ -321,5 +316,6 @@ async def product_state(session: AsyncSession, catalog: RuleCatalog | None,
     return states[row.appetite_rule_id]
 
 
-async def carrier_of(session: AsyncSession, row: WorkspaceProduct) -> WorkspaceCarrier:
-    return await repository.carrier_of(session, row)
+async def carrier_of(session: AsyncSession, row: WorkspaceProduct, *,
+                     store: Store = repository) -> WorkspaceCarrier:
+    return await store.carrier_of(session, row)

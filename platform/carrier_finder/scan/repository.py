@@ -1,11 +1,21 @@
-"""What the scan sub-area reads: the prospects a workspace sees (records/prospects.py's table)."""
+"""The scan sub-area's store: its port (`ScanRepository`) and its one implementation, a query
+on the prospects a workspace sees (records/prospects.py's table). The fast tests give the use
+cases an in-memory fake of the port instead.
+"""
 
 from __future__ import annotations
+
+from typing import Protocol
 
 from sqlalchemy import and_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from insureops.platform.records.prospects import Prospect, in_workspace
+
+
+class ScanRepository(Protocol):
+    async def workspace_prospects(self, session: AsyncSession, workspace_id: str,
+                                  limit: int) -> list[Prospect]: ...
 
 
 async def workspace_prospects(

@@ -1,4 +1,6 @@
-"""Use cases around a business's own words: scanning its website, finding similar businesses."""
+"""Use cases around a business's own words: scanning its website, finding similar businesses.
+The workspace's prospects come through the store's port (`store`: the SQL repository by default,
+a fake in memory in the fast tests; repository.py)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ from insureops.carrier_matching.website_text import extract_page_text
 from insureops.dsl import CompiledRuleset, compile_ruleset
 from insureops.platform.carrier_finder.classification import Classified
 from insureops.platform.carrier_finder.market import service
-from insureops.platform.carrier_finder.scan.repository import workspace_prospects
+from insureops.platform.carrier_finder.scan import repository
+from insureops.platform.carrier_finder.scan.repository import ScanRepository
 from insureops.platform.carrier_finder.scan.website import ScanSession, fetch_page, parse_scan_url
 from insureops.platform.carrier_finder.view import View
 from insureops.platform.config import Settings
@@ -130,12 +133,13 @@ def prospect_business(prospect: Prospect) -> ReferenceBusiness:
         state=state.upper() if len(state) == 2 else (state or None))
 
 
-async def workspace_businesses(uow: UnitOfWork,
-                               workspace_id: str | None) -> list[ReferenceBusiness]:
-    """The prospects the session's workspace sees (platform/records/prospects.py), as businesses."""
+async def workspace_businesses(uow: UnitOfWork, workspace_id: str | None, *,
+                               store: ScanRepository = repository) -> list[ReferenceBusiness]:
+    """The prospects the session's workspace sees (platform/records/prospects.py), as businesses
+    (the `MAX_PROSPECTS` most recently updated)."""
     if workspace_id is None:
         return []
-    rows = await workspace_prospects(uow.session, workspace_id, MAX_PROSPECTS)
+    rows = await store.workspace_prospects(uow.session, workspace_id, MAX_PROSPECTS)
     return [prospect_business(row) for row in rows]
 
 

@@ -26,10 +26,6 @@ expect decision == "accept"
 end
 '''
 LOWER = APPETITE.replace("score += 72", "score += 20")
-NOT_AN_APPETITE = '''ruleset claims.triage "Claims triage"
-input claim: Any
-default decision accept
-'''
 CARRIER = {"id": "mesa-county-mutual", "name": "Mesa County Mutual Insurance Company",
            "states": ["AZ", "NM"], "rating": "A-", "naic_code": "12345"}
 PRODUCT_ID = "mesa-county-mutual/contractors-gl"
@@ -170,49 +166,24 @@ async def test_own_carriers_and_products_are_403_when_a_member_changes_them(find
     await admin.ok("PATCH", "/carriers/mesa-county-mutual/", {"website": "https://prairie.test"})
 
 
-async def test_a_product_is_422_appetite_rule_invalid_when_the_rule_cannot_be_its_appetite(
+async def test_a_product_is_422_appetite_rule_invalid_when_its_rule_is_another_workspaces(
         agency, stranger):
+    # which rules may be an appetite is the fast tier's (test_own_service.py); here the
+    # catalog's SQL keeps another workspace's rule out, and the error's shape
     await agency.ok("POST", "/carriers/", CARRIER, 201)
-    triage = await agency.rule(NOT_AN_APPETITE.replace("claims.triage", "claims.other"),
-                               kind="triage")
-    wrong_inputs = await agency.rule(NOT_AN_APPETITE)
     theirs = await stranger.rule()
-    cases = {triage: "of kind triage", wrong_inputs: "`input business: Business`",
-             theirs: "in this workspace", "01ARZ3NDEKTSV4RRFFQ69G5FAV": "in this workspace"}
-    for rule_id, why in cases.items():
+    for rule_id in (theirs, "01ARZ3NDEKTSV4RRFFQ69G5FAV"):
         response = await agency.call("POST", "/products/", product(rule_id))
         assert response.status == 422, await response.text()
         error = (await response.json())["error"]
         assert error["code"] == "appetite_rule_invalid"
         assert error["details"][0]["field"] == "appetite_rule_id"
-        assert why in error["details"][0]["message"], error
-    assert "declares claim: Any" in (await (await agency.call(
-        "POST", "/products/", product(wrong_inputs))).json())["error"]["details"][0]["message"]
-    # rebinding is checked the same way; an archived rule cannot be bound
+        assert "in this workspace" in error["details"][0]["message"], error
     good = await agency.rule()
     await agency.ok("POST", "/products/", product(good), 201)
     response = await agency.call("PATCH", f"/products/{PRODUCT_ID}/",
-                                 {"appetite_rule_id": triage})
+                                 {"appetite_rule_id": theirs})
     assert (await response.json())["error"]["code"] == "appetite_rule_invalid"
-    archived = await agency.rule(APPETITE.replace("appetite.mesa_county.gl", "appetite.old"))
-    await agency.ok("DELETE", f"{RULES}/{archived}/", status=204)
-    response = await agency.call("PATCH", f"/products/{PRODUCT_ID}/",
-                                 {"appetite_rule_id": archived})
-    assert "archived" in (await response.json())["error"]["details"][0]["message"]
-
-
-async def test_a_rule_changed_to_wrong_inputs_after_binding_is_not_matched_when_published(
-        agency):
-    rule_id = await agency.rule()
-    await agency.ok("POST", "/carriers/", CARRIER, 201)
-    await agency.ok("POST", "/products/", product(rule_id), 201)
-    changed = NOT_AN_APPETITE.replace("claims.triage", "appetite.mesa_county.gl")
-    await agency.ok("PATCH", f"{RULES}/{rule_id}/", {"source": changed, "published_version": 2})
-    body = await agency.match()
-    assert PRODUCT_ID not in ranked(body)
-    unmatched = body["unmatched"][0]
-    assert unmatched["appetite_status"] == "wrong_inputs"
-    assert "input business: Business" in unmatched["reason"]
 
 
 async def test_ids_are_409_or_400_when_taken_or_unknown(agency):
@@ -230,6 +201,9 @@ async def test_ids_are_409_or_400_when_taken_or_unknown(agency):
     assert (await agency.call("POST", "/products/", product(rule_id))).status == 409
     nulls = await agency.call("PATCH", f"/products/{PRODUCT_ID}/", {"name": None})
     assert nulls.status == 400
+    limits = await agency.call("PATCH", f"/products/{PRODUCT_ID}/", {"states": ["CA"]})
+    error = (await limits.json())["error"]
+    assert (limits.status, error["details"][0]["field"]) == (400, "states")
     bad_states = await agency.call("POST", "/carriers/", dict(CARRIER, id="x-mutual",
                                                                states=["ZZ"]))
     assert bad_states.status == 400
@@ -270,17 +244,3 @@ async def test_listings_search_and_appetites_read_the_published_rule_when_it_is_
             appetites["items"]] == [("appetite.mesa_county.gl", "mesa-county-mutual", 1,
                                      [PRODUCT_ID])]
     assert appetites["items"][0]["source"] == APPETITE
-
-
-async def test_a_product_is_400_when_it_names_states_its_carrier_does_not_write_in(agency):
-    rule_id = await agency.rule()
-    await agency.ok("POST", "/carriers/", CARRIER, 201)
-    response = await agency.call("POST", "/products/", product(rule_id, states=["AZ", "TX"]))
-    error = (await response.json())["error"]
-    assert (response.status, error["details"][0]["field"]) == (400, "states")
-    assert "TX" in error["details"][0]["message"]
-    await agency.ok("POST", "/products/", product(rule_id), 201)
-    response = await agency.call("PATCH", f"/products/{PRODUCT_ID}/", {"states": ["CA"]})
-    assert response.status == 400
-    limits = await agency.call("PATCH", f"/products/{PRODUCT_ID}/", {"max_aggregate": 10})
-    assert (await limits.json())["error"]["details"][0]["field"] == "max_aggregate"

@@ -13,7 +13,6 @@ from insureops.platform.carrier_finder.own.service import CompiledCache
 from insureops.platform.carrier_finder.scan import routes as scan_routes
 from insureops.platform.http.routing import RouteTable
 from insureops.platform.keys import MARKET_STORE, OWN_APPETITES
-from tests.platform.carrier_finder.conftest import start_finder
 from tests.platform.carrier_finder.site import build_site
 
 PREFIX = "/api/scan-test"
@@ -157,26 +156,6 @@ async def test_similar_businesses_answer_400_when_the_query_is_unusable(api, pay
     response = await api.post(f"{PREFIX}/similar-businesses/", headers=SESSION, json=payload)
     body = await response.json()
     assert response.status == 400 and body["error"]["code"] == "validation_error", body
-
-
-async def test_scan_returns_the_top_carriers_the_matcher_ranks_when_a_market_is_stored(
-        aiohttp_client, settings, site):
-    local = settings.model_copy(update={"scan_allowed_networks": ("127.0.0.1/32",)})
-    finder = await start_finder(aiohttp_client, local)
-    response = await finder.post("/scan/", {"url": str(site.make_url("/pages/plumber"))})
-    body = await response.json()
-    assert response.status == 200, body
-    business = body["business"]
-    assert business["naics"] == "238220" and business["state"] == "AZ"
-    assert len(body["carriers"]) == 5
-    assert {c["product"]["line"] for c in body["carriers"]} <= set(lines(body))
-    assert body["carriers"][0]["decision"] in ("accept", "refer") and body["carriers"][0]["reasons"]
-    # the same matcher as match-carriers-detailed, on the recommended lines
-    matched = await (await finder.post("/match-carriers-detailed/", {
-        "business": business, "lines": list(lines(body)), "limit": 5})).json()
-    assert [(c["product"]["id"], c["decision"], c["score"], c["reasons"])
-            for c in body["carriers"]] == [
-        (r["product"]["id"], r["decision"], r["score"], r["reasons"]) for r in matched["results"]]
 
 
 async def test_scan_returns_no_carriers_when_the_market_is_empty(api, site):
