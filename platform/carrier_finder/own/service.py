@@ -184,18 +184,18 @@ def core_carrier(row: WorkspaceCarrier) -> Carrier:
 
 async def _carrier(session: AsyncSession, workspace_id: str, slug: str,
                    store: Store) -> WorkspaceCarrier:
-    found = await store.carrier(session, workspace_id, slug)
-    if found is None:
-        raise OwnEntryNotFoundError("No such carrier of this workspace.")
-    return found
+    return _found(await store.carrier(session, workspace_id, slug), "carrier")
 
 
 async def _product(session: AsyncSession, workspace_id: str, slug: str,
                    store: Store) -> WorkspaceProduct:
-    found = await store.product(session, workspace_id, slug)
-    if found is None:
-        raise OwnEntryNotFoundError("No such product of this workspace.")
-    return found
+    return _found(await store.product(session, workspace_id, slug), "product")
+
+
+def _found(row, kind: str):
+    if row is None:
+        raise OwnEntryNotFoundError(f"No such {kind} of this workspace.")
+    return row
 
 
 async def check_appetite_rule(session: AsyncSession, catalog: RuleCatalog | None,
