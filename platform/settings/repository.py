@@ -1,8 +1,12 @@
-"""SQLAlchemy queries of the settings area; every function receives the session it works in."""
+"""The settings area's store: its port (`SettingsRepository`, what the use cases may ask) and its
+one implementation, this module's SQLAlchemy queries; every function receives the session it
+works in. The fast tests give the use cases an in-memory fake of the port instead.
+"""
 
 from __future__ import annotations
 
 import datetime
+from typing import Protocol
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -10,6 +14,27 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from insureops.platform.data.database import upsert
 from insureops.platform.records.api_keys import ApiKey
 from insureops.platform.tenancy.databases import TenantDatabase
+
+
+class SettingsRepository(Protocol):
+    """What the API key and tenant database use cases ask of their store (this module answers
+    it)."""
+
+    async def add_key(self, session: AsyncSession, key: ApiKey) -> None: ...
+
+    async def live_keys(self, session: AsyncSession, workspace_id: str) -> list[ApiKey]: ...
+
+    async def revoke_key(self, session: AsyncSession, workspace_id: str, key_id: str,
+                         now: datetime.datetime) -> bool: ...
+
+    async def database_of(self, session: AsyncSession,
+                          workspace_id: str) -> TenantDatabase | None: ...
+
+    async def record_test(self, session: AsyncSession, workspace_id: str, url_encrypted: str,
+                          values: dict[str, object]) -> bool: ...
+
+    async def put_database(self, session: AsyncSession,
+                           row: TenantDatabase) -> TenantDatabase: ...
 
 
 async def add_key(session: AsyncSession, key: ApiKey) -> None:

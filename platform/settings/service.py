@@ -2,12 +2,14 @@
 
 No aiohttp here: each use case takes a unit of work, the area's dependencies and its inputs.
 Secrets leave only once: a new API key in the create answer; a tenant database URL never.
+Each reaches the store through its port (`store`: the SQL repository by default, a fake in
+memory in the fast tests; repository.py), and the connection test through `tester`.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from cryptography.fernet import MultiFernet
@@ -23,21 +25,25 @@ from insureops.platform.records.api_keys import (
     new_api_key,
     normalise_scopes,
 )
-from insureops.platform.settings import repository as repo
+from insureops.platform.settings import repository
 from insureops.platform.settings.errors import (
     ApiKeyNotFoundError,
     DatabaseNotConfiguredError,
     DatabaseUrlRefusedError,
     InvalidExpiryError,
 )
+from insureops.platform.settings.repository import SettingsRepository
 from insureops.platform.settings.tester import ConnectionReport, try_connection
 from insureops.platform.tenancy.databases import (
     TenantDatabase,
     decrypt_url,
     encrypt_url,
-    load_tenant_database,
 )
 from insureops.platform.tenancy.urls import CheckedUrl, UrlRefusal, check_url
+
+Store = SettingsRepository
+# Connects to a checked URL within a timeout (seconds): tester.try_connection, outbound.
+Tester = Callable[[CheckedUrl, float], Awaitable[ConnectionReport]]
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,7 @@ class CreatedKey:
 
 
 async def create_api_key(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, user_id: str,
-                         command: NewKey) -> CreatedKey:
+                         command: NewKey, *, store: Store = repository) -> CreatedKey:
     """A new key for the workspace; the answer holds the key, the database only its digest."""
     now = deps.now()
     if command.expires_at is not None and command.expires_at <= now:
@@ -76,20 +82,21 @@ async def create_api_key(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
                  name=command.name.strip(), display_prefix=key[:DISPLAY_PREFIX_LENGTH],
                  key_hash=hash_api_key(key), scopes=normalise_scopes(command.scopes),
                  created_by=user_id, created_at=now, expires_at=command.expires_at)
-    await repo.add_key(uow.session, row)
+    await store.add_key(uow.session, row)
     return CreatedKey(row, key)
 
 
-async def list_api_keys(uow: UnitOfWork, workspace_id: str) -> list[ApiKey]:
-    return await repo.live_keys(uow.session, workspace_id)
+async def list_api_keys(uow: UnitOfWork, workspace_id: str, *,
+                        store: Store = repository) -> list[ApiKey]:
+    return await store.live_keys(uow.session, workspace_id)
 
 
 async def revoke_api_key(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
-                         key_id: str) -> None:
+                         key_id: str, *, store: Store = repository) -> None:
     """Revoke at once: the next request with the key is 401 invalid_api_key. A key revoked
     already is 404, also when another request revoked it at the same moment (issue 28: both
     answered 204, the later one moving the revocation time)."""
-    if not await repo.revoke_key(uow.session, workspace_id, key_id, deps.now()):
+    if not await store.revoke_key(uow.session, workspace_id, key_id, deps.now()):
         raise ApiKeyNotFoundError("No such API key in this workspace.")
 
 
@@ -101,7 +108,7 @@ async def _checked(deps: SettingsDeps, raw_url: str, workspace_id: str) -> Check
 
 
 async def save_database(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, user_id: str,
-                        raw_url: str) -> TenantDatabase:
+                        raw_url: str, *, store: Store = repository) -> TenantDatabase:
     """Check and store the URL encrypted; a new URL forgets the previous test result."""
     checked = await _checked(deps, raw_url, workspace_id)
     row = TenantDatabase(
@@ -110,31 +117,33 @@ async def save_database(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, 
         database=checked.database, username=checked.username, saved_by=user_id,
         saved_at=deps.now(), last_test_at=None, last_test_ok=None, last_test_latency_ms=None,
         last_test_error=None, schema_version=None)
-    return await repo.put_database(uow.session, row)
+    return await store.put_database(uow.session, row)
 
 
-async def get_database(uow: UnitOfWork, workspace_id: str) -> TenantDatabase | None:
-    return await load_tenant_database(uow, workspace_id)
+async def get_database(uow: UnitOfWork, workspace_id: str, *,
+                       store: Store = repository) -> TenantDatabase | None:
+    return await store.database_of(uow.session, workspace_id)
 
 
 async def run_database_test(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
-                        raw_url: str | None) -> ConnectionReport:
+                            raw_url: str | None, *, store: Store = repository,
+                            tester: Tester = try_connection) -> ConnectionReport:
     """Test `raw_url`, or the saved connection (whose row then keeps the result, unless
     another connection was saved during the test: issue 28 audit)."""
     tested = None
     if raw_url is None:
-        row = await repo.database_of(uow.session, workspace_id)
+        row = await store.database_of(uow.session, workspace_id)
         if row is None:
             raise DatabaseNotConfiguredError("Save a database connection first, or send a url.")
         tested, raw_url = row.url_encrypted, decrypt_url(deps.fernet, row.url_encrypted)
     checked = await _checked(deps, raw_url, workspace_id)
     await uow.commit()  # no transaction stays open during the outbound connection
-    report = await try_connection(checked, deps.settings.tenant_database_timeout_seconds)
+    report = await tester(checked, deps.settings.tenant_database_timeout_seconds)
     if tested is not None:
         values: dict[str, object] = {
             "last_test_at": deps.now(), "last_test_ok": report.ok,
             "last_test_latency_ms": report.latency_ms, "last_test_error": report.error}
         if report.ok:
             values["schema_version"] = report.schema_version
-        await repo.record_test(uow.session, workspace_id, tested, values)
+        await store.record_test(uow.session, workspace_id, tested, values)
     return report

@@ -1,7 +1,9 @@
 """Use cases of the webhook settings: register, list, change, delete, rotate the secret, read
 the delivery log and redeliver. No aiohttp here.
 
-A secret leaves the service twice only: in the answers to create and rotate.
+A secret leaves the service twice only: in the answers to create and rotate. Each use case
+reaches the store through its port (`store`: the SQL repository by default, a fake in memory
+in the fast tests; repository.py).
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from ulid import ULID
 
 from insureops.platform.data.database import UnitOfWork
 from insureops.platform.http import cursors
-from insureops.platform.identity.locks import hold_workspace
 from insureops.platform.outbound.webhook_client import check_webhook_url
 from insureops.platform.settings.service import SettingsDeps
-from insureops.platform.settings.webhooks import repository as repo
+from insureops.platform.settings.webhooks import repository
+from insureops.platform.settings.webhooks.repository import WebhookSettingsRepository
 from insureops.platform.webhooks.models import WebhookDelivery, WebhookEndpoint
 from insureops.platform.webhooks.signing import (
     PREVIOUS_SECRET_SECONDS,
@@ -25,6 +27,8 @@ from insureops.platform.webhooks.signing import (
     encrypt_secret,
     new_secret,
 )
+
+Store = WebhookSettingsRepository
 
 
 class WebhookNotFoundError(Exception):
@@ -64,12 +68,13 @@ def _types(event_types: list[str]) -> list[str]:
 
 
 async def create(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, user_id: str,
-                 url: str, event_types: list[str], description: str | None) -> Created:
+                 url: str, event_types: list[str], description: str | None, *,
+                 store: Store = repository) -> Created:
     """Register an endpoint (URL checked against the address policy) with a new secret. The
     workspace's row is held first, so two creations at once never pass the limit."""
     checked = await check_webhook_url(url, deps.settings)
-    await hold_workspace(uow.session, workspace_id)
-    if await repo.count_endpoints(uow.session, workspace_id) >= deps.settings.webhooks_per_workspace:
+    await store.hold_workspace(uow.session, workspace_id)
+    if await store.count_endpoints(uow.session, workspace_id) >= deps.settings.webhooks_per_workspace:
         raise WebhookLimitReachedError(
             f"A workspace may register {deps.settings.webhooks_per_workspace} webhook endpoints; "
             "delete one first.")
@@ -78,24 +83,25 @@ async def create(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, user_id
         id=_id(now), workspace_id=workspace_id, url=checked, description=description,
         event_types=_types(event_types), secret_encrypted=encrypt_secret(deps.fernet, secret),
         enabled=True, consecutive_failures=0, created_by=user_id, created_at=now, updated_at=now)
-    uow.session.add(row)
-    await uow.session.flush()
+    await store.add(uow.session, row)
     return Created(row, secret)
 
 
-async def list_endpoints(uow: UnitOfWork, workspace_id: str) -> list[WebhookEndpoint]:
-    return await repo.endpoints(uow.session, workspace_id)
+async def list_endpoints(uow: UnitOfWork, workspace_id: str, *,
+                         store: Store = repository) -> list[WebhookEndpoint]:
+    return await store.endpoints(uow.session, workspace_id)
 
 
-async def get(uow: UnitOfWork, workspace_id: str, endpoint_id: str) -> WebhookEndpoint:
-    row = await repo.endpoint(uow.session, workspace_id, endpoint_id)
+async def get(uow: UnitOfWork, workspace_id: str, endpoint_id: str, *,
+              store: Store = repository, fresh: bool = False) -> WebhookEndpoint:
+    row = await store.endpoint(uow.session, workspace_id, endpoint_id, fresh=fresh)
     if row is None:
         raise WebhookNotFoundError("No such webhook in this workspace.")
     return row
 
 
 async def update(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, endpoint_id: str,
-                 changes: dict[str, object]) -> WebhookEndpoint:
+                 changes: dict[str, object], *, store: Store = repository) -> WebhookEndpoint:
     """Change the fields given. Switching on forgets the failures (a fresh start); switching
     off is `disabled_reason: manual`."""
     now = deps.now()
@@ -110,27 +116,27 @@ async def update(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, endpoin
         values.update(enabled=True, disabled_reason=None, disabled_at=None,
                       consecutive_failures=0, failing_since=None)
     elif changes.get("enabled") is False:
-        current = await get(uow, workspace_id, endpoint_id)
+        current = await get(uow, workspace_id, endpoint_id, store=store)
         if current.enabled:
             values.update(enabled=False, disabled_reason="manual", disabled_at=now)
-    if not await repo.change_endpoint(uow.session, workspace_id, endpoint_id, values):
+    if not await store.change_endpoint(uow.session, workspace_id, endpoint_id, values):
         raise WebhookNotFoundError("No such webhook in this workspace.")
-    row = await get(uow, workspace_id, endpoint_id)
-    await uow.session.refresh(row)
-    return row
+    return await get(uow, workspace_id, endpoint_id, store=store, fresh=True)
 
 
-async def delete(uow: UnitOfWork, workspace_id: str, endpoint_id: str) -> None:
+async def delete(uow: UnitOfWork, workspace_id: str, endpoint_id: str, *,
+                 store: Store = repository) -> None:
     """Delete the endpoint and its delivery log; pending deliveries are never sent."""
-    row = await get(uow, workspace_id, endpoint_id)
-    await uow.session.delete(row)
+    row = await get(uow, workspace_id, endpoint_id, store=store)
+    await store.delete_endpoint(uow.session, row)
 
 
 async def rotate_secret(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
-                        endpoint_id: str) -> tuple[str, datetime.datetime | None]:
+                        endpoint_id: str, *,
+                        store: Store = repository) -> tuple[str, datetime.datetime | None]:
     """A new secret; the current one becomes the previous one, still signing deliveries for
     PREVIOUS_SECRET_SECONDS (a second rotation within them drops the oldest)."""
-    row = await get(uow, workspace_id, endpoint_id)
+    row = await get(uow, workspace_id, endpoint_id, store=store)
     now, secret = deps.now(), new_secret()
     expires = now + datetime.timedelta(seconds=PREVIOUS_SECRET_SECONDS)
     try:  # a secret no configured key decrypts any more cannot sign: it is dropped
@@ -138,7 +144,7 @@ async def rotate_secret(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
         previous: str | None = row.secret_encrypted
     except WebhookSecretError:
         previous = None
-    await repo.change_endpoint(uow.session, workspace_id, endpoint_id, {
+    await store.change_endpoint(uow.session, workspace_id, endpoint_id, {
         "secret_encrypted": encrypt_secret(deps.fernet, secret),
         "previous_secret_encrypted": previous,
         "previous_secret_expires_at": expires if previous else None, "updated_at": now})
@@ -146,13 +152,13 @@ async def rotate_secret(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str,
 
 
 async def deliveries(uow: UnitOfWork, workspace_id: str, endpoint_id: str, status: str | None,
-                     cursor: str | None, limit: int) -> Page:
-    await get(uow, workspace_id, endpoint_id)
+                     cursor: str | None, limit: int, *, store: Store = repository) -> Page:
+    await get(uow, workspace_id, endpoint_id, store=store)
     try:
         after = cursors.decode_cursor(cursor, status=status or "") if cursor else None
     except cursors.CursorInvalidError:
         raise DeliveryCursorInvalidError("The cursor is invalid.") from None
-    rows = await repo.deliveries(uow.session, workspace_id, endpoint_id, status, after, limit)
+    rows = await store.deliveries(uow.session, workspace_id, endpoint_id, status, after, limit)
     more = len(rows) > limit
     rows = rows[:limit]
     next_cursor = cursors.encode_cursor(rows[-1].id, status=status or "") if more else None
@@ -160,10 +166,10 @@ async def deliveries(uow: UnitOfWork, workspace_id: str, endpoint_id: str, statu
 
 
 async def redeliver(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, endpoint_id: str,
-                    delivery_id: str) -> WebhookDelivery:
+                    delivery_id: str, *, store: Store = repository) -> WebhookDelivery:
     """A new delivery of the same event (same `webhook-id`) to the endpoint, due now."""
-    endpoint = await get(uow, workspace_id, endpoint_id)
-    original = await repo.delivery(uow.session, workspace_id, endpoint_id, delivery_id)
+    endpoint = await get(uow, workspace_id, endpoint_id, store=store)
+    original = await store.delivery(uow.session, workspace_id, endpoint_id, delivery_id)
     if original is None:
         raise WebhookNotFoundError("No such delivery of this webhook.")
     if not endpoint.enabled:
@@ -172,6 +178,5 @@ async def redeliver(uow: UnitOfWork, deps: SettingsDeps, workspace_id: str, endp
     row = WebhookDelivery(id=_id(now), workspace_id=workspace_id, endpoint_id=endpoint_id,
                           event_id=original.event_id, event_type=original.event_type,
                           status="pending", attempts=0, next_attempt_at=now, created_at=now)
-    uow.session.add(row)
-    await uow.session.flush()
+    await store.add(uow.session, row)
     return row

@@ -56,23 +56,16 @@ async def test_only_the_sha256_is_stored_when_a_key_is_created(tenancy):
     assert rows == [(hash_api_key(key),)]
 
 
-@pytest.mark.parametrize(("scopes", "stored"), [(["read"], ["read"]),
-                                                (["read", "write"], ["read", "write"]),
-                                                (["write"], ["read", "write"])])
-async def test_scopes_are_kept_with_write_implying_read_when_chosen(tenancy, scopes, stored):
-    ann = await tenancy.owner("ann@example.com")
-    body = await (await create(tenancy, ann, scopes=scopes)).json()
-    assert body["scopes"] == stored
-
-
-@pytest.mark.parametrize("body", [{"scopes": []}, {"scopes": ["admin"]}, {"name": ""},
-                                  {"expires_at": "2020-01-01T00:00:00Z"},
-                                  {"expires_at": "2030-01-01T00:00:00"}])
+# The bodies' bounds, scopes and the expiry's rule are the fast tier's (test_service.py); here
+# the two ways a refusal reaches the answer: the payload's, and the use case's own.
+@pytest.mark.parametrize("body", [{"scopes": []}, {"expires_at": "2020-01-01T00:00:00Z"}])
 async def test_key_creation_is_400_validation_error_when_the_body_is_wrong(tenancy, body):
     ann = await tenancy.owner("ann@example.com")
     response = await create(tenancy, ann, **body)
     assert response.status == 400
-    assert (await response.json())["error"]["code"] == "validation_error"
+    error = (await response.json())["error"]
+    assert error["code"] == "validation_error" and error["details"][0]["field"] == next(
+        iter(body))
 
 
 async def test_key_lists_its_expiry_and_expires_when_the_time_comes(tenancy):
@@ -126,14 +119,6 @@ async def test_members_list_keys_but_only_admins_create_and_revoke_when_roles_di
     assert delete.status == 403
 
 
-@pytest.mark.parametrize(("method", "path"), [("POST", "/api-keys/"), ("GET", "/api-keys/list/"),
-                                              ("DELETE", "/api-keys/01J00000000000000000000000/")])
-async def test_key_routes_are_401_when_there_is_no_session(tenancy, method, path):
-    response = await tenancy.client.request(method, BASE + path, json={"name": "x"})
-    assert response.status == 401
-    assert (await response.json())["error"]["code"] == "not_authenticated"
-
-
 async def test_list_path_allows_only_get_when_another_method_is_tried(tenancy):
     # Found by schemathesis: /api-keys/list/ also matched DELETE /api-keys/{key_id}/ (key_id
     # "list"), so a 405 there advertised `Allow: DELETE, GET`.
@@ -143,10 +128,3 @@ async def test_list_path_allows_only_get_when_another_method_is_tried(tenancy):
     assert response.headers["Allow"] == "GET"
     deleted = await tenancy.client.delete(f"{BASE}/api-keys/list/", headers=ann.headers)
     assert deleted.status == 405
-
-
-async def test_key_is_refused_when_expires_at_is_a_unix_number(tenancy):
-    ann = await tenancy.owner("ann@example.com")
-    response = await create(tenancy, ann, expires_at=0)
-    assert response.status == 400
-    assert (await response.json())["error"]["details"][0]["field"] == "expires_at"
