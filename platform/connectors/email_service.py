@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import TemplateError
-from sqlalchemy import func, select
 
+from insureops.platform.connectors import repository
+from insureops.platform.connectors.repository import ConnectorsRepository
 from insureops.platform.data.database import UnitOfWork
 from insureops.platform.email import EmailMessage, TemplateRenderer
 from insureops.platform.email.log import EmailLogEntry
@@ -122,15 +123,8 @@ def compose(templates: BuiltInTemplates, *, workspace_id: str, to: list[str],
 
 
 async def log_page(uow: UnitOfWork, workspace_id: str, status: str | None, page: int,
-                   page_size: int) -> tuple[list[EmailLogEntry], int]:
-    """The workspace's e-mail log, newest first: one page and the total."""
-    where = [EmailLogEntry.tenant_id == workspace_id]
-    if status is not None:
-        where.append(EmailLogEntry.status == status)
-    total = (await uow.session.execute(
-        select(func.count()).select_from(EmailLogEntry).where(*where))).scalar_one()
-    rows = (await uow.session.execute(
-        select(EmailLogEntry).where(*where)
-        .order_by(EmailLogEntry.created_at.desc(), EmailLogEntry.id.desc())
-        .offset((page - 1) * page_size).limit(page_size))).scalars()
-    return list(rows), total
+                   page_size: int, *, store: ConnectorsRepository = repository
+                   ) -> tuple[list[EmailLogEntry], int]:
+    """The workspace's e-mail log, newest first: page `page` (from 1) and the total."""
+    return await store.log_page(uow.session, workspace_id, status, (page - 1) * page_size,
+                                page_size)

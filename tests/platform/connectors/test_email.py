@@ -87,13 +87,11 @@ async def test_failed_delivery_is_logged_as_failed_when_the_smtp_server_refuses(
     assert (await logs(tenancy, ann, status="sent"))["total"] == 0
 
 
+# Every refused subject and recipient is the fast tier's (test_service.py); here one of each
+# through the route: answered 400, nothing sent, nothing logged.
 @pytest.mark.parametrize("field, value", [
     ("subject", "Hi\r\nBcc: victim@example.com"),
-    ("subject", "Hi\nX-Injected: yes"),
     ("to", ["zoe@example.com\r\nBcc: victim@example.com"]),
-    ("to", ["Zoe <zoe@example.com>, victim@example.com"]),
-    ("to", ["zoe@example.com\n"]),
-    ("to", ["not-an-address"]),
 ])
 async def test_send_is_refused_and_nothing_leaves_when_a_header_could_be_injected(
         aiohttp_client, settings, smtp_server, field, value):
@@ -189,9 +187,10 @@ def test_the_built_in_templates_are_the_service_s_own_mail_when_listed():
     assert email.BuiltInTemplates.load().sendable == frozenset()
 
 
-@pytest.mark.parametrize("template", OWN_TEMPLATES)
+# Every one of them is refused in the fast tier (test_service.py); here the route with one.
 async def test_a_template_of_the_service_s_own_flows_is_refused_when_an_admin_sends_it(
-        aiohttp_client, settings, smtp_server, template):
+        aiohttp_client, settings, smtp_server):
+    template = "team_invitation"
     # issue 28, part 6: an admin sent `team_invitation` with a link of their own to any
     # address: a phishing mail from the service's own address. The service's own flows send
     # these templates; this route sends none of them, whatever the context.
