@@ -13,7 +13,7 @@ import datetime
 from ulid import ULID
 
 from insureops.platform.data.database import UnitOfWork
-from insureops.platform.rules_studio import repository as repo
+from insureops.platform.rules_studio import repository
 from insureops.platform.rules_studio.errors import (
     ApprovalDecidedError,
     ApprovalNotFoundError,
@@ -25,6 +25,7 @@ from insureops.platform.rules_studio.errors import (
 from insureops.platform.rules_studio.models import RuleApproval, StudioSettings
 from insureops.platform.rules_studio.service import (
     Actor,
+    Store,
     StudioDeps,
     claim,
     find,
@@ -33,45 +34,47 @@ from insureops.platform.rules_studio.service import (
 )
 
 
-async def four_eyes(uow: UnitOfWork, workspace_id: str) -> bool:
-    found = await repo.settings(uow.session, workspace_id)
+async def four_eyes(uow: UnitOfWork, workspace_id: str, *, store: Store = repository) -> bool:
+    found = await store.settings(uow.session, workspace_id)
     return bool(found and found.four_eyes)
 
 
-async def settings(uow: UnitOfWork, workspace_id: str) -> StudioSettings | None:
-    return await repo.settings(uow.session, workspace_id)
+async def settings(uow: UnitOfWork, workspace_id: str,
+                   *, store: Store = repository) -> StudioSettings | None:
+    return await store.settings(uow.session, workspace_id)
 
 
 async def set_four_eyes(uow: UnitOfWork, deps: StudioDeps, actor: Actor,
-                        enabled: bool) -> StudioSettings:
-    return await repo.put_settings(uow.session, actor.workspace_id, enabled, actor.user_id,
-                                   deps.now())
+                        enabled: bool, *, store: Store = repository) -> StudioSettings:
+    return await store.put_settings(uow.session, actor.workspace_id, enabled, actor.user_id,
+                                    deps.now())
 
 
 async def request(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
-                  number: int | None) -> RuleApproval:
+                  number: int | None, *, store: Store = repository) -> RuleApproval:
     """Ask for version `number` (default: current) to be approved for publishing. The rule is
     claimed before the one-pending-request check, so two requests at once make one."""
-    rule = await find(uow, actor.workspace_id, rule_id)
+    rule = await find(uow, actor.workspace_id, rule_id, store=store)
     if rule.status == "archived":
         raise RuleArchivedError("The rule is archived; it cannot be published.")
-    version = await version_of(uow, rule, number)
+    version = await version_of(uow, rule, number, store=store)
     if not version.tests_passed:
         raise TestsFailingError(f"Version {version.number} cannot be published: its embedded "
                                 "tests failed. Fix them and save a new version.")
-    await claim(uow, rule)
-    if await repo.pending_approval(uow.session, rule.id, version.number) is not None:
+    await claim(uow, rule, store=store)
+    if await store.pending_approval(uow.session, rule.id, version.number) is not None:
         raise ApprovalStateError(f"An approval of version {version.number} is pending already.")
     row = RuleApproval(id=str(ULID.from_timestamp(deps.clock())), rule_id=rule.id,
                        version=version.number, status="pending", requested_by=actor.user_id,
                        requested_at=deps.now())
-    await repo.add(uow.session, row)
+    await store.add(uow.session, row)
     return row
 
 
-async def _pending(uow: UnitOfWork, actor: Actor, rule_id: str, approval_id: str):
-    rule = await find(uow, actor.workspace_id, rule_id)
-    row = await repo.approval(uow.session, rule.id, approval_id)
+async def _pending(uow: UnitOfWork, actor: Actor, rule_id: str, approval_id: str,
+                   *, store: Store = repository):
+    rule = await find(uow, actor.workspace_id, rule_id, store=store)
+    row = await store.approval(uow.session, rule.id, approval_id)
     if row is None:
         raise ApprovalNotFoundError("No such approval request for this rule.")
     if row.status != "pending":
@@ -80,24 +83,26 @@ async def _pending(uow: UnitOfWork, actor: Actor, rule_id: str, approval_id: str
 
 
 async def _decide(uow: UnitOfWork, row: RuleApproval, status: str, actor: Actor,
-                  now: datetime.datetime, comment: str | None) -> None:
+                  now: datetime.datetime, comment: str | None,
+                  *, store: Store = repository) -> None:
     """pending -> `status` as a compare-and-set (issue 28: approve and reject of one request
     both succeeded on SQLite, where the row lock is a no-op); the loser is 409 `conflict`."""
-    if not await repo.decide_approval(uow.session, row, status, actor.user_id, now, comment):
-        stored = await repo.approval_status(uow.session, row.id)
+    if not await store.decide_approval(uow.session, row, status, actor.user_id, now, comment):
+        stored = await store.approval_status(uow.session, row.id)
         raise ApprovalDecidedError(f"Another decision was made at the same time: the request "
                                    f"is {stored} now.")
 
 
 async def approve(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
-                  approval_id: str, comment: str | None) -> RuleApproval:
+                  approval_id: str, comment: str | None,
+                  *, store: Store = repository) -> RuleApproval:
     """Approve a pending request and publish its version, as an admin who did not write it.
     The publish and the decision are two compare-and-sets in one transaction: either both
     win or nothing is written."""
-    rule, row = await _pending(uow, actor, rule_id, approval_id)
+    rule, row = await _pending(uow, actor, rule_id, approval_id, store=store)
     if rule.status == "archived":
         raise RuleArchivedError("The rule is archived; it cannot be published.")
-    version = await version_of(uow, rule, row.version)
+    version = await version_of(uow, rule, row.version, store=store)
     if version.author_id == actor.user_id:
         raise SelfApprovalError("Four eyes: an admin other than the version's author must "
                                 "approve it.")
@@ -105,18 +110,20 @@ async def approve(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
         raise SelfApprovalError("Four eyes: an admin other than the one who requested the "
                                 "approval must approve it.")
     now = deps.now()
-    await publish(uow, rule, row.version, actor, now)
-    await _decide(uow, row, "approved", actor, now, comment)
+    await publish(uow, rule, row.version, actor, now, store=store)
+    await _decide(uow, row, "approved", actor, now, comment, store=store)
     return row
 
 
 async def reject(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
-                 approval_id: str, comment: str | None) -> RuleApproval:
-    _, row = await _pending(uow, actor, rule_id, approval_id)
-    await _decide(uow, row, "rejected", actor, deps.now(), comment)
+                 approval_id: str, comment: str | None,
+                 *, store: Store = repository) -> RuleApproval:
+    _, row = await _pending(uow, actor, rule_id, approval_id, store=store)
+    await _decide(uow, row, "rejected", actor, deps.now(), comment, store=store)
     return row
 
 
-async def list_for(uow: UnitOfWork, workspace_id: str, rule_id: str) -> list[RuleApproval]:
-    rule = await find(uow, workspace_id, rule_id)
-    return await repo.approvals(uow.session, rule.id)
+async def list_for(uow: UnitOfWork, workspace_id: str, rule_id: str,
+                   *, store: Store = repository) -> list[RuleApproval]:
+    rule = await find(uow, workspace_id, rule_id, store=store)
+    return await store.approvals(uow.session, rule.id)

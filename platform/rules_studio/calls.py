@@ -1,6 +1,6 @@
-"""What every rule studio handler builds from its call: the use cases' dependencies and who
-acts (a session's user, or the creator of the API key a tool pushes with); and the reads the
-session's and the API key's routes answer alike."""
+"""What every rule studio handler builds from its call: the use cases' dependencies (the
+reader of tenant records among them) and who acts (a session's user, or the creator of the API
+key a tool pushes with); and the reads the session's and the API key's routes answer alike."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ from aiohttp import web
 
 from insureops.platform.data.database import UnitOfWork
 from insureops.platform.http.routing import Call
-from insureops.platform.keys import CLOCK, HEAVY_WORK, SIMULATION_BUDGET
+from insureops.platform.keys import CLOCK, HEAVY_WORK, SECRET_KEYS, SIMULATION_BUDGET, TENANT_POOLS
 from insureops.platform.records.api_keys import key_creator
-from insureops.platform.rules_studio import service, views
+from insureops.platform.rules_studio import execution, service, views
 from insureops.platform.rules_studio.offload import StudioWork
 from insureops.platform.rules_studio.payloads import RulePage
+from insureops.platform.rules_studio.records import RecordReader, RecordRef
 from insureops.platform.rules_studio.repository import RuleFilters
+from insureops.platform.tenancy.workspaces import tenant_store
 
 
 def deps(call: Call) -> service.StudioDeps:
@@ -27,6 +29,17 @@ def deps(call: Call) -> service.StudioDeps:
 def actor(call: Call) -> service.Actor:
     """The session's user in its active workspace."""
     return service.Actor(call.principal.active_workspace_id, call.principal.user.id)
+
+
+def record_reader(call: Call) -> RecordReader:
+    """The reader of the workspace's clients and policies (its tenant database's store)."""
+    async def read(refs: list[RecordRef]) -> list[dict]:
+        tenant_id, config = call.principal.active_workspace_id, call.request.config_dict
+        async with call.unit_of_work() as uow:
+            store = await tenant_store(uow, config[SECRET_KEYS].fernet, config[TENANT_POOLS],
+                                       tenant_id, call.settings)
+        return await store.run(execution.read_records, tenant_id, refs)
+    return read
 
 
 async def key_actor(call: Call, uow: UnitOfWork) -> service.Actor:

@@ -16,8 +16,7 @@ from sqlalchemy import exc as sa_exc
 from ulid import ULID
 
 from insureops.platform.data.database import UnitOfWork
-from insureops.platform.rules_studio import repository as repo
-from insureops.platform.rules_studio import simulation
+from insureops.platform.rules_studio import repository, simulation
 from insureops.platform.rules_studio.errors import (
     CaseSetLimitError,
     CaseSetNameTakenError,
@@ -32,7 +31,7 @@ from insureops.platform.rules_studio.payloads import (
     MAX_CASE_SETS,
     SimulateCase,
 )
-from insureops.platform.rules_studio.service import Actor, StudioDeps, find
+from insureops.platform.rules_studio.service import Actor, Store, StudioDeps, find
 
 
 @dataclass(frozen=True)
@@ -66,11 +65,11 @@ def _taken(name: str) -> CaseSetNameTakenError:
 
 
 async def create(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str, name: str,
-                 cases: list[SimulateCase]) -> RuleCaseSet:
+                 cases: list[SimulateCase], *, store: Store = repository) -> RuleCaseSet:
     """A new case set of the workspace's rule, version 1."""
-    rule = await find(uow, actor.workspace_id, rule_id)
+    rule = await find(uow, actor.workspace_id, rule_id, store=store)
     rows = stored_cases(cases)
-    if await repo.case_set_count(uow.session, rule.id) >= MAX_CASE_SETS:
+    if await store.case_set_count(uow.session, rule.id) >= MAX_CASE_SETS:
         raise CaseSetLimitError(f"A rule keeps at most {MAX_CASE_SETS} case sets; delete one "
                                 "first.")
     now = deps.now()
@@ -78,39 +77,42 @@ async def create(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str, 
                       version=1, cases=rows, case_count=len(rows), created_by=actor.user_id,
                       created_at=now, updated_by=actor.user_id, updated_at=now)
     try:  # a unique violation: a set of that name was saved meanwhile (the uow rolls back)
-        await repo.add(uow.session, row)
+        await store.add(uow.session, row)
     except sa_exc.IntegrityError:
         raise _taken(name) from None
     return row
 
 
-async def get(uow: UnitOfWork, workspace_id: str, rule_id: str, case_set_id: str) -> RuleCaseSet:
-    rule = await find(uow, workspace_id, rule_id)
-    row = await repo.case_set(uow.session, rule.id, case_set_id)
+async def get(uow: UnitOfWork, workspace_id: str, rule_id: str, case_set_id: str,
+              *, store: Store = repository) -> RuleCaseSet:
+    rule = await find(uow, workspace_id, rule_id, store=store)
+    row = await store.case_set(uow.session, rule.id, case_set_id)
     if row is None:
         raise CaseSetNotFoundError("No such case set for this rule.")
     return row
 
 
-async def in_workspace(uow: UnitOfWork, workspace_id: str, case_set_id: str) -> RuleCaseSet:
+async def in_workspace(uow: UnitOfWork, workspace_id: str, case_set_id: str,
+                       *, store: Store = repository) -> RuleCaseSet:
     """A case set of any rule of the workspace (simulate's `case_set_id`)."""
-    row = await repo.workspace_case_set(uow.session, workspace_id, case_set_id)
+    row = await store.workspace_case_set(uow.session, workspace_id, case_set_id)
     if row is None:
         raise CaseSetNotFoundError("No such case set in this workspace.")
     return row
 
 
-async def list_for(uow: UnitOfWork, workspace_id: str, rule_id: str) -> list[RuleCaseSet]:
-    rule = await find(uow, workspace_id, rule_id)
-    return await repo.case_sets(uow.session, rule.id)
+async def list_for(uow: UnitOfWork, workspace_id: str, rule_id: str,
+                   *, store: Store = repository) -> list[RuleCaseSet]:
+    rule = await find(uow, workspace_id, rule_id, store=store)
+    return await store.case_sets(uow.session, rule.id)
 
 
 async def update(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
                  case_set_id: str, changes: CaseSetChanges,
-                 if_match: int | None) -> RuleCaseSet:
+                 if_match: int | None, *, store: Store = repository) -> RuleCaseSet:
     """Rename it or replace its cases: version + 1, as a compare-and-set on the version read
     (or the one If-Match names: 409 version_conflict when it is no longer current)."""
-    row = await get(uow, actor.workspace_id, rule_id, case_set_id)
+    row = await get(uow, actor.workspace_id, rule_id, case_set_id, store=store)
     if if_match is not None and if_match != row.version:
         raise StaleVersionError(
             f"Version {if_match} of case set {row.name!r} is no longer current: version "
@@ -123,7 +125,7 @@ async def update(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
         rows = stored_cases(changes.cases)
         values.update(cases=rows, case_count=len(rows))
     try:
-        moved = await repo.move_case_set(uow.session, row, **values)
+        moved = await store.move_case_set(uow.session, row, **values)
     except sa_exc.IntegrityError:
         raise _taken(changes.name or row.name) from None
     if not moved:
@@ -132,6 +134,7 @@ async def update(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule_id: str,
     return row
 
 
-async def delete(uow: UnitOfWork, actor: Actor, rule_id: str, case_set_id: str) -> None:
-    row = await get(uow, actor.workspace_id, rule_id, case_set_id)
-    await repo.delete_case_set(uow.session, row)
+async def delete(uow: UnitOfWork, actor: Actor, rule_id: str, case_set_id: str,
+                 *, store: Store = repository) -> None:
+    row = await get(uow, actor.workspace_id, rule_id, case_set_id, store=store)
+    await store.delete_case_set(uow.session, row)

@@ -13,7 +13,7 @@ from typing import Any
 from insureops.dsl import CompiledRuleset, EngineError, Result
 from insureops.platform.data.columns import column_integer
 from insureops.platform.data.database import Database, UnitOfWork
-from insureops.platform.rules_studio import repository as repo
+from insureops.platform.rules_studio import repository
 from insureops.platform.rules_studio.errors import (
     EvaluationFailedError,
     ExecutionNotFoundError,
@@ -27,6 +27,7 @@ from insureops.platform.rules_studio.records import RecordReader, RecordRef
 from insureops.platform.rules_studio.service import (
     Actor,
     Page,
+    Store,
     StudioDeps,
     decode_cursor,
     encode_cursor,
@@ -65,11 +66,11 @@ def input_digest(inputs: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-async def published(uow: UnitOfWork, workspace_id: str, rule_id: str) -> tuple[Rule,
-                                                                               RuleVersion]:
+async def published(uow: UnitOfWork, workspace_id: str, rule_id: str, *,
+                    store: Store = repository) -> tuple[Rule, RuleVersion]:
     """The rule and its published version, read together; 409s for an archived or
     unpublished rule."""
-    found = await repo.rule_with_version(uow.session, workspace_id, rule_id, published=True)
+    found = await store.rule_with_version(uow.session, workspace_id, rule_id, published=True)
     if found is None:
         raise RuleNotFoundError("No such rule in this workspace.")
     rule, version = found
@@ -106,7 +107,7 @@ def evaluate(compiled: CompiledRuleset, inputs: dict, as_of: datetime.date,
 
 async def log(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule: Rule, version: int,
               inputs: dict, record: RecordRef | None, as_of: datetime.date,
-              outcome: Evaluation) -> RuleExecution:
+              outcome: Evaluation, *, store: Store = repository) -> RuleExecution:
     """Append the execution to the log."""
     result = outcome.result
     row = RuleExecution(
@@ -117,31 +118,32 @@ async def log(uow: UnitOfWork, deps: StudioDeps, actor: Actor, rule: Rule, versi
         score=format(result.score, "f") if result else None,
         fired=list(result.fired) if result else [], error=outcome.error_code,
         duration_us=outcome.duration_us)
-    await repo.add(uow.session, row)
+    await store.add(uow.session, row)
     return row
 
 
 async def execution_page(uow: UnitOfWork, workspace_id: str, rule_id: str, limit: int,
                          cursor: str | None,
-                         filters: repo.ExecutionFilters = repo.ExecutionFilters()) -> Page:
+                         filters: repository.ExecutionFilters = repository.ExecutionFilters(),
+                         *, store: Store = repository) -> Page:
     """The rule's executions matching `filters`, newest first (Page.rules holds the log
     entries); the cursor is the last entry's id, so a page goes on with the same filters."""
-    rule = await find(uow, workspace_id, rule_id)
+    rule = await find(uow, workspace_id, rule_id, store=store)
     before = None
     if cursor:  # an execution id: "²" passed isdigit() and failed int(); 2**31 failed the
         before = column_integer(decode_cursor(cursor))  # database (500s, issue 28)
         if before is None:
             raise InvalidCursorError("The cursor is invalid.")
-    rows = await repo.executions(uow.session, rule.id, limit + 1, before, filters)
+    rows = await store.executions(uow.session, rule.id, limit + 1, before, filters)
     more = len(rows) > limit
     rows = rows[:limit]
     return Page(rows, encode_cursor(str(rows[-1].id)) if more else None)
 
 
 async def execution(uow: UnitOfWork, workspace_id: str, rule_id: str,
-                    execution_id: int) -> RuleExecution:
-    rule = await find(uow, workspace_id, rule_id)
-    row = await repo.execution(uow.session, rule.id, execution_id)
+                    execution_id: int, *, store: Store = repository) -> RuleExecution:
+    rule = await find(uow, workspace_id, rule_id, store=store)
+    row = await store.execution(uow.session, rule.id, execution_id)
     if row is None:
         raise ExecutionNotFoundError("No such execution of this rule.")
     return row
@@ -149,12 +151,13 @@ async def execution(uow: UnitOfWork, workspace_id: str, rule_id: str,
 
 
 async def execute(database: Database, deps: StudioDeps, records: RecordReader, actor: Actor,
-                  rule_id: str, command: ExecuteCommand) -> tuple[RuleExecution, Result]:
+                  rule_id: str, command: ExecuteCommand, *,
+                  store: Store = repository) -> tuple[RuleExecution, Result]:
     """Execute the rule's published version on the command's inputs or tenant record and log
     it: the log entry and the result. EvaluationFailedError (logged too) when the version
     cannot be evaluated on them."""
     rule, version = await database.read(
-        lambda uow: published(uow, actor.workspace_id, rule_id))
+        lambda uow: published(uow, actor.workspace_id, rule_id, store=store))
     given = None
     if command.record is not None:  # refused before the record is read when it cannot apply
         await deps.work.record_input(actor.workspace_id, version.source, command.record.type)
@@ -164,7 +167,7 @@ async def execute(database: Database, deps: StudioDeps, records: RecordReader, a
                                               command.inputs, given, as_of, command.explain)
     async with database.unit_of_work() as uow:
         row = await log(uow, deps, actor, rule, version.number, inputs, command.record, as_of,
-                        outcome)
+                        outcome, store=store)
     if outcome.result is None:
         raise EvaluationFailedError(
             f"Version {version.number} could not be evaluated on these inputs "
@@ -175,11 +178,11 @@ async def execute(database: Database, deps: StudioDeps, records: RecordReader, a
 
 def execution_filters(decision: str | None, failed: bool | None,
                       executed_from: datetime.date | None, executed_to: datetime.date | None,
-                      record_uuid: object | None) -> repo.ExecutionFilters:
+                      record_uuid: object | None) -> repository.ExecutionFilters:
     """The log's filters, days (UTC) as a half-open range of instants: `executed_to` whole."""
     def start(day: datetime.date) -> datetime.datetime:
         return datetime.datetime.combine(day, datetime.time(), tzinfo=datetime.UTC)
-    return repo.ExecutionFilters(
+    return repository.ExecutionFilters(
         decision=decision, failed=failed,
         executed_from=start(executed_from) if executed_from else None,
         executed_before=(start(executed_to) + datetime.timedelta(days=1)

@@ -1,9 +1,13 @@
-"""SQLAlchemy queries of the rule studio; every function receives the session it works in."""
+"""The rule studio's store: its port (`StudioRepository`, what the use cases may ask) and its
+one implementation, this module's SQLAlchemy queries; every function receives the session it
+works in. The fast tests give the use cases an in-memory fake of the port instead.
+"""
 
 from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
+from typing import Protocol
 
 from sqlalchemy import and_, delete, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -26,6 +30,84 @@ class RuleFilters:
     status: str | None = None
     name: str | None = None  # prefix
     text: str | None = None  # in name, title or current source, any case
+
+
+class StudioRepository(Protocol):
+    """What the studio's use cases (service, approvals, case_sets, execution) ask of their
+    store; this module answers it. A unique violation on `add` or `move_case_set` is
+    sqlalchemy's IntegrityError; every `move_*` and `decide_approval` is a compare-and-set."""
+
+    async def add(self, session: AsyncSession, *rows: object) -> None: ...
+
+    async def saved(self, session: AsyncSession) -> None: ...
+
+    async def rules_page(self, session: AsyncSession, workspace_id: str, filters: RuleFilters,
+                         limit: int, after: str | None) -> list[Rule]: ...
+
+    async def rule(self, session: AsyncSession, workspace_id: str,
+                   rule_id: str) -> Rule | None: ...
+
+    async def move_rule(self, session: AsyncSession, rule: Rule, **values: object) -> bool: ...
+
+    async def archive_rule(self, session: AsyncSession, rule: Rule,
+                           **values: object) -> bool: ...
+
+    async def rule_by_name(self, session: AsyncSession, workspace_id: str,
+                           name: str) -> Rule | None: ...
+
+    async def version(self, session: AsyncSession, rule_id: str,
+                      number: int) -> RuleVersion | None: ...
+
+    async def rule_with_version(self, session: AsyncSession, workspace_id: str, rule_id: str,
+                                number: int | None = None, *, published: bool = False
+                                ) -> tuple[Rule, RuleVersion | None] | None: ...
+
+    async def versions(self, session: AsyncSession, rule_id: str) -> list[RuleVersion]: ...
+
+    async def publications(self, session: AsyncSession,
+                           rule_id: str) -> list[RulePublication]: ...
+
+    async def settings(self, session: AsyncSession,
+                       workspace_id: str) -> StudioSettings | None: ...
+
+    async def put_settings(self, session: AsyncSession, workspace_id: str, four_eyes: bool,
+                           updated_by: str, updated_at: datetime.datetime) -> StudioSettings: ...
+
+    async def approvals(self, session: AsyncSession, rule_id: str) -> list[RuleApproval]: ...
+
+    async def approval(self, session: AsyncSession, rule_id: str,
+                       approval_id: str) -> RuleApproval | None: ...
+
+    async def decide_approval(self, session: AsyncSession, row: RuleApproval, status: str,
+                              decided_by: str, decided_at: datetime.datetime,
+                              comment: str | None) -> bool: ...
+
+    async def approval_status(self, session: AsyncSession, approval_id: str) -> str | None: ...
+
+    async def pending_approval(self, session: AsyncSession, rule_id: str,
+                               version: int) -> RuleApproval | None: ...
+
+    async def executions(self, session: AsyncSession, rule_id: str, limit: int,
+                         before: int | None,
+                         filters: ExecutionFilters = ...) -> list[RuleExecution]: ...
+
+    async def execution(self, session: AsyncSession, rule_id: str,
+                        execution_id: int) -> RuleExecution | None: ...
+
+    async def case_sets(self, session: AsyncSession, rule_id: str) -> list[RuleCaseSet]: ...
+
+    async def case_set_count(self, session: AsyncSession, rule_id: str) -> int: ...
+
+    async def case_set(self, session: AsyncSession, rule_id: str,
+                       case_set_id: str) -> RuleCaseSet | None: ...
+
+    async def workspace_case_set(self, session: AsyncSession, workspace_id: str,
+                                 case_set_id: str) -> RuleCaseSet | None: ...
+
+    async def move_case_set(self, session: AsyncSession, row: RuleCaseSet,
+                            **values: object) -> bool: ...
+
+    async def delete_case_set(self, session: AsyncSession, row: RuleCaseSet) -> None: ...
 
 
 def _like(text: str) -> str:
@@ -235,6 +317,11 @@ async def execution(session: AsyncSession, rule_id: str,
 
 async def add(session: AsyncSession, *rows: object) -> None:
     session.add_all(rows)
+    await session.flush()
+
+
+async def saved(session: AsyncSession) -> None:
+    """Write the changes made to the rows the session read (a rule's title, kind, status)."""
     await session.flush()
 
 

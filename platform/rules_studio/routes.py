@@ -14,7 +14,7 @@ from insureops.platform.auth.requirements import Auth, Role
 from insureops.platform.compute.heavy_work import map_heavy_work_errors
 from insureops.platform.http.bodies import if_match_version
 from insureops.platform.http.routing import BodyLimit, Call, RouteTable
-from insureops.platform.keys import DATABASE, SECRET_KEYS, SIMULATION_BUDGET, TENANT_POOLS
+from insureops.platform.keys import DATABASE, SIMULATION_BUDGET
 from insureops.platform.rules_studio import (
     approvals,
     assist,
@@ -86,10 +86,10 @@ from insureops.platform.rules_studio.payloads import (
     VersionList,
     VersionQuery,
 )
-from insureops.platform.rules_studio.records import RecordReader, RecordRef
+from insureops.platform.rules_studio.records import RecordRef
 from insureops.platform.rules_studio.work import routes as work_routes
 from insureops.platform.tenancy.book.errors import RecordMissingError
-from insureops.platform.tenancy.workspaces import map_tenant_database_errors, tenant_store
+from insureops.platform.tenancy.workspaces import map_tenant_database_errors
 
 ULID = "[0-9A-HJKMNP-TV-Z]+"  # a rule or approval id (26 long): lower-case words (check/) are not
 RULE = f"/rules/{{rule_id:{ULID}}}"
@@ -163,7 +163,8 @@ async def create_rule(call: Call[RuleCreate, None]) -> RuleInfo:
              summary="Check a ruleset without saving it",
              description="Every diagnostic and the outline (inputs, rules, tables).")
 async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
-    answer = await _deps(call).work.check(call.principal.active_workspace_id, call.body.source)
+    answer = await service.check(_deps(call), call.principal.active_workspace_id,
+                                 call.body.source)
     return CheckResponse.model_validate(answer)
 
 
@@ -176,8 +177,8 @@ async def check_rule(call: Call[CheckRequest, None]) -> CheckResponse:
              "worker under the check budget (422 work_budget_exceeded).")
 async def complete_at(call: Call[CompleteRequest, None]) -> CompleteResponse:
     body = call.body
-    answer = await _deps(call).work.complete(call.principal.active_workspace_id, body.source,
-                                             body.line, body.column, body.known_source)
+    answer = await service.complete(_deps(call), call.principal.active_workspace_id,
+                                    body.source, body.line, body.column, body.known_source)
     return CompleteResponse.model_validate(answer)
 
 
@@ -189,8 +190,8 @@ async def complete_at(call: Call[CompleteRequest, None]) -> CompleteResponse:
              "under the check budget.")
 async def hover_at(call: Call[AssistRequest, None]) -> HoverResponse:
     body = call.body
-    answer = await _deps(call).work.hover(call.principal.active_workspace_id, body.source,
-                                          body.line, body.column)
+    answer = await service.hover(_deps(call), call.principal.active_workspace_id, body.source,
+                                 body.line, body.column)
     return HoverResponse.model_validate(answer)
 
 
@@ -209,7 +210,8 @@ async def hover_at(call: Call[AssistRequest, None]) -> HoverResponse:
              "not_found, 422 record_not_applicable, 503 tenant_database_unavailable).")
 async def simulate_rules(call: Call[SimulateRequest, None]) -> web.Response:
     text = await service.simulate(call.request.config_dict[DATABASE], _deps(call),
-                                  record_reader(call), call.principal.active_workspace_id, call.body)
+                                  calls.record_reader(call), call.principal.active_workspace_id,
+                                  call.body)
     return web.Response(text=text, content_type="application/json")
 
 
@@ -320,17 +322,6 @@ async def reject(call: Call[ApprovalDecision, None]) -> ApprovalInfo:
     return views.approval(row)
 
 
-def record_reader(call: Call) -> RecordReader:
-    """The reader of the workspace's clients and policies (its tenant database's store)."""
-    async def read(refs: list[RecordRef]) -> list[dict]:
-        tenant_id, config = call.principal.active_workspace_id, call.request.config_dict
-        async with call.unit_of_work() as uow:
-            store = await tenant_store(uow, config[SECRET_KEYS].fernet, config[TENANT_POOLS],
-                                       tenant_id, call.settings)
-        return await store.run(execution.read_records, tenant_id, refs)
-    return read
-
-
 @routes.post(f"{RULE}/execute/", path_model=RulePath, body=ExecuteRequest,
              response=ExecuteResponse, auth=ADMIN, errors=(404, 409, 422, 503),
              summary="Execute a rule's published version",
@@ -348,7 +339,7 @@ async def execute_for(call: Call[ExecuteRequest, None], actor: service.Actor) ->
     body = call.body
     record = body.record and RecordRef(body.record.type, body.record.uuid)
     row, result = await execution.execute(
-        call.request.config_dict[DATABASE], _deps(call), record_reader(call), actor,
+        call.request.config_dict[DATABASE], _deps(call), calls.record_reader(call), actor,
         call.path.rule_id, execution.ExecuteCommand(body.inputs, record, body.as_of, body.explain))
     payload = {"execution": views.execution_info(row).model_dump(mode="json"),
                "result": result.to_dict()}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 
-from insureops.platform.rules_studio.payloads import MAX_CASE_SET_CASES, MAX_CASE_SETS
 from tests.platform.rules_studio.conftest import BASE, LOWERED
 
 CASES = [{"id": "small", "inputs": {"claim": {"amount": 50}}, "expect": {"decision": "accept"}},
@@ -47,13 +46,10 @@ async def test_a_case_set_is_saved_read_listed_changed_and_deleted_when_an_admin
 
 
 async def test_case_sets_are_refused_when_past_their_bounds_or_names_repeat(studio, owner):
+    # Every bound (cases, records, bytes, sets per rule) is the fast tier's (test_service.py);
+    # here a body the route's limit lets through to the byte bound, and the store's unique name.
     rule = await studio.created(owner)
     url = f"{BASE}/{rule['id']}/case-sets/"
-    many = [{"inputs": {"claim": {"amount": 1}}}] * (MAX_CASE_SET_CASES + 1)
-    response = await studio.client.post(url, json={"name": "big", "cases": many},
-                                        headers=owner.headers)
-    assert response.status == 413
-    assert (await response.json())["error"]["code"] == "case_set_too_large"
     wide = [{"inputs": {"claim": {"note": "x" * 600_000}}}] * 4  # 2.4 MB, under 10 MiB
     body = io.BytesIO(json.dumps({"name": "wide", "cases": wide}).encode())
     response = await studio.client.post(url, data=body, headers={
@@ -64,12 +60,6 @@ async def test_case_sets_are_refused_when_past_their_bounds_or_names_repeat(stud
     response = await studio.client.post(url, json={"name": "one", "cases": CASES},
                                         headers=owner.headers)
     assert (response.status, (await response.json())["error"]["code"]) == (409, "conflict")
-    for number in range(2, MAX_CASE_SETS + 1):
-        await _saved(studio, owner, rule["id"], f"set {number}", CASES[:1])
-    response = await studio.client.post(url, json={"name": "one more", "cases": CASES},
-                                        headers=owner.headers)
-    assert (response.status, (await response.json())["error"]["code"]) == (
-        409, "case_set_limit")
 
 
 async def test_a_member_reads_case_sets_but_cannot_save_them(studio, owner):

@@ -1,4 +1,5 @@
-"""POST /rules/<id>/execute/ on the published version, and the append-only execution log."""
+"""POST /rules/<id>/execute/ on the published version, and the append-only execution log;
+unpublished and archived rules are the fast tier's (test_service.py)."""
 
 from __future__ import annotations
 
@@ -63,11 +64,12 @@ async def test_the_log_lists_newest_first_and_pages_when_executed_several_times(
     assert [e["id"] for e in rest["items"]] == ids[:1] and rest["next_cursor"] is None
 
 
-@pytest.mark.parametrize("after", ["²", str(2**31), str(2**62), str(2**63), "9" * 300])
 async def test_log_is_400_validation_error_when_the_cursor_is_after_no_execution_id(
-        studio, owner, after):
+        studio, owner):
     """Issue 28: "²" passed str.isdigit() and failed int(); ids past 31 bits failed the
-    database (PostgreSQL's INTEGER; SQLite's past 63): 500s."""
+    database (PostgreSQL's INTEGER; SQLite's past 63): 500s. Every such cursor is refused in
+    the fast tier (test_service.py); here one through the route."""
+    after = str(2**31)
     rule = await published_rule(studio, owner)
     response = await studio.get(owner, f"{rule['id']}/executions/",
                                 cursor=encode_cursor(after))
@@ -85,23 +87,6 @@ async def test_execution_is_404_when_its_id_is_past_what_the_column_holds(
     assert (await response.json())["error"]["code"] == "not_found"
 
 
-async def test_execute_is_409_rule_not_published_when_no_version_is_published(studio, owner):
-    rule = await studio.created(owner)
-    response = await execute(studio, owner, rule["id"], inputs={"claim": {"amount": 1}})
-    assert response.status == 409
-    assert (await response.json())["error"]["code"] == "rule_not_published"
-
-
-async def test_execute_is_409_rule_archived_when_the_rule_is_archived(studio, owner):
-    rule = await published_rule(studio, owner)
-    await studio.client.delete(f"{BASE}/{rule['id']}/", headers=owner.headers)
-    response = await execute(studio, owner, rule["id"], inputs={"claim": {"amount": 1}})
-    assert response.status == 409
-    assert (await response.json())["error"]["code"] == "rule_archived"
-    listed = await (await studio.get(owner, f"{rule['id']}/executions/")).json()
-    assert listed["items"] == []
-
-
 async def test_execute_is_422_and_logged_when_the_inputs_cannot_be_evaluated(studio, owner):
     rule = await published_rule(studio, owner)
     response = await execute(studio, owner, rule["id"], inputs={})
@@ -111,14 +96,6 @@ async def test_execute_is_422_and_logged_when_the_inputs_cannot_be_evaluated(stu
         "message"]
     listed = await (await studio.get(owner, f"{rule['id']}/executions/")).json()
     assert [(e["error"], e["decision"]) for e in listed["items"]] == [("missing_input", None)]
-
-
-async def test_execute_is_403_when_the_caller_is_a_member(studio, owner):
-    rule = await published_rule(studio, owner)
-    max_ = await studio.tenancy.member(owner, "max@example.com")
-    response = await execute(studio, max_, rule["id"], inputs={"claim": {"amount": 1}})
-    assert response.status == 403
-    assert (await studio.get(max_, f"{rule['id']}/executions/")).status == 200
 
 
 async def test_executions_are_404_when_read_from_another_workspace(studio, owner):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 
 from insureops.engine import jsonio
-from insureops.platform.rules_studio import simulation
 from tests.platform.mcp.conftest import own_tenant_database, save_database_url
 from tests.platform.rules_studio.conftest import CLIENT_CHECK, new_client
 from tests.platform.rules_studio.test_execute import closed_port
@@ -48,24 +47,6 @@ async def test_simulate_is_404_when_a_record_is_missing_or_another_workspaces(
         assert response.status == 404, await response.text()
         error = (await response.json())["error"]
         assert error["code"] == "not_found" and other in error["message"]
-
-
-async def test_simulate_is_422_record_not_applicable_when_the_input_is_not_that_type(
-        studio, owner, tenant_database):
-    response = await simulate(studio, owner, source=CLIENT_CHECK, cases=[
-        {"record": {"type": "policy", "uuid": str(uuid.uuid4())}}])
-    assert response.status == 422
-    assert (await response.json())["error"]["code"] == "record_not_applicable"
-
-
-async def test_simulate_is_413_when_more_record_cases_than_the_bound(studio, owner):
-    cases = [client_case(str(uuid.uuid4()))
-             for _ in range(simulation.MAX_RECORD_CASES + 1)]
-    response = await simulate(studio, owner, source=CLIENT_CHECK, cases=cases)
-    assert response.status == 413
-    body = await response.json()
-    assert body["error"]["code"] == "simulation_too_large"
-    assert "100" in body["error"]["message"]
 
 
 async def test_simulate_is_400_when_a_case_has_both_or_neither_inputs_and_record(studio, owner):
