@@ -91,6 +91,15 @@ async def test_simulate_adds_traces_when_explain_is_set(studio, owner):
     assert body["results"][0]["result"]["trace"]
 
 
+async def test_simulate_is_413_simulation_too_large_naming_the_cli_when_over_10000_cases(
+        studio, owner):  # named by docs/security.md: the bound through the route
+    response = await simulate(studio, owner, source=TRIAGE, cases=[CASES[0]] * 10_001)
+    assert response.status == 413
+    error = (await response.json())["error"]
+    assert error["code"] == "simulation_too_large"
+    assert "insureops rules simulate" in error["message"]
+
+
 async def test_simulate_is_422_simulation_too_slow_when_past_the_time_budget(
         aiohttp_client, settings):
     studio = await start_studio(aiohttp_client, settings, simulation_budget=0.0)
