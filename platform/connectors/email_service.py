@@ -4,7 +4,7 @@ the built-in templates with their variables, and the workspace's e-mail log."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,12 @@ from jinja2 import TemplateError
 from insureops.platform.connectors import repository
 from insureops.platform.connectors.repository import ConnectorsRepository
 from insureops.platform.data.database import UnitOfWork
-from insureops.platform.email import EmailMessage, TemplateRenderer
+from insureops.platform.email import (
+    DeliveryResult,
+    EmailBackend,
+    EmailMessage,
+    TemplateRenderer,
+)
 from insureops.platform.email.log import EmailLogEntry
 from insureops.platform.email.templates import TEMPLATE_DIRECTORY
 
@@ -120,6 +125,19 @@ def compose(templates: BuiltInTemplates, *, workspace_id: str, to: list[str],
                             tenant_id=workspace_id)
     return EmailMessage(to=recipients, subject=check_subject(subject or ""), text=body or "",
                         tenant_id=workspace_id)
+
+
+async def send(templates: BuiltInTemplates, backend: EmailBackend,
+               count_send: Callable[[], Awaitable[None]], *, workspace_id: str, to: list[str],
+               subject: str | None, body: str | None, template: str | None,
+               context: Mapping[str, Any]) -> DeliveryResult:
+    """Compose the message, count it against the workspace's quota (`count_send` raises when it
+    is spent), then hand it to the e-mail layer: a refused message leaves nothing and counts
+    nothing; a failed delivery is a result (logged by the layer), not an error."""
+    message = compose(templates, workspace_id=workspace_id, to=to, subject=subject, body=body,
+                      template=template, context=context)
+    await count_send()
+    return await backend.send(message)
 
 
 async def log_page(uow: UnitOfWork, workspace_id: str, status: str | None, page: int,

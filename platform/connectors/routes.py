@@ -84,11 +84,10 @@ async def _count_send(call: Call) -> None:
              "answers 200 with status `failed` and is in the log.")
 async def send_email(call: Call[SendEmailRequest, None]) -> SentEmail:
     body = call.body
-    message = email_service.compose(TEMPLATES, workspace_id=call.principal.active_workspace_id,
-                            to=body.to, subject=body.subject, body=body.body,
-                            template=body.template, context=body.context)
-    await _count_send(call)
-    result = await call.request.config_dict[EMAIL_BACKEND].send(message)
+    result = await email_service.send(
+        TEMPLATES, call.request.config_dict[EMAIL_BACKEND], lambda: _count_send(call),
+        workspace_id=call.principal.active_workspace_id, to=body.to, subject=body.subject,
+        body=body.body, template=body.template, context=body.context)
     error = f"{result.error_code}: {result.error_message}" if result.error_code else None
     return SentEmail(status=result.status.value, message_id=result.message_id, error=error)
 

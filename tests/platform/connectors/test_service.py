@@ -17,6 +17,7 @@ from insureops.platform.connectors import email_service as email
 from insureops.platform.connectors import llm_service
 from insureops.platform.connectors.llm import ProbeOutcome
 from insureops.platform.connectors.payloads import SaveKeyRequest
+from insureops.platform.email import DeliveryResult, DeliveryStatus, EmailMessage
 from insureops.platform.email.log import EmailLogEntry
 from insureops.platform.outbound.llm_providers import BaseUrlRefusedError, Provider
 from insureops.platform.records.llm_keys import decrypt_key
@@ -116,6 +117,58 @@ async def test_log_pages_count_from_one_newest_first_for_the_workspace_only():
     first, total = await email.log_page(FakeUnitOfWork(), ANN, None, 1, 2, store=store)
     second, _ = await email.log_page(FakeUnitOfWork(), ANN, None, 2, 2, store=store)
     assert total == 3 and [r.subject for r in first + second] == ["s2", "s1", "s0"]
+
+
+class MailBox:
+    """An EmailBackend keeping what it is given (the real backends are test_email.py's)."""
+
+    name = "memory"
+
+    def __init__(self) -> None:
+        self.sent: list[EmailMessage] = []
+
+    async def send(self, message: EmailMessage) -> DeliveryResult:
+        self.sent.append(message)
+        return DeliveryResult(DeliveryStatus.SENT, self.name, f"<{len(self.sent)}@test>")
+
+
+class Quota:
+    """The hourly quota's stand-in: `left` sends, then it raises as the route's 429 does."""
+
+    def __init__(self, left: int) -> None:
+        self.left, self.counted = left, 0
+
+    async def __call__(self) -> None:
+        self.counted += 1
+        if self.counted > self.left:
+            raise RuntimeError("quota spent")
+
+
+async def _send(box: MailBox, quota: Quota, **fields):
+    message = {"to": ["zoe@example.com"], "subject": "Hi", "body": "Hello", "template": None,
+               "context": {}, **fields}
+    return await email.send(TEMPLATES, box, quota, workspace_id=ANN, **message)
+
+
+async def test_a_message_is_counted_then_sent_as_composed():
+    box, quota = MailBox(), Quota(1)
+    result = await _send(box, quota, to=["Zoe@Example.com"])
+    assert result.status is DeliveryStatus.SENT and quota.counted == 1
+    assert [(m.to, m.tenant_id, m.subject) for m in box.sent] == [(("zoe@example.com",), ANN,
+                                                                   "Hi")]
+    with pytest.raises(RuntimeError):
+        await _send(box, quota)
+    assert len(box.sent) == 1  # past the quota nothing leaves
+
+
+async def test_a_refused_message_counts_nothing_and_sends_nothing():
+    box, quota = MailBox(), Quota(5)
+    for fields in ({"subject": "Hi\r\nBcc: x@example.com"}, {"to": ["not-an-address"]},
+                   {"template": "team_invitation", "subject": None, "body": None}):
+        with pytest.raises((email.SubjectInvalidError, email.RecipientInvalidError,
+                            email.TemplateNotSendableError)):
+            await _send(box, quota, **fields)
+    assert quota.counted == 0 and box.sent == []
 
 
 # LLM keys
