@@ -223,20 +223,23 @@ def _comp(s: dict[str, Any]) -> list[str]:
     out = rule("ask_payroll_by_class", "Not answered: payroll by class code", PRIORITY,
                "business.payroll_by_class is null",
                ask("payroll_by_class", "(some class codes are excluded or referred)"))
+    # one rule per code, so that a reason names the client's code, not the whole list
     if excluded:
         names = "; ".join(f"{c} {n}" for c, n in excluded)
-        out += [f"# Class codes the program does not write: {names}",
-                f"const EXCLUDED_CODES = {string_set(c for c, _ in excluded)}", ""]
-        out += rule("excluded_comp_class", "Excluded workers compensation class codes", PRIORITY,
-                    "any(c in business.payroll_by_class where c.code in EXCLUDED_CODES)",
-                    ["decline \"Payroll in an excluded class code ("
-                     + ", ".join(c for c, _ in excluded) + ")\"", 'tag "excluded_class"'])
+        out += [f"# Class codes the program does not write: {names}", ""]
+        for code, name in excluded:
+            out += rule(f"excluded_comp_class_{code}", f"Excluded class code {code} ({name})",
+                        PRIORITY, f'any(c in business.payroll_by_class where c.code == "{code}")',
+                        [f'decline "Payroll in class code {code} ({name}): the program does not '
+                         'write it"', 'tag "excluded_class"'])
     if referral:
-        out += [f"const REFERRAL_CODES = {string_set(c for c, _ in referral)}", ""]
-        out += rule("referral_comp_class", "Class codes written on referral", PRIORITY,
-                    "any(c in business.payroll_by_class where c.code in REFERRAL_CODES)",
-                    ["refer \"Payroll in a class code written on referral ("
-                     + ", ".join(c for c, _ in referral) + ")\"", 'tag "referral_class"'])
+        names = "; ".join(f"{c} {n}" for c, n in referral)
+        out += [f"# Class codes written on referral: {names}", ""]
+        for code, name in referral:
+            out += rule(f"referral_comp_class_{code}", f"Class code {code} ({name}) on referral",
+                        PRIORITY, f'any(c in business.payroll_by_class where c.code == "{code}")',
+                        [f'refer "Payroll in class code {code} ({name}): written on referral '
+                         'only"', 'tag "referral_class"'])
     return out
 
 

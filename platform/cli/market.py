@@ -93,6 +93,7 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
     from insureops.carrier_matching.presentation import render
     from insureops.carrier_matching.pruning import index_market_appetites
     from insureops.carrier_matching.states import state_code
+    from insureops.carrier_matching.unwritten import asked_lines, render_unwritten, unwritten_lines
     from insureops.engine.ir.errors import EvaluationError
     from insureops.platform.carrier_finder.market.appetite_cache import shared_cache
 
@@ -119,9 +120,15 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
     # the CLI is the platform shell: the one place allowed to read the local clock
     day = as_of.date() if as_of is not None else date.today()
     wanted = [code.strip() for code in lines.split(",") if code.strip()] if lines else None
+    index = index_market_appetites(market.appetites)
     try:
         report = match_business(business, market, as_of=day, lines=wanted, limit=limit,
-                                index=index_market_appetites(market.appetites))
+                                index=index)
+        # a line asked for with nothing listed: match it again listing the declines, to say why
+        shown = {result.product.line for result in report.results}
+        missing = [line for line in asked_lines(business, wanted) if line not in shown]
+        unwritten = unwritten_lines(missing, report, match_business(
+            business, market, as_of=day, lines=missing, index=index)) if missing else ()
     except EvaluationError as exc:
         click.echo(f"error: the business does not fit the Business type: {exc}", err=True)
         sys.exit(1)
@@ -131,6 +138,9 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
     state = business.get("state")
     click.echo(render(report, market, state_code(state) if isinstance(state, str) else None),
                nl=False)
+    if unwritten:
+        click.echo("")
+        click.echo(render_unwritten(unwritten), nl=False)
 
 
 @click.command()

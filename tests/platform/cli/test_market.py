@@ -131,3 +131,20 @@ def test_market_match_names_the_business_file_when_it_nests_100000_deep(tmp_path
     assert result.exit_code == 1
     assert f"error: {business}: nested deeper than 64 levels" in result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_market_match_says_why_when_a_line_asked_for_has_no_accept_or_refer(tmp_path: Path):
+    # Ohio comp is the state fund's: every comp product declines, so "the best N" lists no comp
+    # at all; the report says so and groups the reasons. Lines cut only by --limit are not named.
+    business = tmp_path / "business.json"
+    business.write_text('{"name": "Buckeye Hardware", "naics": "444140", "state": "OH", '
+                        '"annual_revenue": 2400000, "payroll": 520000, "years_in_business": 31, '
+                        '"lines_of_business": ["CGL", "PROPC", "WORK"]}')
+    result = run_match(str(EXAMPLES / "market"), str(business), "--limit", "1")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    heading = next(i for i, line in enumerate(lines) if line.startswith("No product accepts"))
+    assert lines[heading].startswith("No product accepts or refers Workers Compensation (WORK): ")
+    assert lines[heading].endswith(" declined; the commonest reasons:")
+    assert "x Ohio is a monopolistic workers compensation state" in lines[heading + 1]
+    assert sum(line.startswith("No product accepts") for line in lines) == 1
