@@ -171,8 +171,11 @@ def classes(spec: ProductSpec) -> list[str]:
            "    | business.naics | => class_fit | => class_points | => class_label |",
            '    | is null | "unknown" | 0 | "" |']
     out += [f'    | "{c}" | "core" | {p} | {quote(n)} |' for c, p, n in spec.core]
-    out += [f'    | {_cell(c)} | "referral" | {p} | {quote(n)} |' for c, p, n in spec.referral]
-    out += [f'    | starts_with "{c}" | "group" | {p} | {quote(n)} |' for c, p, n in spec.groups]
+    # the most specific row first, so a roofer referred under "238160" is not named by "2381"
+    out += [f'    | {_cell(c)} | "referral" | {p} | {quote(n)} |'
+            for c, p, n in sorted(spec.referral, key=lambda row: -len(row[0]))]
+    out += [f'    | starts_with "{c}" | "group" | {p} | {quote(n)} |'
+            for c, p, n in sorted(spec.groups, key=lambda row: -len(row[0]))]
     out += ['    | - | "none" | 0 | "" |', "end", ""]
     if spec.outside == "refer":
         out += rule("outside_classes", "Classes outside the program go to an underwriter", 440,

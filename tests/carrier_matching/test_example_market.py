@@ -162,10 +162,11 @@ def test_each_program_keeps_to_its_own_classes_when_products_of_a_carrier_differ
     # "Contractors Excess" took a bakery
     bakery = dict(PLUMBER, naics="311811", description="Retail bakery and cafe.")
     assert answers(bakery, ["UMBRC"])["bastion-excess/contractors-excess"] == "decline"
-    # Keystone's Florida and Louisiana wind exclusion is its BOP's, not its general liability's
+    # Keystone's Florida and Louisiana wind referral is its BOP's, not its general liability's
+    # (broker profiles, issue 32: a Florida shop found no BOP when the BOP declined the state)
     office = dict(PLUMBER, naics="541211", state="FL", description="CPA firm, tax and audit.")
     found = answers(office, ["BOP", "CGL"])
-    assert found["keystone-main/bop"] == "decline" and found["keystone-main/gl"] == "accept"
+    assert found["keystone-main/bop"] == "refer" and found["keystone-main/gl"] == "accept"
 
 
 def test_information_companies_find_cyber_and_d_and_o_when_their_class_is_51():
