@@ -41,6 +41,7 @@ OPEN_GAPS = {
 WRONG = {
     "carpenter-ma": [("ironbark/es-gl", "accept")],       # E&S GL where admitted writes it
     "painter-nj": [("ironbark/es-gl", "accept")],
+    "fitness-co": [("ironbark/es-gl", "accept")],           # Northstar writes fitness admitted
     "restaurant-ca-full-service": [("ironbark/es-liquor", "accept")],
     "apartments-il": [("keystone-main/gl", "any")],      # habitational is excluded
     "bar-tx-tavern": [("keystone-main/gl", "any"), ("cardinal-national/middle-market-gl", "any")],
