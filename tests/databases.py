@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import psycopg
+from psycopg import sql
 
 
 class Template(StrEnum):
@@ -118,24 +119,19 @@ class _PreparedSchema:
     fingerprint: str
 
 
-_STRUCTURE = """
-SELECT md5(coalesce(string_agg(c.relname || '.' || a.attname || ':' || a.atttypid::text, ','
-                               ORDER BY c.relname, a.attnum), ''))
-FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
-JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = %s AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
-"""
-
-
-def _fingerprint(connection: psycopg.Connection, schema: str, seeded: tuple[str, ...]) -> str:
-    """The tables' columns and the seeded rows: unchanged when a test changed no structure and
-    no version."""
-    parts = [connection.execute(_STRUCTURE, (schema,)).fetchone()[0]]
-    for table in seeded:
-        parts.append(connection.execute(
-            f'SELECT md5(coalesce(string_agg(t::text, \',\' ORDER BY t::text), \'\')) '
-            f'FROM "{schema}"."{table}" t').fetchone()[0])
-    return ":".join(parts)
+def _fingerprint_query(schema: str, seeded: tuple[str, ...]) -> sql.Composed:
+    """An expression of the tables' columns and the seeded rows: unchanged when a test changed
+    no structure and no version."""
+    structure = sql.SQL(
+        "(SELECT md5(coalesce(string_agg(c.relname || '.' || a.attname || ':' || "
+        "a.atttypid::text, ',' ORDER BY c.relname, a.attnum), '')) "
+        "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = {} AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped)"
+    ).format(sql.Literal(schema))
+    rows = [sql.SQL("(SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) "
+                    "FROM {} t)").format(sql.Identifier(schema, table)) for table in seeded]
+    return sql.SQL(" || ':' || ").join([structure, *rows])
 
 
 @dataclass
@@ -145,24 +141,28 @@ class PostgresDatabases:
     A prepared schema (migrated, or holding the data model) costs a migration run, and a copy
     of a template database costs a checkpoint; so a prepared schema a test is done with is
     emptied (every table the preparation left empty, sequences restarted) and handed to the
-    worker's next test. One whose structure or version rows the test changed, or that cannot
-    be emptied, is dropped instead. Every connection to a schema carries its name as
-    `application_name`, so connections a test left open are ended before the reset. Names
-    start with the worker's, and a run drops its schemas when it ends.
+    worker's next test, in one statement on the worker's own connection (a round trip per
+    table and a connection per test cost more than most tests). One whose structure or version
+    rows the test changed, or that cannot be emptied, is dropped instead. Every connection to a
+    schema carries its name as `application_name`, so connections a test left open are ended
+    before the reset. Names start with the worker's, and a run drops its schemas when it ends.
     """
 
     base_url: str
     prefix: str
     _free: dict[Template, list[_PreparedSchema]] = field(default_factory=dict)
     _all: set[str] = field(default_factory=set)
+    _connection: psycopg.Connection | None = None
 
     def _connect(self) -> psycopg.Connection:
-        return psycopg.connect(plain_conninfo(self.base_url), autocommit=True)
+        """The worker's connection to the base database (autocommit), opened again if lost."""
+        if self._connection is None or self._connection.closed or self._connection.broken:
+            self._connection = psycopg.connect(plain_conninfo(self.base_url), autocommit=True)
+        return self._connection
 
     def _new_schema(self, label: str) -> tuple[str, DatabaseUrls]:
         schema = f"{self.prefix}_{label}_{uuid.uuid4().hex[:12]}"
-        with self._connect() as connection:
-            connection.execute(f'CREATE SCHEMA "{schema}"')
+        self._connect().execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
         self._all.add(schema)
         return schema, self._urls(schema)
 
@@ -186,47 +186,58 @@ class PostgresDatabases:
     def _prepare(self, template: Template) -> _PreparedSchema:
         schema, urls = self._new_schema(template.value)
         PREPARE[template](urls)
-        with self._connect() as connection:
-            names = [row[0] for row in connection.execute(
-                "SELECT tablename FROM pg_tables WHERE schemaname = %s ORDER BY tablename",
-                (schema,))]
-            seeded = tuple(table for table in names if connection.execute(
-                f'SELECT EXISTS (SELECT 1 FROM "{schema}"."{table}")').fetchone()[0])
-            return _PreparedSchema(schema, tuple(t for t in names if t not in seeded), seeded,
-                                   _fingerprint(connection, schema, seeded))
+        connection = self._connect()
+        names = [row[0] for row in connection.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = %s ORDER BY tablename",
+            (schema,))]
+        seeded = tuple(table for table in names if connection.execute(
+            sql.SQL("SELECT EXISTS (SELECT 1 FROM {})").format(sql.Identifier(schema, table))
+        ).fetchone()[0])
+        fingerprint = connection.execute(
+            sql.SQL("SELECT {}").format(_fingerprint_query(schema, seeded))).fetchone()[0]
+        return _PreparedSchema(schema, tuple(t for t in names if t not in seeded), seeded,
+                               fingerprint)
+
+    @staticmethod
+    def _reset(prepared: _PreparedSchema) -> sql.Composed:
+        """One statement: end the schema's connections, refuse a changed schema, empty it.
+
+        DELETE, not TRUNCATE: TRUNCATE makes new files for every table, which waits on the
+        disk; replica mode skips the triggers (append-only tables, foreign keys), so any order
+        works. Settings are local to the statement's transaction."""
+        schema = prepared.name
+        deletes = sql.SQL(" ").join(sql.SQL("DELETE FROM {};").format(sql.Identifier(schema, t))
+                                    for t in prepared.tables)
+        return sql.SQL("""DO $reset$ BEGIN
+PERFORM pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = {schema};
+IF {fingerprint} IS DISTINCT FROM {expected} THEN
+  RAISE EXCEPTION 'the test changed the schema''s structure or version';
+END IF;
+PERFORM set_config('session_replication_role', 'replica', true);
+PERFORM set_config('lock_timeout', '2s', true);
+{deletes}
+PERFORM setval(c.oid, s.seqstart, false) FROM pg_class c
+  JOIN pg_sequence s ON s.seqrelid = c.oid
+  JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = {schema};
+END $reset$""").format(schema=sql.Literal(schema),
+                       fingerprint=_fingerprint_query(schema, prepared.seeded),
+                       expected=sql.Literal(prepared.fingerprint), deletes=deletes)
 
     def _release(self, template: Template, prepared: _PreparedSchema) -> None:
-        schema = prepared.name
         try:
-            with self._connect() as connection:
-                connection.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                   "WHERE application_name = %s", (schema,))
-                if _fingerprint(connection, schema, prepared.seeded) != prepared.fingerprint:
-                    raise ValueError("the test changed the schema's structure or version")
-                with connection.transaction():
-                    # DELETE, not TRUNCATE: TRUNCATE makes new files for every table, which
-                    # waits on the disk; replica mode skips the triggers (append-only tables,
-                    # foreign keys), so any order works.
-                    connection.execute("SET LOCAL session_replication_role = replica")
-                    connection.execute("SET LOCAL lock_timeout = '2s'")
-                    for table in prepared.tables:
-                        connection.execute(f'DELETE FROM "{schema}"."{table}"')
-                    connection.execute(
-                        "SELECT setval(c.oid, s.seqstart, false) FROM pg_class c "
-                        "JOIN pg_sequence s ON s.seqrelid = c.oid "
-                        "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s",
-                        (schema,))
-        except (psycopg.Error, ValueError):
-            self._drop(schema)
+            self._connect().execute(self._reset(prepared))
+        except psycopg.Error:
+            self._drop(prepared.name)
             return
         self._free[template].append(prepared)
 
     def _drop(self, schema: str) -> None:
         try:
-            with self._connect() as connection:
-                connection.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                   "WHERE application_name = %s", (schema,))
-                connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            connection = self._connect()
+            connection.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                               "WHERE application_name = %s", (schema,))
+            connection.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
+                sql.Identifier(schema)))
         finally:
             self._all.discard(schema)
 
@@ -234,6 +245,9 @@ class PostgresDatabases:
         for schema in list(self._all):
             self._drop(schema)
         self._free.clear()
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
 
 
 def postgres_prefix() -> str:

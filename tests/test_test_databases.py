@@ -87,3 +87,36 @@ def test_postgres_skips_share_one_location_when_reported():
     other = ("tests/engine/b.py", 99, "Skipped: needs a display")
     assert folded_skip_location(first) == folded_skip_location(second)
     assert folded_skip_location(other) == other
+
+
+def test_postgres_schema_is_dropped_when_a_test_changed_its_version_rows(postgres_databases):
+    require_postgres()
+    urls, release = postgres_databases.copy(Template.TENANT)
+    _write(urls.sync, "DELETE FROM insureops_data_model")
+    release()
+    again, release_again = postgres_databases.copy(Template.TENANT)
+    try:
+        assert again.sync != urls.sync
+        assert _rows(again.sync, "insureops_data_model") == 1
+    finally:
+        release_again()
+
+
+def test_postgres_schema_is_emptied_past_a_connection_the_test_left_in_a_transaction(
+        postgres_databases):
+    require_postgres()
+    urls, release = postgres_databases.copy(Template.TENANT)
+    engine = create_engine(urls.sync)
+    connection = engine.connect()
+    connection.execute(text("INSERT INTO reinsurers (tenant_id, name) VALUES ('t', 'Re One')"))
+    try:
+        release()  # ends the open connection, then empties the schema
+        again, release_again = postgres_databases.copy(Template.TENANT)
+        try:
+            assert again.sync == urls.sync
+            assert _rows(again.sync, "reinsurers") == 0
+        finally:
+            release_again()
+    finally:
+        connection.invalidate()
+        engine.dispose()

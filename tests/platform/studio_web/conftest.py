@@ -1,8 +1,9 @@
 """Fixtures of the studio page's browser tests: the real service on a free port, and Chromium.
 
-The service runs in a thread of its own (an aiohttp AppRunner on 127.0.0.1:0, a SQLite platform
-database in the test's tmp dir); the test drives Debian's Chromium through Playwright's sync API
-(browser downloads are impossible here, so `executable_path` points at the system browser). A
+The service runs in a thread of its own (an aiohttp AppRunner on 127.0.0.1:0, a copy of the
+migrated SQLite platform template in the test's tmp dir); the test drives Debian's Chromium through
+Playwright's sync API (browser downloads are impossible here, so `executable_path` points at the
+system browser), one browser per module and a fresh context (no cookies, no storage) per test. A
 failed test leaves a screenshot under test-artifacts/studio_web/ (git-ignored).
 """
 
@@ -24,6 +25,7 @@ from insureops.platform.app import create_app
 from insureops.platform.config import Settings
 from insureops.platform.identity import Membership, User, Workspace, new_tenant_id
 from insureops.platform.keys import DATABASE
+from tests.databases import Template
 from tests.platform.workspaces import PASSWORD, cheap_areas, password_hash
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -100,11 +102,12 @@ class LiveService:
 
 
 @pytest.fixture
-def live_service(tmp_path: Path, request) -> Iterator[LiveService]:
-    """The service; a test marked `@pytest.mark.live_settings(name=value)` changes settings."""
+def live_service(tmp_path: Path, request, sqlite_databases) -> Iterator[LiveService]:
+    """The service on a migrated platform database of its own; a test marked
+    `@pytest.mark.live_settings(name=value)` changes settings."""
     marker = request.node.get_closest_marker("live_settings")
     settings = Settings(
-        database_url=f"sqlite+aiosqlite:///{tmp_path / 'platform.db'}",
+        database_url=sqlite_databases.copy(Template.PLATFORM, tmp_path).async_,
         secret_key="test-secret-key",
         fernet_keys=(Fernet.generate_key().decode(),),
         load_example_market=False,
@@ -117,10 +120,11 @@ def live_service(tmp_path: Path, request) -> Iterator[LiveService]:
         service.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def browser():
-    """Chromium, per test: Playwright's sync API holds an event loop while it runs, which would
-    break the async tests pytest-asyncio runs after it in the same worker."""
+    """Chromium, per module (each test has a context of its own): Playwright's sync API holds
+    an event loop while it runs, which would break the async tests pytest-asyncio runs after it
+    in the same worker, so it never outlives the browser tests' module."""
     sync_api = pytest.importorskip(
         "playwright.sync_api", reason="the browser tests need `pip install playwright`"
     )
