@@ -72,6 +72,51 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: the store is not the point: SQLite only")
 
 
+# The longest tests (node id prefixes; `pytest --durations`), longest first. A long test collected
+# late starts last and holds one worker alone at the end (the schemathesis run, collected at 87%,
+# did), so these run first, dealt in turn to the heads of the workers' shares: `--dist worksteal`
+# gives each worker a contiguous share of the collection, and an idle worker takes the tail of
+# another's queue. The rest keeps its collection order.
+LONGEST_FIRST = (
+    "tests/platform/test_schemathesis.py::test_every_operation_conforms_when_called_with_",
+    "tests/platform/test_schemathesis.py::",  # after its shards: one service per worker
+    "tests/platform/rules_studio/test_many_processes.py::",
+    "tests/platform/rules_studio/test_run_resume.py::",
+    "tests/platform/test_readme_walk.py::test_readme_walk_runs_as_written",
+    "tests/platform/cli/test_market.py::test_example_market_checks_when_run",
+    "tests/platform/carrier_finder/test_classify_route.py::",
+    "tests/platform/carrier_finder/test_workspace_market.py::",
+    "tests/platform/rules_studio/test_bindings.py::test_two_job_processes",
+    "tests/platform/faults/",
+    "tests/platform/studio_web/",
+)
+
+
+def longest_first_rank(nodeid: str) -> int | None:
+    """The place of `nodeid` in LONGEST_FIRST (its first matching prefix), None if none."""
+    return next((rank for rank, prefix in enumerate(LONGEST_FIRST) if nodeid.startswith(prefix)),
+                None)
+
+
+def longest_first(items: list, rank, workers: int) -> list:
+    """`items` with the ranked ones dealt in turn to the heads of `workers` contiguous shares
+    (as xdist splits the collection: share i holds len // (workers - i) of what is left)."""
+    ranked = sorted((item for item in items if rank(item) is not None), key=rank)
+    rest = iter([item for item in items if rank(item) is None])
+    ordered, left = [], len(items)
+    for share in range(workers):
+        size = left // (workers - share)
+        heads = ranked[share::workers]
+        ordered += heads + [next(rest) for _ in range(max(0, size - len(heads)))]
+        left -= size
+    return ordered + list(rest)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    items[:] = longest_first(items, lambda item: longest_first_rank(item.nodeid), workers)
+
+
 @pytest.hookimpl(tryfirst=True)  # before the fixture's own params apply
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker(
