@@ -1,12 +1,21 @@
-"""The test suite's own seams: per-test database copies are isolated, reset and reported."""
+"""The test suite's own seams: per-test database copies are isolated, reset and reported; the
+longest tests are dealt to the heads of the workers' shares."""
 
 from __future__ import annotations
 
 import asyncio
+import re
+from pathlib import Path
 
 from sqlalchemy import create_engine, inspect, text
 
-from tests.conftest import POSTGRES_SKIP_REASON, folded_skip_location, require_postgres
+from tests.conftest import (
+    LONGEST_FIRST,
+    POSTGRES_SKIP_REASON,
+    folded_skip_location,
+    longest_first,
+    require_postgres,
+)
 from tests.databases import Template
 
 
@@ -120,3 +129,19 @@ def test_postgres_schema_is_emptied_past_a_connection_the_test_left_in_a_transac
     finally:
         connection.invalidate()
         engine.dispose()
+
+
+def test_longest_tests_head_each_workers_share_in_turn_and_the_rest_keeps_its_order():
+    items = list("abcdefghij")
+    rank = {"h": 0, "c": 1, "j": 2}.get
+    assert longest_first(items, rank, 2) == list("hjabd" "cefgi")  # shares of 5 and 5
+    assert longest_first(items, rank, 1) == list("hcjabdefgi")
+
+
+def test_every_longest_first_prefix_names_a_test_that_exists():
+    root = Path(__file__).resolve().parents[1]
+    for prefix in LONGEST_FIRST:
+        path, _, name = prefix.partition("::")
+        assert (root / path).exists(), prefix
+        if name:
+            assert re.search(rf"def {re.escape(name)}", (root / path).read_text()), prefix
