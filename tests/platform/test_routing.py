@@ -11,6 +11,9 @@ from insureops.platform.app import Area
 from insureops.platform.auth.requirements import Auth
 from insureops.platform.http.ratelimit import RateKey, RateLimit
 from insureops.platform.http.routing import Call, RouteTable
+from tests.conftest import SQLITE_ONLY
+
+pytestmark = SQLITE_ONLY  # the route pipeline; no route here reads the store
 
 ITEM = "/api/probe/items"
 
