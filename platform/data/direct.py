@@ -140,6 +140,8 @@ def _error(exc: psycopg.Error, statement: str, params: object,
 class DirectConnection:
     """One checked-out connection, as the work of `DirectPool.run` sees it."""
 
+    dialect = "postgresql"
+
     def __init__(self, connection: psycopg.AsyncConnection, pool: DirectPool) -> None:
         self._connection = connection
         self._pool = pool

@@ -72,6 +72,8 @@ class RecordsConnection(Protocol):
     """A connection `SqlTenantRecords` runs its statements on (rows come back as dicts of
     Python values converted by the columns' types)."""
 
+    dialect: str  # "postgresql" or "sqlite": which flavour of INSERT ... ON CONFLICT to build
+
     async def first(self, statement: Statement | sa.Executable,
                     values: Mapping[str, Any]) -> Row | None: ...
 
