@@ -96,11 +96,12 @@ async def dispatch(context: JobContext) -> None:
 async def drain(context: JobContext, *, workspace_id: str) -> None:
     services = context.services
     extras = _extras(services)
-    store = await _store(services, workspace_id)
-    await _relay(services, store, workspace_id)  # what a crash left staged goes out first
+    # what a crash left staged goes out first
+    await _relay(services, await _store(services, workspace_id), workspace_id)
     for _ in range(DRAIN_ROUNDS):
         async with services.database.unit_of_work() as uow:
             plans = await bindings.plans(uow, workspace_id)
+        store = await _store(services, workspace_id)
         now = _now(services)
         report = await dispatcher.drain_once(store, workspace_id, plans, now.date(), now,
                                              extras["threads"])

@@ -204,14 +204,14 @@ async def perform(services: RunServices, run_id: str, should_stop, hooks: RunHoo
         await _update(services.database, run_id, hooks.transition, status="cancelled",
                       finished_at=_now(services), updated_at=_now(services))
         return
-    store = await services.store(run.workspace_id)
     if run.mode == "apply" and run.status == "running":
         await hooks.relay()  # resumed: events a crash left staged go out first
     if run.status == "queued":
         run = await _update(services.database, run_id, hooks.transition, status="running",
                             started_at=_now(services), updated_at=_now(services))
     if run.total is None:
-        total = await book.count(store, run.record_type, run.workspace_id)
+        total = await book.count(await services.store(run.workspace_id), run.record_type,
+                                 run.workspace_id)
         if total > services.settings.rules_run_max_records:
             raise RunTooLargeError(
                 f"The book holds {total} {run.record_type} records, more than a run may cover "
@@ -223,15 +223,18 @@ async def perform(services: RunServices, run_id: str, should_stop, hooks: RunHoo
     plan = book.RunPlan(run.workspace_id, run.record_type, source, baseline, run.condition,
                         run.as_of, run.mode == "apply",
                         Execution(run.rule_id, ruleset, run.version, "run", run.id))
-    await _loop(services, run, plan, state, store, should_stop, hooks)
+    await _loop(services, run, plan, state, should_stop, hooks)
 
 
 async def _loop(services: RunServices, run: RuleRun, plan: book.RunPlan,
-                state: book.RunState, store: TenantStore, should_stop, hooks: RunHooks) -> None:
+                state: book.RunState, should_stop, hooks: RunHooks) -> None:
     done, matched, errors, effects = run.done, run.matched, run.errors, run.effects
     elapsed, cancelled, after = run.elapsed_seconds, False, run.checkpoint
     while not should_stop():
         started = time.perf_counter()
+        # the store asked for again each batch: the pools may have closed the one of an hour
+        # ago (least recently used, or its URL saved again)
+        store = await services.store(run.workspace_id)
         page = await book.read_page(store, run.record_type, run.workspace_id, after,
                                     services.settings.rules_run_batch_size)
         if not page:

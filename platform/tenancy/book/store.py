@@ -1,4 +1,5 @@
-"""One tenant database as a store: runs a use case on the records port in one transaction.
+"""One tenant database as a store: runs a use case on the records port in one transaction
+(or, `run_statements`, work of its own on the same connections: rules at work).
 
 There is one implementation of every use case (`service`, on `repository.TenantRecords`) and one
 of the port (`repository.SqlTenantRecords`); the store only says which connection it runs on:
