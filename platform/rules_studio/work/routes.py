@@ -4,8 +4,10 @@ delete, start and cancel. Every route acts on the session's active workspace onl
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import uuid
+from collections.abc import AsyncIterator
 
 from insureops.platform.auth.requirements import Auth, Role
 from insureops.platform.http.routing import Call, RouteTable
@@ -47,6 +49,13 @@ from insureops.platform.tenancy.book.errors import TenantDatabaseUnpreparedError
 from insureops.platform.tenancy.book.store import TenantStore
 from insureops.platform.tenancy.workspaces import request_tenant_store
 
+
+class TenantOutdatedError(Exception):
+    """The workspace's tenant database lacks rules at work's outbox tables (saved before
+    them): `insureops schema apply URL` once. Only these routes say so (409); elsewhere a
+    missing table is the tenant API's 503."""
+
+
 ULID = "[0-9A-HJKMNP-TV-Z]+"
 BINDING = f"/bindings/{{binding_id:{ULID}}}"
 RUN = f"/runs/{{run_id:{ULID}}}"
@@ -60,8 +69,7 @@ routes.map_error(FailureNotFoundError, 404, "not_found")
 routes.map_error(RunFinishedError, 409, "run_finished")
 routes.map_error(RunTooLargeError, 422, "run_too_large")
 routes.map_error(RunsBusyError, 429, "workspace_busy", headers={"Retry-After": "30"})
-# a saved tenant database made before rules at work lacks its outbox tables
-routes.map_error(TenantDatabaseUnpreparedError, 409, "tenant_database_outdated")
+routes.map_error(TenantOutdatedError, 409, "tenant_database_outdated")
 routes.map_error(ConditionInvalidError, 400, "validation_error",
                  details=lambda exc: exc.details)
 
@@ -90,13 +98,25 @@ async def _switch(call: Call, extra: set[tuple[str, str]] = frozenset()) -> None
     workspace_id = call.principal.active_workspace_id
     async with call.unit_of_work() as uow:
         wanted = await bindings.switches(uow, workspace_id) | set(extra)
-    await bindings.apply_switches(await _store(call), wanted)
+    async with _outdated():
+        await bindings.apply_switches(await _store(call), wanted)
 
 
 async def _store(call: Call) -> TenantStore:
     """The workspace's one tenant store (the pools the tenant API uses)."""
     return await request_tenant_store(call.request, call.request.config_dict[TENANT_POOLS],
                                       call.principal.active_workspace_id)
+
+
+@contextlib.asynccontextmanager
+async def _outdated() -> AsyncIterator[None]:
+    """A tenant database without the outbox tables as TenantOutdatedError (409)."""
+    try:
+        yield
+    except TenantDatabaseUnpreparedError:
+        raise TenantOutdatedError(
+            "The workspace's tenant database predates rules at work: run `insureops schema "
+            "apply URL` on it once (it adds the outbox), then retry.") from None
 
 
 def binding_info(binding: RuleBinding) -> BindingInfo:
@@ -257,9 +277,10 @@ async def _list_failures(call: Call, label: str, dry_run: dict | None,
         return FailureList(items=[_failure_info(f) for f in failures.from_summary(
             dry_run, record_type)], next_cursor=None)
     store = await _store(call)
-    page, cursor = await store.run_statements(
-        failures.listing, call.principal.active_workspace_id, label, call.query.limit,
-        call.query.cursor, read_only=True)
+    async with _outdated():
+        page, cursor = await store.run_statements(
+            failures.listing, call.principal.active_workspace_id, label, call.query.limit,
+            call.query.cursor, read_only=True)
     return FailureList(items=[_failure_info(f) for f in page], next_cursor=cursor)
 
 
@@ -268,11 +289,12 @@ async def _retry(call: Call, label: str, target: failures.RetryTarget, known: bo
     workspace_id = call.principal.active_workspace_id
     record_id = uuid.UUID(call.path.record_id)
     store = await _store(call)
-    outcome = await store.run_statements(failures.retry, workspace_id, label, target,
-                                         record_id, as_of, _now(call), known)
-    if outcome.written:  # its events, as a drain relays them
-        await events.relay(call.request.config_dict[DATABASE], store, workspace_id,
-                           call.settings.webhook_max_pending_per_endpoint)
+    async with _outdated():
+        outcome = await store.run_statements(failures.retry, workspace_id, label, target,
+                                             record_id, as_of, _now(call), known)
+        if outcome.written:  # its events, as a drain relays them
+            await events.relay(call.request.config_dict[DATABASE], store, workspace_id,
+                               call.settings.webhook_max_pending_per_endpoint)
     return outcome
 
 
