@@ -100,8 +100,9 @@ class SqliteConnection:
         row = self._run(statement, values).first()
         return None if row is None else dict(row._mapping)
 
-    async def all(self, statement: Statement | sa.Executable,
-                  values: Mapping[str, Any]) -> list[dict[str, Any]]:
+    async def all(self, statement: Statement | sa.Executable, values: Mapping[str, Any], *,
+                  convert: bool = True) -> list[dict[str, Any]]:
+        # `convert` is PostgreSQL's: SQLite's values always come converted (in this thread)
         return [dict(row._mapping) for row in self._run(statement, values)]
 
     async def one(self, statement: Statement | sa.Executable,
