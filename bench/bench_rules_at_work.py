@@ -87,12 +87,16 @@ async def service_run(bench: setup.Bench, rule_id: str, mode: str) -> dict:
     from insureops.platform.data.database import Database
     from insureops.platform.rules_studio.work import runs
     from insureops.platform.rules_studio.work.models import RuleRun
-    from insureops.platform.rules_studio.work.tenant_engines import TenantEngines
     from insureops.platform.tenancy.pools import TenantPools
+    from insureops.platform.tenancy.workspaces import tenant_store
 
     settings = bench.settings
     database, pools = Database.connect(settings.database_url), TenantPools()
-    engines = TenantEngines(database, load_secret_keys(settings).fernet, pools, settings)
+    fernet = load_secret_keys(settings).fernet
+
+    async def store(workspace_id: str):  # as the job finds it: the one TenantPools
+        async with database.unit_of_work() as uow:
+            return await tenant_store(uow, fernet, pools, workspace_id, settings)
     threads = BoundedExecutor("rules-runs", 1)
     now = datetime.datetime.now(datetime.UTC)
     run_id = str(ULID())
@@ -103,16 +107,19 @@ async def service_run(bench: setup.Bench, rule_id: str, mode: str) -> dict:
                 record_type="policy", mode=mode, status="queued", as_of=setup.AS_OF,
                 created_at=now, updated_at=now))
 
-        async def on_change(run, written=()) -> None:
+        async def transition(uow, run) -> None:
             return None
-        await runs.perform(runs.RunServices(database, engines, threads, None, settings,
-                                            time.time), run_id, lambda: False, on_change)
+
+        async def relay() -> None:
+            return None
+        await runs.perform(runs.RunServices(database, store, threads, None, settings,
+                                            time.time), run_id, lambda: False,
+                           runs.RunHooks(transition, relay))
         async with database.unit_of_work() as uow:
             run = await uow.session.get(RuleRun, run_id)
             return {"status": run.status, "done": run.done, "effects": run.effects,
                     "decisions": run.summary["decisions"], "elapsed": run.elapsed_seconds}
     finally:
-        engines.close()
         threads.close()
         await pools.dispose()
         await database.dispose()

@@ -140,6 +140,8 @@ def _error(exc: psycopg.Error, statement: str, params: object,
 class DirectConnection:
     """One checked-out connection, as the work of `DirectPool.run` sees it."""
 
+    dialect = "postgresql"
+
     def __init__(self, connection: psycopg.AsyncConnection, pool: DirectPool) -> None:
         self._connection = connection
         self._pool = pool
@@ -159,7 +161,7 @@ class DirectConnection:
             raise _error(exc, sql, params, self._connection) from exc
 
     async def _rows(self, statement: Statement | sa.Executable, values: Mapping[str, Any],
-                    limit: int | None) -> list[dict[str, Any]]:
+                    limit: int | None, convert: bool = True) -> list[dict[str, Any]]:
         statement = compiled(statement)
         params = statement.parameters(values)
         cursor = await self._execute(statement.sql, params)
@@ -167,7 +169,11 @@ class DirectConnection:
             rows = await (cursor.fetchall() if limit is None else cursor.fetchmany(limit))
         except psycopg.Error as exc:
             raise _error(exc, statement.sql, params, self._connection) from exc
-        return [statement.row(cursor.description, row) for row in rows]
+        description = cursor.description  # psycopg builds it anew on each access
+        if not convert:
+            names = [column.name for column in description]
+            return [dict(zip(names, row, strict=True)) for row in rows]
+        return [statement.row(description, row) for row in rows]
 
     async def first(self, statement: Statement | sa.Executable,
                     values: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -175,10 +181,12 @@ class DirectConnection:
         rows = await self._rows(statement, values, 1)
         return rows[0] if rows else None
 
-    async def all(self, statement: Statement | sa.Executable,
-                  values: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """Every row of the statement (converted)."""
-        return await self._rows(statement, values, None)
+    async def all(self, statement: Statement | sa.Executable, values: Mapping[str, Any], *,
+                  convert: bool = True) -> list[dict[str, Any]]:
+        """Every row of the statement (converted; `convert=False`: the driver's values, keyed
+        by column name, for a caller that converts them itself off the loop: a book run's
+        pages, two thousand rows of every column)."""
+        return await self._rows(statement, values, None, convert)
 
     async def one(self, statement: Statement | sa.Executable,
                   values: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,11 @@ from insureops.platform.http.routing import RouteTable
 from insureops.platform.keys import DATABASE, SAVED_CONNECTION, SECRET_KEYS, SETTINGS
 from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError
 from insureops.platform.tenancy.book.store import TenantStore
-from insureops.platform.tenancy.databases import decrypt_url, load_tenant_database_url
+from insureops.platform.tenancy.databases import (
+    decrypt_url,
+    load_tenant_database,
+    load_tenant_database_url,
+)
 from insureops.platform.tenancy.pools import ResolvedUrl, TenantPools
 from insureops.platform.tenancy.urls import workspace_directory
 
@@ -70,30 +74,20 @@ async def tenant_store(uow: UnitOfWork, fernet: MultiFernet, pools: TenantPools,
                        tenant_id: str, settings: Settings) -> TenantStore:
     """The store of the workspace's own database, through its bounded pool; the embedded
     default is prepared (data model applied) on its first use. A saved PostgreSQL host is
-    checked against `settings` (allowed networks) whenever the pool makes its engine."""
-    url, embedded = await tenant_database_url(uow, fernet, tenant_id, embedded_root(settings))
-    if embedded:
-        await pools.prepare_once(url)
-    return await pools.store_for(tenant_id, url, settings)
+    checked against `settings` (allowed networks) whenever the pool makes its engine. The
+    saved token is read (one query) and decrypted only when it differs from the one the pools
+    last saw (the rules jobs ask every half second)."""
+    row = await load_tenant_database(uow, tenant_id)
+    return await _store(pools, fernet, tenant_id, None if row is None else row.url_encrypted,
+                        settings)
 
 
-async def request_tenant_store(request: web.Request, pools: TenantPools,
-                               tenant_id: str) -> TenantStore:
-    """`tenant_store` for a request: with the token its API key's query read for `tenant_id`,
-    the URL is the one cached for that token (decrypted only when the token changed, on any
-    instance); without one (another kind of caller), the row is read as `tenant_store` does."""
-    config = request.config_dict
-    settings = config[SETTINGS]
-    saved = request.get(SAVED_CONNECTION)
-    if saved is None or saved.workspace_id != tenant_id:
-        async with config[DATABASE].unit_of_work() as uow:
-            return await tenant_store(uow, config[SECRET_KEYS].fernet, pools, tenant_id,
-                                      settings)
-    resolved = pools.resolved_url(tenant_id, saved.token)
+async def _store(pools: TenantPools, fernet: MultiFernet, tenant_id: str, token: str | None,
+                 settings: Settings) -> TenantStore:
+    resolved = pools.resolved_url(tenant_id, token)
     if resolved is None:
-        if saved.token is not None:
-            resolved = ResolvedUrl(saved.token,
-                                   decrypt_url(config[SECRET_KEYS].fernet, saved.token), False)
+        if token is not None:
+            resolved = ResolvedUrl(token, decrypt_url(fernet, token), False)
         else:
             root = embedded_root(settings)
             if root is None:
@@ -103,3 +97,18 @@ async def request_tenant_store(request: web.Request, pools: TenantPools,
             await pools.prepare_once(resolved.url)
         pools.remember_url(tenant_id, resolved)
     return await pools.store_for(tenant_id, resolved.url, settings)
+
+
+async def request_tenant_store(request: web.Request, pools: TenantPools,
+                               tenant_id: str) -> TenantStore:
+    """`tenant_store` for a request: with the token its API key's query read for `tenant_id`,
+    the URL is the one cached for that token (decrypted only when the token changed, on any
+    instance); without one (another kind of caller), the row is read as `tenant_store` does."""
+    config = request.config_dict
+    saved = request.get(SAVED_CONNECTION)
+    if saved is None or saved.workspace_id != tenant_id:
+        async with config[DATABASE].unit_of_work() as uow:
+            return await tenant_store(uow, config[SECRET_KEYS].fernet, pools, tenant_id,
+                                      config[SETTINGS])
+    return await _store(pools, config[SECRET_KEYS].fernet, tenant_id, saved.token,
+                        config[SETTINGS])

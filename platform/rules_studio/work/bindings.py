@@ -18,6 +18,7 @@ from insureops.platform.rules_studio.models import Rule, RuleVersion
 from insureops.platform.rules_studio.service import Actor
 from insureops.platform.rules_studio.work import tenant_side
 from insureops.platform.rules_studio.work.models import RuleBinding
+from insureops.platform.tenancy.book.store import TenantStore
 
 
 @dataclass(frozen=True)
@@ -98,10 +99,9 @@ async def switches(uow: UnitOfWork, workspace_id: str) -> set[tuple[str, str]]:
     return wanted
 
 
-def apply_switches(engine: sa.Engine, wanted: set[tuple[str, str]]) -> None:
-    """Set the outbox switches of the tenant database behind `engine` (in a thread)."""
-    with engine.begin() as connection:
-        tenant_side.set_switches(connection, wanted)
+async def apply_switches(store: TenantStore, wanted: set[tuple[str, str]]) -> None:
+    """Set the outbox switches of the workspace's tenant database."""
+    await store.run_statements(tenant_side.set_switches, wanted)
 
 
 async def workspaces_bound(uow: UnitOfWork) -> list[str]:

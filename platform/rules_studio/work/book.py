@@ -1,16 +1,14 @@
 """One book run's computing, batch by batch: the summary and impact accumulators (pickled at
-each checkpoint, so a resumed run goes on from them), the reader of the book through a
-server-side cursor, and the effects of an apply run. Sync code, run in threads."""
+each checkpoint, so a resumed run goes on from them), reading the book a page at a time on the
+tenant store, and writing the effects of an apply run there. The evaluation is sync code, run
+in threads; the reads and writes are the store's use cases."""
 
 from __future__ import annotations
 
 import datetime
 import json
 import pickle
-import uuid
 from dataclasses import dataclass, field
-
-import sqlalchemy as sa
 
 from insureops.dsl import compile_ruleset
 from insureops.engine.evaluation.simulation import DiffAccumulator, SummaryAccumulator
@@ -18,7 +16,8 @@ from insureops.engine.inputs import jsonio
 from insureops.platform.rules_studio.work import events, tenant_side
 from insureops.platform.rules_studio.work.effects import Effect, Execution, effects_for
 from insureops.platform.rules_studio.work.evaluation import FILENAME, evaluate_records
-from insureops.platform.tenancy.engine import BEGIN_IMMEDIATE
+from insureops.platform.tenancy.book.repository import RecordsConnection
+from insureops.platform.tenancy.book.store import TenantStore
 
 MAX_ERROR_EXAMPLES = 20
 
@@ -85,9 +84,11 @@ class RunPlan:
     execution: Execution
 
 
-def process_batch(plan: RunPlan, state: RunState, rows: list[tuple[uuid.UUID, dict]],
+def process_batch(plan: RunPlan, state: RunState, page: list[dict],
                   now: datetime.datetime) -> BatchOutcome:
-    """Evaluate one batch and fold it into `state`; for an apply run, the effects to write."""
+    """Evaluate one page of the book (rows as the store read them) and fold it into `state`;
+    for an apply run, the effects to write."""
+    rows = [(row["id"], tenant_side.row_json(row)) for row in page]
     outcome = BatchOutcome(done=len(rows), last_id=str(rows[-1][0]) if rows else None)
     evaluated = evaluate_records(plan.source, plan.record_type, [v for _, v in rows],
                                  plan.as_of, plan.condition, plan.baseline)
@@ -125,45 +126,36 @@ class BatchWrite:
     effects: int
 
 
-def write_batch(engine: sa.Engine, plan: RunPlan, effects: list[Effect],
-                now: datetime.datetime, *, with_events: bool = True) -> BatchWrite:
-    """Write an apply batch's effects and (`with_events`: the service's runs) their webhook
-    events into the event outbox, in one tenant transaction."""
-    if not effects:
-        return BatchWrite([], 0)
-    with engine.connect() as connection:
-        if connection.dialect.name == "sqlite":
-            connection = connection.execution_options(**{BEGIN_IMMEDIATE: True})
-        with connection.begin():
-            written = tenant_side.write_effects(connection, plan.execution, plan.tenant_id,
-                                                effects)
-            if with_events:
-                events.stage(connection, plan.tenant_id,
-                             [(plan.execution, e) for e in written if e.kind != "error"], now)
-            new = {id(e) for e in written}
-            held = tenant_side.held_before(connection, plan.execution, plan.tenant_id,
-                                           [e for e in effects if id(e) not in new])
+async def _write_batch(connection: RecordsConnection, plan: RunPlan, effects: list[Effect],
+                       now: datetime.datetime, with_events: bool) -> BatchWrite:
+    written = await tenant_side.write_effects(connection, plan.execution, plan.tenant_id,
+                                              effects)
+    if with_events:
+        await events.stage(connection, plan.tenant_id,
+                           [(plan.execution, e) for e in written if e.kind != "error"], now)
+    new = {id(e) for e in written}
+    held = await tenant_side.held_before(connection, plan.execution, plan.tenant_id,
+                                         [e for e in effects if id(e) not in new])
     counted = sum(1 for e in [*written, *held] if e.kind != "error")
     return BatchWrite(written, counted)
 
 
-class BookReader:
-    """The book in id order after a checkpoint, a batch per `next()`, on a connection of its
-    own (PostgreSQL: a named server-side cursor in a read transaction)."""
-
-    def __init__(self, engine: sa.Engine, record_type: str, tenant_id: str,
-                 after: str | None, batch: int) -> None:
-        self.connection = engine.connect()
-        self.batches = tenant_side.stream_records(self.connection, record_type, tenant_id,
-                                                  after, batch)
-
-    def next(self) -> list[tuple[uuid.UUID, dict]]:
-        return next(self.batches, [])
-
-    def close(self) -> None:
-        self.connection.close()
+async def write_batch(store: TenantStore, plan: RunPlan, effects: list[Effect],
+                      now: datetime.datetime, *, with_events: bool = True) -> BatchWrite:
+    """Write an apply batch's effects and (`with_events`: the service's runs) their webhook
+    events into the event outbox, in one tenant transaction."""
+    if not effects:
+        return BatchWrite([], 0)
+    return await store.run_statements(_write_batch, plan, effects, now, with_events)
 
 
-def count(engine: sa.Engine, record_type: str, tenant_id: str) -> int:
-    with engine.connect() as connection:
-        return tenant_side.count_records(connection, record_type, tenant_id)
+async def read_page(store: TenantStore, record_type: str, tenant_id: str, after: str | None,
+                    limit: int) -> list[dict]:
+    """The next page of the book after the record `after` (a checkpoint), in id order."""
+    return await store.run_statements(tenant_side.page_records, record_type, tenant_id,
+                                      after, limit, read_only=True)
+
+
+async def count(store: TenantStore, record_type: str, tenant_id: str) -> int:
+    return await store.run_statements(tenant_side.count_records, record_type, tenant_id,
+                                      read_only=True)

@@ -20,14 +20,14 @@ import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-import sqlalchemy as sa
-
+from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.rules_studio.work import events as webhook_events
 from insureops.platform.rules_studio.work import tenant_side
 from insureops.platform.rules_studio.work.bindings import BindingPlan
 from insureops.platform.rules_studio.work.effects import Effect, Execution, effects_for
 from insureops.platform.rules_studio.work.evaluation import evaluate_records
-from insureops.platform.tenancy.engine import BEGIN_IMMEDIATE
+from insureops.platform.tenancy.book.repository import RecordsConnection
+from insureops.platform.tenancy.book.store import TenantStore, off_the_loop
 
 log = logging.getLogger("insureops.rules.dispatcher")
 DRAIN_BATCH = 500  # outbox rows per tenant transaction
@@ -50,32 +50,43 @@ class DrainReport:
     bindings: dict[str, BindingTally] = field(default_factory=lambda: defaultdict(BindingTally))
 
 
-def _records(connection: sa.Connection, tenant_id: str, rows: list[dict]):
+async def _records(connection: RecordsConnection, tenant_id: str, rows: list[dict]):
     """(record type -> {id: values}) and (type, id) -> events, of the outbox rows."""
     wanted: dict[str, set[uuid.UUID]] = defaultdict(set)
     events: dict[tuple[str, uuid.UUID], set[str]] = defaultdict(set)
     for row in rows:
         wanted[row["record_type"]].add(row["record_id"])
         events[(row["record_type"], row["record_id"])].add(row["event"])
-    found = {record_type: tenant_side.records_by_id(connection, record_type, tenant_id, ids)
+    found = {record_type: await tenant_side.records_by_id(connection, record_type, tenant_id,
+                                                          ids)
              for record_type, ids in wanted.items()}
     return found, events
 
 
-def _run_plan(connection: sa.Connection, plan: BindingPlan, tenant_id: str,
-              records: list[tuple[uuid.UUID, dict]], as_of: datetime.date,
-              now: datetime.datetime, tally: BindingTally) -> None:
-    execution = Execution(plan.rule_id, plan.ruleset, plan.version, "binding", plan.binding_id)
+def _effects(plan: BindingPlan, execution: Execution, tenant_id: str,
+             records: list[tuple[uuid.UUID, dict]], as_of: datetime.date,
+             now: datetime.datetime) -> tuple[int, list[Effect]]:
+    """How many records the binding's `where` took, and their effects (CPU: off the loop)."""
     outcomes = evaluate_records(plan.source, plan.record_type, [v for _, v in records], as_of,
                                 plan.condition)
-    effects: list[Effect] = []
+    evaluated, effects = 0, []
     for (record_id, values), outcome in zip(records, outcomes, strict=True):
         if not outcome.matched:
             continue
-        tally.evaluated += 1
+        evaluated += 1
         effects += effects_for(outcome.result, outcome.error, execution, tenant_id,
                                plan.record_type, record_id, values, now)
-    for effect in tenant_side.write_effects(connection, execution, tenant_id, effects):
+    return evaluated, effects
+
+
+async def _run_plan(connection: RecordsConnection, threads: BoundedExecutor | None,
+                    plan: BindingPlan, tenant_id: str, records: list[tuple[uuid.UUID, dict]],
+                    as_of: datetime.date, now: datetime.datetime, tally: BindingTally) -> None:
+    execution = Execution(plan.rule_id, plan.ruleset, plan.version, "binding", plan.binding_id)
+    evaluated, effects = await off_the_loop(threads, _effects, plan, execution, tenant_id,
+                                            records, as_of, now)
+    tally.evaluated += evaluated
+    for effect in await tenant_side.write_effects(connection, execution, tenant_id, effects):
         if effect.kind == "error":
             tally.errors += 1
             tally.last_error = f"{effect.record_type} {effect.record_id}: {effect.error}"
@@ -84,36 +95,43 @@ def _run_plan(connection: sa.Connection, plan: BindingPlan, tenant_id: str,
             tally.written.append((execution, effect))
 
 
-def drain_once(engine: sa.Engine, tenant_id: str, plans: list[BindingPlan],
-               as_of: datetime.date, now: datetime.datetime,
-               limit: int = DRAIN_BATCH) -> DrainReport:
-    """One batch of the tenant's outbox, in one transaction (run in a thread)."""
-    report = DrainReport()
-    with engine.connect() as connection:
-        if connection.dialect.name == "sqlite":
-            connection = connection.execution_options(**{BEGIN_IMMEDIATE: True})
-        with connection.begin():
-            rows = tenant_side.take_pending(connection, tenant_id, limit)
-            if not rows:
-                return report
-            report.taken = len(rows)
-            found, events = _records(connection, tenant_id, rows)
-            for plan in plans:
-                chosen = [(record_id, values)
-                          for record_id, values in found.get(plan.record_type, {}).items()
-                          if plan.events & events[(plan.record_type, record_id)]]
-                if chosen:
-                    _run_plan(connection, plan, tenant_id, chosen, as_of, now,
-                              report.bindings[plan.binding_id])
-            written = [w for tally in report.bindings.values() for w in tally.written]
-            webhook_events.stage(connection, tenant_id, written, now)  # with the effects
-            tenant_side.forget(connection, (row["id"] for row in rows))
+async def _drain(connection: RecordsConnection, tenant_id: str, plans: list[BindingPlan],
+                 as_of: datetime.date, now: datetime.datetime, limit: int,
+                 threads: BoundedExecutor | None) -> DrainReport:
+    report = DrainReport()  # made again if the store runs the work once more
+    rows = await tenant_side.take_pending(connection, tenant_id, limit)
+    if not rows:
+        return report
+    report.taken = len(rows)
+    found, events = await _records(connection, tenant_id, rows)
+    for plan in plans:
+        chosen = [(record_id, values)
+                  for record_id, values in found.get(plan.record_type, {}).items()
+                  if plan.events & events[(plan.record_type, record_id)]]
+        if chosen:
+            await _run_plan(connection, threads, plan, tenant_id, chosen, as_of, now,
+                            report.bindings[plan.binding_id])
+    written = [w for tally in report.bindings.values() for w in tally.written]
+    await webhook_events.stage(connection, tenant_id, written, now)  # with the effects
+    await tenant_side.forget(connection, (row["id"] for row in rows))
     return report
 
 
-def pending(engine: sa.Engine, tenant_id: str) -> bool:
+async def drain_once(store: TenantStore, tenant_id: str, plans: list[BindingPlan],
+                     as_of: datetime.date, now: datetime.datetime,
+                     threads: BoundedExecutor | None = None,
+                     limit: int = DRAIN_BATCH) -> DrainReport:
+    """One batch of the tenant's outbox, in one transaction of its store (the evaluation on
+    `threads`)."""
+    return await store.run_statements(_drain, tenant_id, plans, as_of, now, limit, threads)
+
+
+async def _pending(connection: RecordsConnection, tenant_id: str) -> bool:
+    return (await tenant_side.has_pending(connection, tenant_id)
+            or await tenant_side.has_events(connection, tenant_id))
+
+
+async def pending(store: TenantStore, tenant_id: str) -> bool:
     """Whether the tenant's outbox holds writes to drain, or its event outbox events to
     relay (a drain job does both)."""
-    with engine.connect() as connection:
-        return (tenant_side.has_pending(connection, tenant_id)
-                or tenant_side.has_events(connection, tenant_id))
+    return await store.run_statements(_pending, tenant_id, read_only=True)

@@ -12,16 +12,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import json
 from typing import Any
 
-import sqlalchemy as sa
-
 from insureops.platform.data.database import Database, UnitOfWork
-from insureops.platform.rules_studio.work import tenant_engines, tenant_side
+from insureops.platform.rules_studio.work import tenant_side
 from insureops.platform.rules_studio.work.effects import Effect, Execution
+from insureops.platform.tenancy.book.repository import RecordsConnection
+from insureops.platform.tenancy.book.store import TenantStore
 from insureops.platform.webhooks.outbox import publish
 
 RUN_EVENTS = {"running": "run.started", "completed": "run.completed", "failed": "run.failed",
@@ -89,88 +88,47 @@ def staged(tenant_id: str, written: list[tuple[Execution, Effect]],
     return rows
 
 
-def stage(connection: sa.Connection, tenant_id: str, written: list[tuple[Execution, Effect]],
-          now: datetime.datetime) -> None:
+async def stage(connection: RecordsConnection, tenant_id: str,
+                written: list[tuple[Execution, Effect]], now: datetime.datetime) -> None:
     """Stage the events of `written` in the caller's tenant transaction (the effects')."""
-    tenant_side.stage_events(connection, staged(tenant_id, written, now))
+    await tenant_side.stage_events(connection, staged(tenant_id, written, now))
 
 
-class _Taken:
-    """Staged events taken for one relay round: on PostgreSQL locked (FOR UPDATE SKIP LOCKED)
-    in a tenant transaction kept open until they are deleted, so two relays at once take
-    different events; on SQLite read plainly (the key makes a second publish harmless)."""
-
-    def __init__(self, engine: sa.Engine, tenant_id: str, limit: int) -> None:
-        self.connection = engine.connect()
-        self.transaction = self.connection.begin()
-        locking = self.connection.dialect.name == "postgresql"
-        try:
-            self.rows = tenant_side.take_events(self.connection, tenant_id, limit,
-                                                lock=locking)
-            if not locking:  # SQLite: a read transaction must not wait to become a write one
-                self.transaction.commit()
-        except BaseException:
-            self.close()
-            raise
-
-    def forget(self) -> None:
-        if not self.transaction.is_active:
-            self.transaction = self.connection.begin()
-        tenant_side.forget_events(self.connection, [row["id"] for row in self.rows])
-        self.transaction.commit()
-
-    def close(self) -> None:
-        if self.transaction.is_active:
-            self.transaction.rollback()
-        self.connection.close()
-
-
-def _take(engine: sa.Engine, tenant_id: str, limit: int) -> _Taken:
-    return _Taken(engine, tenant_id, limit)
-
-
-def _forget(engine: sa.Engine, taken: _Taken) -> None:
-    taken.forget()
-
-
-def _close(engine: sa.Engine, taken: _Taken) -> None:
-    taken.close()
+async def _forget(connection: RecordsConnection, event_ids: list[int]) -> None:
+    await tenant_side.forget_events(connection, event_ids)
 
 
 def _aware(moment: datetime.datetime) -> datetime.datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=datetime.UTC)
 
 
-async def relay(database: Database, engine: sa.Engine, workspace_id: str, max_pending: int,
+async def relay(database: Database, store: TenantStore, workspace_id: str, max_pending: int,
                 limit: int = RELAY_BATCH) -> int:
     """Publish the workspace's staged events into the platform database's webhook outbox
     (under their keys: a key published before writes nothing), then delete them from the
-    tenant's event outbox; how many were relayed. Safe to run in several processes at once."""
+    tenant's event outbox; how many were relayed. Safe to run in several processes at once:
+    two relays that took the same events publish each once (the key) and delete it twice."""
     relayed = 0
     while True:
-        taken = await tenant_engines.run(engine, _take, workspace_id, limit)
-        try:
-            if not taken.rows:
-                return relayed
-            async with database.unit_of_work() as uow:
-                counts: dict[str, int] = {}  # each endpoint's queue counted once a round
-                for row in taken.rows:
-                    await publish(uow.session, workspace_id, row["event_type"],
-                                  json.loads(row["payload"]), now=_aware(row["created_at"]),
-                                  key=row["event_key"], max_pending=max_pending,
-                                  counts=counts)
-            await tenant_engines.run(engine, _forget, taken)
-        finally:
-            await asyncio.to_thread(_close, engine, taken)
-        relayed += len(taken.rows)
-        if len(taken.rows) < limit:
+        rows = await store.run_statements(tenant_side.take_events, workspace_id, limit,
+                                          read_only=True)
+        if not rows:
+            return relayed
+        async with database.unit_of_work() as uow:
+            counts: dict[str, int] = {}  # each endpoint's queue counted once a round
+            for row in rows:
+                await publish(uow.session, workspace_id, row["event_type"],
+                              json.loads(row["payload"]), now=_aware(row["created_at"]),
+                              key=row["event_key"], max_pending=max_pending, counts=counts)
+        await store.run_statements(_forget, [row["id"] for row in rows])
+        relayed += len(rows)
+        if len(rows) < limit:
             return relayed
 
 
-def pending(engine: sa.Engine, tenant_id: str) -> bool:
-    """Whether the tenant's event outbox holds events to relay (in a thread)."""
-    with engine.connect() as connection:
-        return tenant_side.has_events(connection, tenant_id)
+async def pending(store: TenantStore, tenant_id: str) -> bool:
+    """Whether the tenant's event outbox holds events to relay."""
+    return await store.run_statements(tenant_side.has_events, tenant_id, read_only=True)
 
 
 async def run_changed(uow: UnitOfWork, run: Any, now: datetime.datetime,

@@ -6,7 +6,8 @@ engine's code and message); a dry run keeps its first failures in its summary in
 it is **now** with the binding's published version (or the run's version) and, for a binding
 or an apply run, writes its effects and their events as a drain does, under the ledger's key;
 when it succeeds (or the `where` no longer holds) the failure rows are deleted. The tenant
-side is sync code on a connection, run in a thread; docs/rules-at-work.md ("Failed records").
+side runs on the workspace's tenant store (`TenantStore.run_statements`); docs/rules-at-work.md
+("Failed records").
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from insureops.platform.rules_studio.models import Rule, RuleVersion
 from insureops.platform.rules_studio.work import bindings, events, ledger, runs, tenant_side
 from insureops.platform.rules_studio.work.effects import Execution, effects_for
 from insureops.platform.rules_studio.work.evaluation import evaluate_records
-from insureops.platform.tenancy.engine import BEGIN_IMMEDIATE
+from insureops.platform.tenancy.book.repository import RecordsConnection
+from insureops.platform.tenancy.book.store import off_the_loop
 
 
 @dataclass(frozen=True)
@@ -69,19 +71,18 @@ def _errors(label: str, record_id: uuid.UUID | None = None):
     return query if record_id is None else query.where(table.c.record_id == record_id)
 
 
-def listing(engine: sa.Engine, tenant_id: str, label: str, limit: int,
-            after: int | None) -> tuple[list[Failure], int | None]:
+async def listing(connection: RecordsConnection, tenant_id: str, label: str, limit: int,
+                  after: int | None) -> tuple[list[Failure], int | None]:
     """The failures `label` (binding:<id>, run:<id>) recorded, oldest first, `limit` after the
     cursor `after`; and the next cursor (None at the end)."""
     table = ledger.effects
     query = _errors(label).where(table.c.tenant_id == tenant_id).order_by(table.c.id)
     if after is not None:
         query = query.where(table.c.id > after)
-    with engine.connect() as connection:
-        rows = connection.execute(query.limit(limit + 1)).all()
-    page = [Failure(row.record_type, str(row.record_id), row.record_version,
-                    *_split(row.error), row.created_at) for row in rows[:limit]]
-    return page, (rows[limit - 1].id if len(rows) > limit else None)
+    rows = await connection.all(query.limit(limit + 1), {})
+    page = [Failure(row["record_type"], str(row["record_id"]), row["record_version"],
+                    *_split(row["error"]), row["created_at"]) for row in rows[:limit]]
+    return page, (rows[limit - 1]["id"] if len(rows) > limit else None)
 
 
 def from_summary(summary: dict | None, record_type: str) -> list[Failure]:
@@ -90,48 +91,44 @@ def from_summary(summary: dict | None, record_type: str) -> list[Failure]:
             for item in (summary or {}).get("failed_examples", [])]
 
 
-def retry(engine: sa.Engine, tenant_id: str, label: str, target: RetryTarget,
-          record_id: uuid.UUID, as_of: datetime.date, now: datetime.datetime,
-          known: bool) -> RetryOutcome:
-    """Evaluate the failed record `record_id` again (see the module docstring). `known`: the
-    failure is known without the ledger (a dry run's summary); else the ledger must hold one
-    of `label` for the record (FailureNotFoundError)."""
-    with engine.connect() as connection:
-        if connection.dialect.name == "sqlite":
-            connection = connection.execution_options(**{BEGIN_IMMEDIATE: True})
-        with connection.begin():
-            failed = connection.execute(_errors(label, record_id).where(
-                ledger.effects.c.tenant_id == tenant_id).limit(1)).first()
-            if failed is None and not known:
-                raise FailureNotFoundError("This binding or run recorded no failure of that "
-                                           "record.")
-            found = tenant_side.records_by_id(connection, target.record_type, tenant_id,
-                                              [record_id])
-            if record_id not in found:
-                raise FailureNotFoundError("The record is no longer in the tenant database.")
-            values = found[record_id]
-            outcome = evaluate_records(target.source, target.record_type, [values], as_of,
-                                       target.condition)[0]
-            if not outcome.matched:
-                result = RetryOutcome("not_matched")
-            elif outcome.result is None:
-                code, message = outcome.error
-                result = RetryOutcome("failed", error={"code": code, "message": message})
-            else:
-                result = RetryOutcome("succeeded", decision=outcome.result.decision)
-            if target.writes and result.status != "not_matched":
-                effects = effects_for(outcome.result, outcome.error, target.execution,
-                                      tenant_id, target.record_type, record_id, values, now)
-                written = tenant_side.write_effects(connection, target.execution, tenant_id,
-                                                    effects)
-                result.written = [(target.execution, e) for e in written if e.kind != "error"]
-                result.effects = len(result.written)
-                events.stage(connection, tenant_id, result.written, now)
-            if target.writes and result.status != "failed":
-                table = ledger.effects
-                connection.execute(sa.delete(table).where(
-                    table.c.source == label, table.c.effect == "error",
-                    table.c.record_id == record_id, table.c.tenant_id == tenant_id))
+async def retry(connection: RecordsConnection, tenant_id: str, label: str,
+                target: RetryTarget, record_id: uuid.UUID, as_of: datetime.date,
+                now: datetime.datetime, known: bool) -> RetryOutcome:
+    """Evaluate the failed record `record_id` again (see the module docstring), in one
+    transaction of the tenant store. `known`: the failure is known without the ledger (a dry
+    run's summary); else the ledger must hold one of `label` for the record
+    (FailureNotFoundError)."""
+    failed = await connection.first(_errors(label, record_id).where(
+        ledger.effects.c.tenant_id == tenant_id).limit(1), {})
+    if failed is None and not known:
+        raise FailureNotFoundError("This binding or run recorded no failure of that record.")
+    found = await tenant_side.records_by_id(connection, target.record_type, tenant_id,
+                                            [record_id])
+    if record_id not in found:
+        raise FailureNotFoundError("The record is no longer in the tenant database.")
+    values = found[record_id]
+    outcome = (await off_the_loop(None, evaluate_records, target.source, target.record_type,
+                                  [values], as_of, target.condition))[0]
+    if not outcome.matched:
+        result = RetryOutcome("not_matched")
+    elif outcome.result is None:
+        code, message = outcome.error
+        result = RetryOutcome("failed", error={"code": code, "message": message})
+    else:
+        result = RetryOutcome("succeeded", decision=outcome.result.decision)
+    if target.writes and result.status != "not_matched":
+        effects = effects_for(outcome.result, outcome.error, target.execution, tenant_id,
+                              target.record_type, record_id, values, now)
+        written = await tenant_side.write_effects(connection, target.execution, tenant_id,
+                                                  effects)
+        result.written = [(target.execution, e) for e in written if e.kind != "error"]
+        result.effects = len(result.written)
+        await events.stage(connection, tenant_id, result.written, now)
+    if target.writes and result.status != "failed":
+        table = ledger.effects
+        await connection.execute(sa.delete(table).where(
+            table.c.source == label, table.c.effect == "error",
+            table.c.record_id == record_id, table.c.tenant_id == tenant_id), {})
     return result
 
 

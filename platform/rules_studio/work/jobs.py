@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import logging
 import time
@@ -20,8 +19,9 @@ from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.jobs import JobContext, Retry, every, job
 from insureops.platform.jobs.services import JobServices
 from insureops.platform.rules_studio.work import bindings, dispatcher, events, runs
-from insureops.platform.rules_studio.work.tenant_engines import TenantEngines
 from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError
+from insureops.platform.tenancy.book.store import TenantStore
+from insureops.platform.tenancy.workspaces import tenant_store
 
 log = logging.getLogger("insureops.rules.jobs")
 SWITCH_SYNC_SECONDS = 10.0  # how often the dispatcher re-applies a workspace's switches
@@ -33,22 +33,27 @@ _KEY = "rules_work"
 
 
 def _extras(services: JobServices) -> dict:
-    """This process's engines, threads and bookkeeping (made on first use)."""
+    """This process's threads and bookkeeping (made on first use)."""
     found = services.extras.get(_KEY)
     if found is None:
         found = services.extras[_KEY] = {
-            "engines": TenantEngines(services.database, services.secret_keys.fernet,
-                                     services.tenant_pools, services.settings),
             "threads": BoundedExecutor("rules-runs", 1 if services.heavy_work is not None
                                        else services.settings.jobs_concurrency),
             "switched": {}, "resumed": False, "relay_checked": 0.0}
-        services.closers += [found["engines"].close, found["threads"].close]
+        services.closers += [found["threads"].close]
     return found
 
 
-async def _relay(services: JobServices, engine, workspace_id: str) -> int:
+async def _store(services: JobServices, workspace_id: str) -> TenantStore:
+    """The workspace's tenant store: the process's one TenantPools, as the tenant API's."""
+    async with services.database.unit_of_work() as uow:
+        return await tenant_store(uow, services.secret_keys.fernet, services.tenant_pools,
+                                  workspace_id, services.settings)
+
+
+async def _relay(services: JobServices, store: TenantStore, workspace_id: str) -> int:
     """Publish the workspace's staged webhook events (events.relay)."""
-    return await events.relay(services.database, engine, workspace_id,
+    return await events.relay(services.database, store, workspace_id,
                               services.settings.webhook_max_pending_per_endpoint)
 
 
@@ -69,14 +74,14 @@ async def dispatch(context: JobContext) -> None:
             extras["relay_checked"] = time.monotonic()
     for workspace_id in sorted(set(bound) | set(recent)):
         try:
-            engine = await extras["engines"].engine(workspace_id)
+            store = await _store(services, workspace_id)
             if workspace_id in bound and (time.monotonic() - extras["switched"].get(
                     workspace_id, 0) > SWITCH_SYNC_SECONDS):
                 async with services.database.unit_of_work() as uow:
                     wanted = await bindings.switches(uow, workspace_id)
-                await asyncio.to_thread(bindings.apply_switches, engine, wanted)
+                await bindings.apply_switches(store, wanted)
                 extras["switched"][workspace_id] = time.monotonic()
-            if await asyncio.to_thread(dispatcher.pending, engine, workspace_id):
+            if await dispatcher.pending(store, workspace_id):
                 await services.jobs.enqueue("rules.drain", workspace_id=workspace_id)
         except Exception as exc:  # noqa: BLE001 - one workspace's database must not stop others
             log.warning("dispatching workspace %s failed: %s", workspace_id, exc)
@@ -91,14 +96,15 @@ async def dispatch(context: JobContext) -> None:
 async def drain(context: JobContext, *, workspace_id: str) -> None:
     services = context.services
     extras = _extras(services)
-    engine = await extras["engines"].engine(workspace_id)
-    await _relay(services, engine, workspace_id)  # what a crash left staged goes out first
+    # what a crash left staged goes out first
+    await _relay(services, await _store(services, workspace_id), workspace_id)
     for _ in range(DRAIN_ROUNDS):
         async with services.database.unit_of_work() as uow:
             plans = await bindings.plans(uow, workspace_id)
+        store = await _store(services, workspace_id)
         now = _now(services)
-        report = await extras["threads"].run(dispatcher.drain_once, engine, workspace_id,
-                                             plans, now.date(), now)
+        report = await dispatcher.drain_once(store, workspace_id, plans, now.date(), now,
+                                             extras["threads"])
         if report.taken == 0:
             return
         # the effects and their events committed in the tenant database: a crash from here
@@ -108,7 +114,7 @@ async def drain(context: JobContext, *, workspace_id: str) -> None:
                 await bindings.record_outcome(uow, binding_id, tally.evaluated,
                                               len(tally.written), tally.errors,
                                               tally.last_error, now)
-        await _relay(services, engine, workspace_id)
+        await _relay(services, store, workspace_id)
         if context.should_stop():
             return
 
@@ -116,8 +122,8 @@ async def drain(context: JobContext, *, workspace_id: str) -> None:
 def _run_services(services: JobServices) -> runs.RunServices:
     extras = _extras(services)
     gate = services.heavy_work.gate if services.heavy_work is not None else None
-    return runs.RunServices(services.database, extras["engines"], extras["threads"], gate,
-                            services.settings, services.clock)
+    return runs.RunServices(services.database, lambda workspace_id: _store(
+        services, workspace_id), extras["threads"], gate, services.settings, services.clock)
 
 
 @job(runs.RUN_JOB, queue="rules", retry=Retry(max_attempts=3, exponential_wait=5),
@@ -130,8 +136,7 @@ async def run_book(context: JobContext, *, run_id: str, workspace_id: str) -> No
         await events.run_changed(uow, run, _now(services), max_pending)
 
     async def relay() -> None:
-        await _relay(services, await _extras(services)["engines"].engine(workspace_id),
-                     workspace_id)
+        await _relay(services, await _store(services, workspace_id), workspace_id)
 
     try:
         await runs.perform(_run_services(services), run_id, context.should_stop,

@@ -4,12 +4,14 @@ delete, start and cancel. Every route acts on the session's active workspace onl
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import uuid
+from collections.abc import AsyncIterator
 
 from insureops.platform.auth.requirements import Auth, Role
 from insureops.platform.http.routing import Call, RouteTable
-from insureops.platform.keys import CLOCK, DATABASE, HEAVY_WORK, JOBS, SECRET_KEYS, TENANT_POOLS
+from insureops.platform.keys import CLOCK, DATABASE, HEAVY_WORK, JOBS, TENANT_POOLS
 from insureops.platform.rules_studio.errors import (
     BindingNotFoundError,
     FailureNotFoundError,
@@ -43,14 +45,16 @@ from insureops.platform.rules_studio.work.payloads import (
     RunPath,
     RunProgress,
 )
-from insureops.platform.rules_studio.work.tenant_engines import (
-    TenantOutdatedError,
-    engine_for_call,
-    with_engine,
-)
-from insureops.platform.rules_studio.work.tenant_engines import (
-    run as on_tenant,
-)
+from insureops.platform.tenancy.book.errors import TenantDatabaseUnpreparedError
+from insureops.platform.tenancy.book.store import TenantStore
+from insureops.platform.tenancy.workspaces import request_tenant_store
+
+
+class TenantOutdatedError(Exception):
+    """The workspace's tenant database lacks rules at work's outbox tables (saved before
+    them): `insureops schema apply URL` once. Only these routes say so (409); elsewhere a
+    missing table is the tenant API's 503."""
+
 
 ULID = "[0-9A-HJKMNP-TV-Z]+"
 BINDING = f"/bindings/{{binding_id:{ULID}}}"
@@ -91,11 +95,28 @@ def _check(call: Call):
 
 async def _switch(call: Call, extra: set[tuple[str, str]] = frozenset()) -> None:
     """Set the tenant outbox switches to the workspace's active bindings (plus `extra`)."""
-    config, workspace_id = call.request.config_dict, call.principal.active_workspace_id
+    workspace_id = call.principal.active_workspace_id
     async with call.unit_of_work() as uow:
         wanted = await bindings.switches(uow, workspace_id) | set(extra)
-    await with_engine(config[DATABASE], config[SECRET_KEYS].fernet, config[TENANT_POOLS],
-                      call.settings, workspace_id, bindings.apply_switches, wanted)
+    async with _outdated():
+        await bindings.apply_switches(await _store(call), wanted)
+
+
+async def _store(call: Call) -> TenantStore:
+    """The workspace's one tenant store (the pools the tenant API uses)."""
+    return await request_tenant_store(call.request, call.request.config_dict[TENANT_POOLS],
+                                      call.principal.active_workspace_id)
+
+
+@contextlib.asynccontextmanager
+async def _outdated() -> AsyncIterator[None]:
+    """A tenant database without the outbox tables as TenantOutdatedError (409)."""
+    try:
+        yield
+    except TenantDatabaseUnpreparedError:
+        raise TenantOutdatedError(
+            "The workspace's tenant database predates rules at work: run `insureops schema "
+            "apply URL` on it once (it adds the outbox), then retry.") from None
 
 
 def binding_info(binding: RuleBinding) -> BindingInfo:
@@ -255,24 +276,24 @@ async def _list_failures(call: Call, label: str, dry_run: dict | None,
     if dry_run is not None:
         return FailureList(items=[_failure_info(f) for f in failures.from_summary(
             dry_run, record_type)], next_cursor=None)
-    config, workspace_id = call.request.config_dict, call.principal.active_workspace_id
-    async with engine_for_call(config[DATABASE], config[SECRET_KEYS].fernet,
-                               config[TENANT_POOLS], call.settings, workspace_id) as engine:
-        page, cursor = await on_tenant(engine, failures.listing, workspace_id, label,
-                                 call.query.limit, call.query.cursor)
+    store = await _store(call)
+    async with _outdated():
+        page, cursor = await store.run_statements(
+            failures.listing, call.principal.active_workspace_id, label, call.query.limit,
+            call.query.cursor, read_only=True)
     return FailureList(items=[_failure_info(f) for f in page], next_cursor=cursor)
 
 
 async def _retry(call: Call, label: str, target: failures.RetryTarget, known: bool,
                  as_of: datetime.date) -> failures.RetryOutcome:
-    config, workspace_id = call.request.config_dict, call.principal.active_workspace_id
+    workspace_id = call.principal.active_workspace_id
     record_id = uuid.UUID(call.path.record_id)
-    async with engine_for_call(config[DATABASE], config[SECRET_KEYS].fernet,
-                               config[TENANT_POOLS], call.settings, workspace_id) as engine:
-        outcome = await on_tenant(engine, failures.retry, workspace_id, label, target, record_id,
-                            as_of, _now(call), known)
+    store = await _store(call)
+    async with _outdated():
+        outcome = await store.run_statements(failures.retry, workspace_id, label, target,
+                                             record_id, as_of, _now(call), known)
         if outcome.written:  # its events, as a drain relays them
-            await events.relay(config[DATABASE], engine, workspace_id,
+            await events.relay(call.request.config_dict[DATABASE], store, workspace_id,
                                call.settings.webhook_max_pending_per_endpoint)
     return outcome
 

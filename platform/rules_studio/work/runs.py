@@ -1,16 +1,16 @@
 """Book runs: asking for one (202: a row and a job), reading and cancelling it, and running it
 batch by batch with a checkpoint after each, so a run killed half way goes on where it stopped.
 
-Each batch is read through a server-side cursor in id order, evaluated, folded into the
-summary (and the impact), its effects written in one tenant transaction under the ledger's
-key, and then checkpointed (last id, counts, accumulators). A crash between the effects and
+Each batch is read from the workspace's tenant store as one page in id order after the
+checkpoint (no connection held between batches), evaluated, folded into the summary (and the
+impact), its effects written in one tenant transaction under the ledger's key, and then
+checkpointed (last id, counts, accumulators). A crash between the effects and
 the checkpoint redoes the batch: the ledger writes nothing twice and the counts come from the
 checkpoint, so the final counts are exact. Budgets: docs/rules-at-work.md ("Budgets").
 """
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import logging
 import time
@@ -36,6 +36,7 @@ from insureops.platform.rules_studio.service import Actor
 from insureops.platform.rules_studio.work import book
 from insureops.platform.rules_studio.work.effects import Execution
 from insureops.platform.rules_studio.work.models import FINISHED, RuleRun
+from insureops.platform.tenancy.book.store import TenantStore
 
 log = logging.getLogger("insureops.rules.runs")
 RUN_JOB = "rules.run"
@@ -142,7 +143,7 @@ class RunServices:
     """What performing a run needs (from the job's services)."""
 
     database: Database
-    engines: object  # TenantEngines
+    store: Callable[[str], Awaitable[TenantStore]]  # a workspace's tenant store (its pools)
     threads: BoundedExecutor
     gate: object | None  # the rules workers' WorkGate in the serve process, else None
     settings: object
@@ -203,14 +204,14 @@ async def perform(services: RunServices, run_id: str, should_stop, hooks: RunHoo
         await _update(services.database, run_id, hooks.transition, status="cancelled",
                       finished_at=_now(services), updated_at=_now(services))
         return
-    engine = await services.engines.engine(run.workspace_id)
     if run.mode == "apply" and run.status == "running":
         await hooks.relay()  # resumed: events a crash left staged go out first
     if run.status == "queued":
         run = await _update(services.database, run_id, hooks.transition, status="running",
                             started_at=_now(services), updated_at=_now(services))
     if run.total is None:
-        total = await asyncio.to_thread(book.count, engine, run.record_type, run.workspace_id)
+        total = await book.count(await services.store(run.workspace_id), run.record_type,
+                                 run.workspace_id)
         if total > services.settings.rules_run_max_records:
             raise RunTooLargeError(
                 f"The book holds {total} {run.record_type} records, more than a run may cover "
@@ -222,42 +223,40 @@ async def perform(services: RunServices, run_id: str, should_stop, hooks: RunHoo
     plan = book.RunPlan(run.workspace_id, run.record_type, source, baseline, run.condition,
                         run.as_of, run.mode == "apply",
                         Execution(run.rule_id, ruleset, run.version, "run", run.id))
-    await _loop(services, run, plan, state, engine, should_stop, hooks)
+    await _loop(services, run, plan, state, should_stop, hooks)
 
 
 async def _loop(services: RunServices, run: RuleRun, plan: book.RunPlan,
-                state: book.RunState, engine, should_stop, hooks: RunHooks) -> None:
-    reader = await asyncio.to_thread(book.BookReader, engine, run.record_type,
-                                     run.workspace_id, run.checkpoint,
-                                     services.settings.rules_run_batch_size)
+                state: book.RunState, should_stop, hooks: RunHooks) -> None:
     done, matched, errors, effects = run.done, run.matched, run.errors, run.effects
-    elapsed, cancelled = run.elapsed_seconds, False
-    try:
-        while not should_stop():
-            started = time.perf_counter()
-            rows = await asyncio.to_thread(reader.next)
-            if not rows:
-                break
-            batch = await _compute(services, run.workspace_id, book.process_batch, plan, state,
-                                   rows, _now(services))
-            written = await asyncio.to_thread(book.write_batch, engine, plan, batch.effects,
-                                              _now(services))
-            done += batch.done
-            matched += batch.matched
-            errors += batch.errors
-            effects += written.effects
-            elapsed += time.perf_counter() - started
-            saved = await _update(
-                services.database, run.id, done=done, matched=matched, errors=errors,
-                effects=effects, elapsed_seconds=elapsed, checkpoint=batch.last_id,
-                state=state.dump(), summary=state.summary_dict(), updated_at=_now(services))
-            if any(e.kind != "error" for e in written.written):
-                await hooks.relay()
-            if saved.cancel_requested:
-                cancelled = True
-                break
-    finally:
-        await asyncio.to_thread(reader.close)
+    elapsed, cancelled, after = run.elapsed_seconds, False, run.checkpoint
+    while not should_stop():
+        started = time.perf_counter()
+        # the store asked for again each batch: the pools may have closed the one of an hour
+        # ago (least recently used, or its URL saved again)
+        store = await services.store(run.workspace_id)
+        page = await book.read_page(store, run.record_type, run.workspace_id, after,
+                                    services.settings.rules_run_batch_size)
+        if not page:
+            break
+        batch = await _compute(services, run.workspace_id, book.process_batch, plan, state,
+                               page, _now(services))
+        written = await book.write_batch(store, plan, batch.effects, _now(services))
+        done += batch.done
+        matched += batch.matched
+        errors += batch.errors
+        effects += written.effects
+        elapsed += time.perf_counter() - started
+        after = batch.last_id
+        saved = await _update(
+            services.database, run.id, done=done, matched=matched, errors=errors,
+            effects=effects, elapsed_seconds=elapsed, checkpoint=after,
+            state=state.dump(), summary=state.summary_dict(), updated_at=_now(services))
+        if any(e.kind != "error" for e in written.written):
+            await hooks.relay()
+        if saved.cancel_requested:
+            cancelled = True
+            break
     if should_stop() and not cancelled:
         return  # shutting down: the run stays running and resumes from its checkpoint
     await _update(services.database, run.id, hooks.transition,

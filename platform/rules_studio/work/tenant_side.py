@@ -1,21 +1,26 @@
-"""Rules at work's statements on a tenant database (sync SQLAlchemy Core on a connection the
-caller opened, run in a thread): the outbox switches, draining the outbox, reading records
-in id order with a server-side cursor, and writing effects once under the ledger's key."""
+"""Rules at work's statements on a tenant database, on a connection of its one store (the
+`RecordsConnection` a `TenantStore.run_statements` work is given, PostgreSQL or SQLite): the
+outbox switches, draining the outbox, reading the book in id order a page at a time (keyset:
+bounded memory, no connection held between pages), and writing effects once under the ledger's
+key. None opens a connection or commits."""
 
 from __future__ import annotations
 
 import datetime
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from decimal import Decimal
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
+from insureops.platform.data.direct import Statement, with_python_defaults
 from insureops.platform.rules_studio.work import ledger
 from insureops.platform.rules_studio.work.effects import Effect, Execution, plain
 from insureops.platform.tenancy.book.records import to_json
+from insureops.platform.tenancy.book.repository import RecordsConnection
 from insureops.schema.sql.tables import sa_table
 
 TABLES = {"client": "clients", "policy": "policies", "claim": "claims",
@@ -48,122 +53,165 @@ def row_json(row: Any) -> dict[str, Any]:
     return found
 
 
-def _insert(connection: sa.Connection):
-    return postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
+INSERT_ROWS = 500  # rows per multi-row INSERT (bounds its parameters on both backends)
 
 
-def set_switches(connection: sa.Connection, wanted: set[tuple[str, str]]) -> None:
+def _insert(connection: RecordsConnection):
+    return postgresql.insert if connection.dialect == "postgresql" else sqlite.insert
+
+
+async def _insert_rows(connection: RecordsConnection, table: sa.Table, rows: list[dict],
+                       build=None) -> list[dict]:
+    """Insert `rows` (Python-side defaults filled in), INSERT_ROWS to a statement; `build`
+    finishes each statement (ON CONFLICT, RETURNING); the rows returned, when it returns."""
+    returned: list[dict] = []
+    groups: dict[frozenset, list[dict]] = {}
+    for row in rows:
+        full = with_python_defaults(table, row)
+        groups.setdefault(frozenset(full), []).append(full)
+    for group in groups.values():
+        for start in range(0, len(group), INSERT_ROWS):
+            statement = _insert(connection)(table).values(group[start:start + INSERT_ROWS])
+            if build is not None:
+                statement = build(statement)
+            if statement._returning:
+                returned += await connection.all(statement, {})
+            else:
+                await connection.execute(statement, {})
+    return returned
+
+
+def _ids(column: sa.Column, values: Iterable) -> sa.ColumnElement[bool]:
+    """`column IN (...)` with one bound parameter per value (compiled for this call)."""
+    return column.in_([sa.bindparam(f"in_{i}", value, type_=column.type)
+                       for i, value in enumerate(values)])
+
+
+async def set_switches(connection: RecordsConnection, wanted: set[tuple[str, str]]) -> None:
     """Make the outbox switches exactly `wanted` ((record type, event) pairs). Idempotent and
     safe beside another writer doing the same (a request and the dispatcher)."""
-    present = {tuple(row) for row in connection.execute(sa.select(ledger.switches))}
+    present = {(row["record_type"], row["event"])
+               for row in await connection.all(sa.select(ledger.switches), {})}
     for record_type, event in present - wanted:
-        connection.execute(sa.delete(ledger.switches).where(
-            ledger.switches.c.record_type == record_type, ledger.switches.c.event == event))
+        await connection.execute(sa.delete(ledger.switches).where(
+            ledger.switches.c.record_type == record_type, ledger.switches.c.event == event), {})
     if wanted - present:
-        connection.execute(_insert(connection)(ledger.switches).on_conflict_do_nothing(), [
-            {"record_type": t, "event": e} for t, e in sorted(wanted - present)])
+        await _insert_rows(connection, ledger.switches,
+                           [{"record_type": t, "event": e} for t, e in sorted(wanted - present)],
+                           lambda statement: statement.on_conflict_do_nothing())
 
 
-def has_pending(connection: sa.Connection, tenant_id: str) -> bool:
-    return connection.execute(sa.select(sa.literal(1)).select_from(ledger.outbox).where(
-        ledger.outbox.c.tenant_id == tenant_id).limit(1)).first() is not None
+@cache
+def _exists(table: sa.Table) -> Statement:
+    return Statement(sa.select(sa.literal(1).label("found")).select_from(table).where(
+        table.c.tenant_id == sa.bindparam("tenant_id")).limit(1))
 
 
-def take_pending(connection: sa.Connection, tenant_id: str, limit: int) -> list[dict]:
+async def has_pending(connection: RecordsConnection, tenant_id: str) -> bool:
+    return await connection.first(_exists(ledger.outbox), {"tenant_id": tenant_id}) is not None
+
+
+@cache
+def _oldest(table: sa.Table) -> Statement:
+    """The tenant's oldest rows of an outbox (PostgreSQL: locked, skipping those another
+    transaction holds; SQLite has no row locks and takes its write lock at BEGIN)."""
+    return Statement(sa.select(table).where(table.c.tenant_id == sa.bindparam("tenant_id"))
+                     .order_by(table.c.id).limit(sa.bindparam("limit", type_=sa.Integer))
+                     .with_for_update(skip_locked=True))
+
+
+async def take_pending(connection: RecordsConnection, tenant_id: str,
+                       limit: int) -> list[dict]:
     """The oldest outbox rows of the tenant (locked on PostgreSQL, skipping those another
     transaction holds), oldest first."""
-    query = (sa.select(ledger.outbox).where(ledger.outbox.c.tenant_id == tenant_id)
-             .order_by(ledger.outbox.c.id).limit(limit))
-    if connection.dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True)
-    return [dict(row._mapping) for row in connection.execute(query)]
+    return await connection.all(_oldest(ledger.outbox), {"tenant_id": tenant_id,
+                                                          "limit": limit})
 
 
-def forget(connection: sa.Connection, outbox_ids: Iterable[int]) -> None:
+async def forget(connection: RecordsConnection, outbox_ids: Iterable[int]) -> None:
     ids = list(outbox_ids)
     if ids:
-        connection.execute(sa.delete(ledger.outbox).where(ledger.outbox.c.id.in_(ids)))
+        await connection.execute(sa.delete(ledger.outbox).where(
+            _ids(ledger.outbox.c.id, ids)), {})
 
 
-def stage_events(connection: sa.Connection, rows: list[dict[str, Any]]) -> None:
+async def stage_events(connection: RecordsConnection, rows: list[dict[str, Any]]) -> None:
     """Write webhook events (tenant_id, event_key, event_type, payload text) into the event
     outbox in the caller's transaction (the effects'); a key already there is skipped."""
     if rows:
-        connection.execute(_insert(connection)(ledger.event_outbox).on_conflict_do_nothing(
-            index_elements=["event_key"]), rows)
+        await _insert_rows(connection, ledger.event_outbox, rows,
+                           lambda statement: statement.on_conflict_do_nothing(
+                               index_elements=["event_key"]))
 
 
-def has_events(connection: sa.Connection, tenant_id: str) -> bool:
-    return connection.execute(sa.select(sa.literal(1)).select_from(ledger.event_outbox).where(
-        ledger.event_outbox.c.tenant_id == tenant_id).limit(1)).first() is not None
+async def has_events(connection: RecordsConnection, tenant_id: str) -> bool:
+    return await connection.first(_exists(ledger.event_outbox),
+                                  {"tenant_id": tenant_id}) is not None
 
 
-def take_events(connection: sa.Connection, tenant_id: str, limit: int,
-                lock: bool = False) -> list[dict]:
-    """The tenant's oldest staged events, oldest first (`lock`: FOR UPDATE SKIP LOCKED, on
-    PostgreSQL: those another relay holds are left to it)."""
-    query = (sa.select(ledger.event_outbox).where(ledger.event_outbox.c.tenant_id == tenant_id)
-             .order_by(ledger.event_outbox.c.id).limit(limit))
-    if lock:
-        query = query.with_for_update(skip_locked=True)
-    return [dict(row._mapping) for row in connection.execute(query)]
+@cache
+def _staged_events() -> Statement:
+    table = ledger.event_outbox
+    return Statement(sa.select(table).where(table.c.tenant_id == sa.bindparam("tenant_id"))
+                     .order_by(table.c.id).limit(sa.bindparam("limit", type_=sa.Integer)))
 
 
-def forget_events(connection: sa.Connection, event_ids: Iterable[int]) -> None:
+async def take_events(connection: RecordsConnection, tenant_id: str,
+                      limit: int) -> list[dict]:
+    """The tenant's oldest staged events, oldest first."""
+    return await connection.all(_staged_events(), {"tenant_id": tenant_id, "limit": limit})
+
+
+async def forget_events(connection: RecordsConnection, event_ids: Iterable[int]) -> None:
     ids = list(event_ids)
     if ids:
-        connection.execute(sa.delete(ledger.event_outbox).where(
-            ledger.event_outbox.c.id.in_(ids)))
+        await connection.execute(sa.delete(ledger.event_outbox).where(
+            _ids(ledger.event_outbox.c.id, ids)), {})
 
 
-def records_by_id(connection: sa.Connection, record_type: str, tenant_id: str,
-                  ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, dict[str, Any]]:
+async def records_by_id(connection: RecordsConnection, record_type: str, tenant_id: str,
+                        ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, dict[str, Any]]:
     """The tenant's records of that type with those ids, as JSON values."""
     table = sa_table(TABLES[record_type])
-    rows = connection.execute(sa.select(table).where(table.c.id.in_(list(ids)),
-                                                     table.c.tenant_id == tenant_id))
-    return {row.id: row_json(row._mapping) for row in rows}
+    rows = await connection.all(sa.select(table).where(
+        _ids(table.c.id, list(ids)), table.c.tenant_id == tenant_id), {})
+    return {row["id"]: row_json(row) for row in rows}
 
 
-def count_records(connection: sa.Connection, record_type: str, tenant_id: str) -> int:
-    table = sa_table(TABLES[record_type])
-    return connection.execute(sa.select(sa.func.count()).select_from(table).where(
-        table.c.tenant_id == tenant_id)).scalar_one()
+@cache
+def _count(table_name: str) -> Statement:
+    table = sa_table(table_name)
+    return Statement(sa.select(sa.func.count().label("count")).select_from(table).where(
+        table.c.tenant_id == sa.bindparam("tenant_id")))
 
 
-def stream_records(connection: sa.Connection, record_type: str, tenant_id: str,
-                   after: str | None, batch: int) -> Iterator[list[tuple[uuid.UUID, dict]]]:
-    """The tenant's records of that type after the id `after`, in id order, `batch` at a
-    time, through a server-side cursor: (id, JSON values) pairs. PostgreSQL: a named psycopg
-    cursor on the connection's own transaction, rows as dicts (no ORM row machinery: a book
-    is millions of rows); SQLite reads lazily through SQLAlchemy."""
-    table = sa_table(TABLES[record_type])
-    if connection.dialect.name == "postgresql":
-        yield from _stream_postgresql(connection, TABLES[record_type], tenant_id, after, batch)
-        return
-    query = sa.select(table).where(table.c.tenant_id == tenant_id).order_by(table.c.id)
+async def count_records(connection: RecordsConnection, record_type: str,
+                        tenant_id: str) -> int:
+    return (await connection.one(_count(TABLES[record_type]), {"tenant_id": tenant_id}))["count"]
+
+
+@cache
+def _page(table_name: str, after: bool, limit: int) -> Statement:
+    # the limit written in the SQL (a setting: one statement per process), so that PostgreSQL
+    # plans the page as an index range scan of `limit` rows even once psycopg prepares it
+    table = sa_table(table_name)
+    query = sa.select(table).where(table.c.tenant_id == sa.bindparam("tenant_id"))
+    if after:
+        query = query.where(table.c.id > sa.bindparam("after", type_=table.c.id.type))
+    return Statement(query.order_by(table.c.id).limit(sa.literal_column(str(int(limit)))))
+
+
+async def page_records(connection: RecordsConnection, record_type: str, tenant_id: str,
+                       after: str | None, limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` of the tenant's records of that type after the id `after`, in id order
+    (the driver's values: `row_json` makes them JSON values, off the loop). A run
+    reads its book a page at a time from its checkpoint: memory bounded by the page, no
+    connection or transaction held between pages (nor through a run of hours)."""
+    values: dict[str, Any] = {"tenant_id": tenant_id}
     if after is not None:
-        query = query.where(table.c.id > uuid.UUID(after))
-    result = connection.execution_options(stream_results=True, yield_per=batch).execute(query)
-    for rows in result.partitions(batch):
-        yield [(row.id, row_json(row._mapping)) for row in rows]
-
-
-def _stream_postgresql(connection: sa.Connection, table: str, tenant_id: str,
-                       after: str | None, batch: int) -> Iterator[list[tuple[uuid.UUID, dict]]]:
-    from psycopg.rows import dict_row
-
-    connection.exec_driver_sql("SELECT 1")  # begins the transaction the cursor lives in
-    driver = connection.connection.driver_connection
-    query = f"SELECT * FROM {table} WHERE tenant_id = %s"  # table: one of TABLES' names
-    values: tuple = (tenant_id,)
-    if after is not None:
-        query, values = query + " AND id > %s", (tenant_id, uuid.UUID(after))
-    with driver.cursor(name="insureops_book_run", row_factory=dict_row) as cursor:
-        cursor.itersize = batch
-        cursor.execute(query + " ORDER BY id", values)
-        while rows := cursor.fetchmany(batch):
-            yield [(row["id"], row_json(row)) for row in rows]
+        values["after"] = uuid.UUID(after)
+    return await connection.all(_page(TABLES[record_type], after is not None, limit), values,
+                                convert=False)
 
 
 def _audit_row(effect: Effect, execution: Execution, tenant_id: str) -> dict[str, Any]:
@@ -175,8 +223,8 @@ def _audit_row(effect: Effect, execution: Execution, tenant_id: str) -> dict[str
             "old_values": None, "new_values": plain(to_json(effect.values))}
 
 
-def write_effects(connection: sa.Connection, execution: Execution, tenant_id: str,
-                  effects: list[Effect]) -> list[Effect]:
+async def write_effects(connection: RecordsConnection, execution: Execution, tenant_id: str,
+                        effects: list[Effect]) -> list[Effect]:
     """Write each effect not yet in the ledger for its key (ruleset version, record, record
     version, kind): the ledger row, the uw_scores or tasks row and its audit row, in the
     caller's transaction. The database's unique key decides, so concurrent writers (two
@@ -188,36 +236,38 @@ def write_effects(connection: sa.Connection, execution: Execution, tenant_id: st
              "record_id": e.record_id, "record_version": e.record_version, "effect": e.kind,
              "effect_id": e.values.get("id"), "source": execution.label, "error": e.error}
             for e in effects]
-    statement = (_insert(connection)(ledger.effects)
-                 .on_conflict_do_nothing(index_elements=list(ledger.EFFECT_KEY))
-                 .returning(ledger.effects.c.record_id, ledger.effects.c.record_version,
-                            ledger.effects.c.effect))
-    new = {tuple(row) for row in connection.execute(statement, rows)}
+    returned = await _insert_rows(
+        connection, ledger.effects, rows,
+        lambda statement: statement.on_conflict_do_nothing(
+            index_elements=list(ledger.EFFECT_KEY)).returning(
+            ledger.effects.c.record_id, ledger.effects.c.record_version,
+            ledger.effects.c.effect))
+    new = {(row["record_id"], row["record_version"], row["effect"]) for row in returned}
     written = [e for e in effects if (e.record_id, e.record_version, e.kind) in new]
     for kind, table in EFFECT_TABLES.items():
         values = [e.values for e in written if e.kind == kind]
         if values:
-            connection.execute(sa.insert(sa_table(table)), values)
+            await _insert_rows(connection, sa_table(table), values)
     audits = [_audit_row(e, execution, tenant_id) for e in written if e.kind != "error"]
     if audits:
-        connection.execute(sa.insert(sa_table("audit_logs")), audits)
+        await _insert_rows(connection, sa_table("audit_logs"), audits)
     return written
 
 
-def held_before(connection: sa.Connection, execution: Execution, tenant_id: str,
-                effects: list[Effect]) -> list[Effect]:
+async def held_before(connection: RecordsConnection, execution: Execution, tenant_id: str,
+                      effects: list[Effect]) -> list[Effect]:
     """Those of `effects` the ledger already holds from this same execution (`source`): a
     batch a run wrote and then redid after a crash before its checkpoint. They count as the
     run's effects without being written again."""
     if not effects:
         return []
-    found = connection.execute(
+    found = await connection.all(
         sa.select(ledger.effects.c.record_id, ledger.effects.c.record_version,
                   ledger.effects.c.effect)
         .where(ledger.effects.c.tenant_id == tenant_id,
                ledger.effects.c.rule_id == execution.rule_id,
                ledger.effects.c.rule_version == execution.version,
                ledger.effects.c.source == execution.label,
-               ledger.effects.c.record_id.in_({e.record_id for e in effects})))
-    held = {tuple(row) for row in found}
+               _ids(ledger.effects.c.record_id, {e.record_id for e in effects})), {})
+    held = {(row["record_id"], row["record_version"], row["effect"]) for row in found}
     return [e for e in effects if (e.record_id, e.record_version, e.kind) in held]

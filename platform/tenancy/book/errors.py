@@ -42,3 +42,8 @@ class TenantDatabaseUnavailableError(TenantDataError):
     """The tenant database cannot be reached (down, refusing, timed out, not configured)."""
 
     code = "tenant_database_unavailable"
+
+
+class TenantDatabaseUnpreparedError(TenantDatabaseUnavailableError):
+    """A table the statements need is missing: the database was never prepared, or predates
+    the revision that adds it (rules at work's outbox); `insureops schema apply URL` once."""

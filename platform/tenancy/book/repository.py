@@ -72,11 +72,13 @@ class RecordsConnection(Protocol):
     """A connection `SqlTenantRecords` runs its statements on (rows come back as dicts of
     Python values converted by the columns' types)."""
 
+    dialect: str  # "postgresql" or "sqlite": which flavour of INSERT ... ON CONFLICT to build
+
     async def first(self, statement: Statement | sa.Executable,
                     values: Mapping[str, Any]) -> Row | None: ...
 
-    async def all(self, statement: Statement | sa.Executable,
-                  values: Mapping[str, Any]) -> list[Row]: ...
+    async def all(self, statement: Statement | sa.Executable, values: Mapping[str, Any], *,
+                  convert: bool = True) -> list[Row]: ...
 
     async def one(self, statement: Statement | sa.Executable,
                   values: Mapping[str, Any]) -> Row: ...

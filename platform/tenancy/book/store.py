@@ -1,4 +1,5 @@
-"""One tenant database as a store: runs a use case on the records port in one transaction.
+"""One tenant database as a store: runs a use case on the records port in one transaction
+(or, `run_statements`, work of its own on the same connections: rules at work).
 
 There is one implementation of every use case (`service`, on `repository.TenantRecords`) and one
 of the port (`repository.SqlTenantRecords`); the store only says which connection it runs on:
@@ -24,8 +25,15 @@ from insureops.platform.compute.executors import BoundedExecutor
 from insureops.platform.data.direct import DirectPool, Statement
 from insureops.platform.data.retry import CommitOutcomeUnknownError
 from insureops.platform.http.errors import is_database_unavailable
-from insureops.platform.tenancy.book.errors import TenantDatabaseUnavailableError
-from insureops.platform.tenancy.book.repository import SqlTenantRecords, TenantRecords
+from insureops.platform.tenancy.book.errors import (
+    TenantDatabaseUnavailableError,
+    TenantDatabaseUnpreparedError,
+)
+from insureops.platform.tenancy.book.repository import (
+    RecordsConnection,
+    SqlTenantRecords,
+    TenantRecords,
+)
 from insureops.platform.tenancy.engine import BEGIN_IMMEDIATE, configure_sqlite
 from insureops.schema.sql.violations import translated_violations
 
@@ -77,6 +85,8 @@ class SqliteConnection:
     """A SQLite file's sync connection as `repository.RecordsConnection`: each await runs its
     statement at once, in the calling (worker) thread, and never suspends."""
 
+    dialect = "sqlite"
+
     def __init__(self, connection: sa.Connection) -> None:
         self._connection = connection
 
@@ -90,8 +100,9 @@ class SqliteConnection:
         row = self._run(statement, values).first()
         return None if row is None else dict(row._mapping)
 
-    async def all(self, statement: Statement | sa.Executable,
-                  values: Mapping[str, Any]) -> list[dict[str, Any]]:
+    async def all(self, statement: Statement | sa.Executable, values: Mapping[str, Any], *,
+                  convert: bool = True) -> list[dict[str, Any]]:
+        # `convert` is PostgreSQL's: SQLite's values always come converted (in this thread)
         return [dict(row._mapping) for row in self._run(statement, values)]
 
     async def one(self, statement: Statement | sa.Executable,
@@ -119,13 +130,34 @@ def run_to_completion(coroutine: Coroutine[Any, Any, ResultT]) -> ResultT:
     raise RuntimeError("a use case on a SQLite tenant store awaited something besides its store")
 
 
-def _run_on_sqlite(engine: sa.Engine, use_case: UseCase, args: tuple, read_only: bool) -> Any:
+async def off_the_loop(threads: BoundedExecutor | None, function: Callable[..., ResultT],
+                      *args: Any) -> ResultT:
+    """`function(*args)` (CPU work inside a use case, such as evaluating rules) never on the
+    event loop: on `threads` (None: asyncio's default threads) when the use case runs on the
+    loop (PostgreSQL), at once when it already runs in a worker thread (SQLite, where its
+    awaits must not suspend)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # a SQLite use case, driven by run_to_completion in its thread
+        return function(*args)
+    if threads is None:
+        return await asyncio.to_thread(function, *args)
+    return await threads.run(function, *args)
+
+
+def _run_on_sqlite(engine: sa.Engine, work: Callable[..., Coroutine], args: tuple,
+                   read_only: bool) -> Any:
     with engine.connect() as connection:
         if not read_only:
             connection.execution_options(**{BEGIN_IMMEDIATE: True})
         with connection.begin():
-            records = SqlTenantRecords(SqliteConnection(connection))
-            return run_to_completion(use_case(records, *args))
+            return run_to_completion(work(SqliteConnection(connection), *args))
+
+
+def _on_records(use_case: UseCase) -> Callable[..., Coroutine]:
+    async def work(connection: RecordsConnection, *args: Any) -> Any:
+        return await use_case(SqlTenantRecords(connection), *args)
+    return work
 
 
 def _is_unprepared(exc: BaseException) -> bool:
@@ -165,9 +197,17 @@ class TenantStore:
         TenantDatabaseUnavailableError, whose message says when the connection was lost while
         committing (the change may or may not have been saved); data errors propagate unchanged.
         """
+        return await self.run_statements(_on_records(use_case), *args, read_only=read_only)
+
+    async def run_statements(self, work: Callable[..., Coroutine[Any, Any, ResultT]],
+                             *args: Any, read_only: bool = False) -> ResultT:
+        """`work(connection, *args)` on a `RecordsConnection` of the store, as `run` runs a use
+        case (one transaction, the same bounds, retry policy and errors): for statements of
+        their own on the tenant database (rules at work's outbox, ledger and book reads). CPU
+        work inside it goes through `off_the_loop`."""
         try:
             async with asyncio.timeout(self.timeout):
-                return await self._dispatch(use_case, args, read_only)
+                return await self._dispatch(work, args, read_only)
         except TimeoutError:
             raise TenantDatabaseUnavailableError(
                 "The tenant database did not answer in time; retry shortly.") from None
@@ -180,26 +220,26 @@ class TenantStore:
                 raise TenantDatabaseUnavailableError(
                     "The tenant database cannot be reached; retry shortly.") from None
             if _is_unprepared(exc):
-                raise TenantDatabaseUnavailableError(
+                raise TenantDatabaseUnpreparedError(
                     "The tenant database is not prepared: run `insureops schema apply URL` on "
                     "it once.") from None
             raise
 
-    async def _dispatch(self, use_case: UseCase, args: tuple, read_only: bool) -> Any:
+    async def _dispatch(self, work: Callable[..., Coroutine], args: tuple,
+                        read_only: bool) -> Any:
         if isinstance(self.backend, DirectPool):
-            return await self.backend.run(
-                lambda connection: use_case(SqlTenantRecords(connection), *args),
-                transaction=not read_only)
+            return await self.backend.run(lambda connection: work(connection, *args),
+                                          transaction=not read_only)
         if not read_only and self.write_lock is not None:
             async with self.write_lock:
-                return await self._in_thread(use_case, args, read_only)
-        return await self._in_thread(use_case, args, read_only)
+                return await self._in_thread(work, args, read_only)
+        return await self._in_thread(work, args, read_only)
 
-    async def _in_thread(self, use_case: UseCase, args: tuple, read_only: bool) -> Any:
+    async def _in_thread(self, work: Callable[..., Coroutine], args: tuple,
+                         read_only: bool) -> Any:
         if self.threads is None:
-            return await asyncio.to_thread(_run_on_sqlite, self.backend, use_case, args,
-                                           read_only)
-        return await self.threads.run(_run_on_sqlite, self.backend, use_case, args, read_only)
+            return await asyncio.to_thread(_run_on_sqlite, self.backend, work, args, read_only)
+        return await self.threads.run(_run_on_sqlite, self.backend, work, args, read_only)
 
     async def close(self) -> None:
         """Close the pooled connections."""

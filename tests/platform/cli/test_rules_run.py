@@ -3,6 +3,7 @@ offline; a dry run writes nothing, an apply run writes each effect once however 
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import uuid
 from pathlib import Path
@@ -13,7 +14,7 @@ from insureops.dsl import compile_ruleset
 from insureops.platform.cli import main
 from insureops.platform.rules_studio.work import book as run_book
 from insureops.platform.rules_studio.work.effects import Execution
-from insureops.platform.tenancy.engine import create_tenant_engine
+from insureops.platform.tenancy.book.store import open_tenant_store
 from tests.databases import Template
 from tests.platform.rules_studio.work_helpers import tenant_execute, tenant_rows
 
@@ -72,26 +73,29 @@ def test_a_batch_redone_after_a_crash_counts_the_effects_its_run_wrote(test_data
     book(url)  # this module's twelve policies
     source = Path(EXAMPLE).read_text()
     compiled = compile_ruleset(source)
-    engine = create_tenant_engine(url)
-    try:
-        def plan(label: str):
-            execution = Execution("01ARZ3NDEKTSV4RRFFQ69G5FAW", compiled.name, 1, label, "d")
-            return run_book.RunPlan(TENANT, "policy", source, None, None,
-                                    datetime.date.today(), True, execution)
 
-        first = plan("run:01ARZ3NDEKTSV4RRFFQ69G5FAX")
-        reader = run_book.BookReader(engine, "policy", TENANT, None, 100)
-        rows = reader.next()
-        reader.close()
-        now = datetime.datetime.now(datetime.UTC)
-        state = run_book.RunState.start(source, None)
-        effects = run_book.process_batch(first, state, rows, now).effects
-        once = run_book.write_batch(engine, first, effects, now)
-        again = run_book.write_batch(engine, first, effects, now)
-        other = run_book.write_batch(engine, plan("binding:01ARZ3NDEKTSV4RRFFQ69G5FAY"),
-                                     effects, now)
-    finally:
-        engine.dispose()
+    def plan(label: str):
+        execution = Execution("01ARZ3NDEKTSV4RRFFQ69G5FAW", compiled.name, 1, label, "d")
+        return run_book.RunPlan(TENANT, "policy", source, None, None, datetime.date.today(),
+                                True, execution)
+
+    async def batches():
+        store = open_tenant_store(url)
+        try:
+            first = plan("run:01ARZ3NDEKTSV4RRFFQ69G5FAX")
+            rows = await run_book.read_page(store, "policy", TENANT, None, 100)
+            now = datetime.datetime.now(datetime.UTC)
+            state = run_book.RunState.start(source, None)
+            effects = run_book.process_batch(first, state, rows, now).effects
+            once = await run_book.write_batch(store, first, effects, now)
+            again = await run_book.write_batch(store, first, effects, now)
+            other = await run_book.write_batch(
+                store, plan("binding:01ARZ3NDEKTSV4RRFFQ69G5FAY"), effects, now)
+            return once, again, other
+        finally:
+            await store.close()
+
+    once, again, other = asyncio.run(batches())
     assert (len(once.written), once.effects) == (8, 8)
     assert (again.written, again.effects) == ([], 8)
     assert (other.written, other.effects) == ([], 0)

@@ -53,11 +53,12 @@ def _staged(url: str) -> int:
 
 def _fail_once(monkeypatch, name: str, when) -> list:
     """Make `events.<name>` raise ConnectionError (the platform database gone) the first time
-    `when(args)` holds: the process's work stops at that point, as in a crash."""
+    `when(args)` holds (None: the first call): the process's work stops at that point, as in
+    a crash."""
     real, failed = getattr(events, name), []
 
     async def failing(*args, **kwargs):
-        if not failed and await when(args):
+        if not failed and (when is None or await when(args)):
             failed.append(name)
             raise ConnectionError(f"injected failure in {name}")
         return await real(*args, **kwargs) if asyncio.iscoroutinefunction(real) else real(
@@ -75,8 +76,8 @@ def _fail_once(monkeypatch, name: str, when) -> list:
 
 
 async def _staged_now(args) -> bool:
-    _, engine, workspace_id, *_ = args
-    return await asyncio.to_thread(events.pending, engine, workspace_id)
+    _, store, workspace_id, *_ = args
+    return await events.pending(store, workspace_id)
 
 
 async def _two_clients(studio, owner) -> None:

@@ -161,3 +161,45 @@ async def test_a_listing_pages_in_creation_order_with_its_filters(store):
 def test_a_store_refuses_a_url_of_another_scheme():
     with pytest.raises(ValueError, match="unsupported database URL scheme"):
         open_tenant_store("mysql://somewhere/db")
+
+
+async def test_statements_of_their_own_run_in_one_transaction_with_cpu_work_off_the_loop(
+        store, tenant_urls):
+    """`run_statements` (rules at work's tenant work): a failure after a write leaves nothing
+    behind, a success commits; `off_the_loop` runs the CPU part on a thread on PostgreSQL and
+    at once in the SQLite use case's own thread, never on the event loop's."""
+    import threading
+
+    from insureops.platform.data.direct import with_python_defaults
+    from insureops.platform.tenancy.book.store import off_the_loop
+
+    table = sa_table("clients")
+    loop_thread = threading.get_ident()
+    seen: list[int] = []
+
+    def cpu(name: str) -> str:
+        seen.append(threading.get_ident())
+        return name.upper()
+
+    async def create(connection, name: str, fail: bool) -> int:
+        upper = await off_the_loop(None, cpu, name)
+        await connection.execute(sa.insert(table).values(with_python_defaults(
+            table, {"id": uuid.uuid4(), "uuid": uuid.uuid4(), "tenant_id": TENANT,
+                    "name": upper})), {})
+        if fail:
+            raise LookupError("after the write")
+        row = await connection.one(sa.select(sa.func.count().label("n")).select_from(table)
+                                   .where(table.c.tenant_id == TENANT), {})
+        return row["n"]
+
+    with pytest.raises(LookupError):
+        await store.run_statements(create, "gone", True)
+    assert await store.run_statements(create, "kept", False) == 1
+    assert loop_thread not in seen and len(seen) == 2
+    engine = create_tenant_engine(tenant_urls.sync)
+    try:
+        with engine.connect() as connection:
+            names = connection.execute(sa.select(table.c.name)).scalars().all()
+    finally:
+        engine.dispose()
+    assert names == ["KEPT"]
