@@ -24,6 +24,7 @@ from types import CodeType
 from typing import NamedTuple, Protocol
 
 from insureops.engine import ir
+from insureops.engine.evaluation import text_runs
 from insureops.engine.evaluation.float_filter import FloatFilter, constant_floats
 from insureops.engine.evaluation.runtime import HELPERS, OPERATIONS
 from insureops.engine.inputs.slots import BIG, Slot
@@ -440,13 +441,17 @@ class Emitter:
         return (f"({d} if type({r} := {code.text}) is STR and ({d} := DATES_GET({r})) is not "
                 f"None else DATE_OF({r}, {self.src.const(code.slot)}, {self.ev}))")
 
-    def _logic(self, op: str, operands: list, span, scope) -> Code:
+    def _logic(self, op: str, operands: list, span, scope, runs: bool = True) -> Code:
         """Kleene `and`/`or`, left to right, stopping at the first false (true) operand; each
         operand is checked to be a boolean (or null) before the next one runs."""
         where = self.src.const(span)
         if self.traced and op == "and":
             lambdas = ", ".join(f"lambda: {self.expr(o, scope).text}" for o in operands)
             return Code(f"AND_T({where}, {lambdas})")
+        if op == "or" and not self.traced and runs:  # a field's text tested once (text_runs.py)
+            gathered = text_runs.runs(operands, scope, self)
+            if len(gathered) < len(operands):
+                return self._logic_runs(gathered, span, scope)
         if len(operands) > _CHUNK:
             groups = [operands[i:i + _CHUNK] for i in range(0, len(operands), _CHUNK)]
             parts = [self._group(op, group, span, scope) for group in groups]
@@ -454,12 +459,36 @@ class Emitter:
         parts = [self.expr(o, scope) for o in operands]
         return self._fold_logic(op, [Code(p.text, p.slot) for p in parts], where)
 
-    def _group(self, op: str, group: list, span, scope) -> Code:
+    def _logic_runs(self, gathered: list, span, scope) -> Code:
+        """An `or` whose runs of text tests (tuples of operands) are each one part."""
+        where = self.src.const(span)
+
+        if len(gathered) > _CHUNK:
+            parts = [self._group("or", gathered[i:i + _CHUNK], span, scope, gathered=True)
+                     for i in range(0, len(gathered), _CHUNK)]
+            return self._fold_logic("or", parts, where)
+
+        def one_by_one(run: tuple):  # a value not a string: the tests as they are made
+            return lambda: self._group("or", list(run), span, scope, whole=True).text
+
+        return self._fold_logic("or", [
+            Code(text_runs.run_code(o, scope, self, one_by_one(o))) if type(o) is tuple
+            else self.expr(o, scope) for o in gathered], where)
+
+    def _group(self, op: str, group: list, span, scope, whole: bool = False,
+               gathered: bool = False) -> Code:
+        """Operands of a chain as a function of its own: `whole`, any number of operands
+        (chunked again); `gathered`, the units of `_logic_runs`."""
         outer, self.used = self.used, set()
         try:
             with self.nested():
-                inner = self._fold_logic(op, [self.expr(o, scope) for o in group],
-                                         self.src.const(span))
+                if whole:
+                    inner = self._logic(op, group, span, scope, runs=False)
+                elif gathered:
+                    inner = self._logic_runs(group, span, scope)
+                else:
+                    inner = self._fold_logic(op, [self.expr(o, scope) for o in group],
+                                             self.src.const(span))
             used = self.used
         finally:
             self.used = outer | self.used

@@ -15,6 +15,7 @@ from insureops.engine.evaluation.explain import (
     near_misses,
     span_dict,
 )
+from insureops.engine.evaluation.text_runs import HELPERS as TEXT_RUNS
 from insureops.engine.inputs.slots import BIG, SMALL, shown, value_of
 from insureops.engine.ir import costs, numbers
 from insureops.engine.ir import operations as ops
@@ -392,7 +393,7 @@ HELPERS = {
     "RULE_ENTRY": rule_entry, "TABLE_ENTRY": table_entry, "ROW_ENTRY": row_entry,
     "SKIPPED": skipped, "CELL_MISS": cell_miss, "NOT_UNIQUE": not_unique,
     "REC_SHOWN": shown, "UNSET": UNSET, "BAIL": bail, "STEPS_OVER": steps_exceeded,
-    "SCANNED": scanned,
+    "SCANNED": scanned, **TEXT_RUNS,
     "FLOAT_BAIL": (FloatBail, ZeroDivisionError, OverflowError),
     "FAST_TYPES": frozenset({Decimal, str, date}),
 }
