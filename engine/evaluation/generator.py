@@ -273,7 +273,16 @@ class Emitter:
                         f"else NOT({wrong}, {span}))")
         if isinstance(node, ir.IsNull):
             test = "is not" if node.negated else "is"
-            return Code(f"({self.value(node.value, scope)} {test} None)")
+            value = self.expr(node.value, scope)
+            if value.slot is None:
+                return Code(f"({value.text} {test} None)")
+            # a raw read: null, or a string that stays a string, tested as it is (no
+            # Evaluation made for it); anything else converted (and checked) first
+            z = self.src.fresh("_z")
+            null, other = ("False", "True") if node.negated else ("True", "False")
+            string = f"{other} if type({z}) is STR else " if value.slot.fmt is None else ""
+            return Code(f"({null} if ({z} := {value.text}) is None else {string}"
+                        f"({self.converted(Code(z, value.slot))} {test} None))")
         if isinstance(node, ir.Conditional):
             cond = self.expr(node.cond, scope)
             c = self.src.fresh("_c")
