@@ -5,6 +5,7 @@ finder's market)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 import time
 from dataclasses import replace
@@ -114,6 +115,9 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
+    # the market lives as long as the process: out of the collector's passes while the match
+    # compiles and runs its appetites, as `serve` freezes its market (docs/performance.md)
+    gc.freeze()
     if not isinstance(business, dict):
         click.echo(f"error: {business_file} must hold one JSON object (a Business)", err=True)
         sys.exit(1)
