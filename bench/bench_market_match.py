@@ -4,17 +4,11 @@ shapes (issue 29's market target; figures in docs/performance.md).
     python bench/bench_market_match.py [--rounds 40] [--instructions]
 
 No candidate index: every appetite of a product offered in the business's state is evaluated.
-Rounds interleave BUSINESSES (lines, states, NAICS classes, loss histories, with and without
-`lines_of_business`); each one's median and p90 CPU time, its answers and appetites run.
-`--instructions` adds callgrind's instructions per match from one valgrind run: the market is
-read from a compiled market cache in a temporary folder (no compiling under valgrind), and a
-dump is taken at each `os.getppid()`, which nothing else here calls.
-
-Both measure the service's steady state: each business is matched WARM times first (CPython
-specialises a function's code only after some 40 runs of it, and a service runs every
-appetite on every match), then the market is frozen out of the garbage collector's passes,
-as `serve` freezes it once read and compiled (platform/carrier_finder/market/startup.py,
-store.py).
+Rounds interleave BUSINESSES; each one's median and p90 CPU time, answers and appetites run.
+`--instructions` adds callgrind's instructions per match (the market read from a compiled
+market cache in a temporary folder; a dump at each `os.getppid()`). Both measure the service's
+steady state: each business matched WARM times first (CPython specialises code after some 40
+runs of it), then the market frozen out of the collector's passes, as `serve` freezes it.
 """
 
 from __future__ import annotations
