@@ -1,15 +1,15 @@
 """`insureops serve` restarted (issue 32): how soon it answers /api/health/ and how soon, and how
 fast, it answers its first carrier match, with the compiled market cached and cold.
-
-    python bench/bench_serve_restart.py [--runs 5]
+    python bench/bench_serve_restart.py [--runs 5] [--matches 10] [--cached-only]
 
 A fresh SQLite platform database (the first start loads examples/market) with a workspace and an
 API key; `serve` restarted `--runs` times with the market cache warm (cached), then `--runs`
 times with it emptied before each start (cold). Each start: seconds from the process's start to
 the first 200 from /api/health/, and to the answer of the first tenant API match sent as soon
-as health answered (examples/business.json), then two more; the server's CPU seconds (from
-/proc) at each point, as the machine is shared and wall time follows the load. Medians are
-printed; the figures are in docs/performance.md.
+as health answered (examples/business.json), then two more, then `--matches` in all (the last
+one the steady state); the server's CPU seconds (from /proc) at each point and spent by each
+match, as the machine is shared and wall time follows the load. Medians are printed; the figures
+are in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def request(url: str, body: dict | None = None, key: str | None = None) -> int:
         return response.status
 
 
-def start(env: dict, database: Path, key: str | None) -> dict:
+def start(env: dict, database: Path, key: str | None, matches: int = 3) -> dict:
     """One start of serve: the seconds (wall since the process started, server CPU) at health,
     at each match's answer; each match's own wall seconds."""
     port = free_port()
@@ -116,14 +116,16 @@ def start(env: dict, database: Path, key: str | None) -> dict:
             if time.perf_counter() - started > 300:
                 raise RuntimeError("serve did not answer within 300 s")
         if key is not None:
-            for index, business in enumerate(BUSINESSES):
-                began = time.perf_counter()
+            for index in range(matches):
+                business = BUSINESSES[index % len(BUSINESSES)]
+                began, cpu = time.perf_counter(), cpu_seconds(process.pid)
                 status = request(f"{base}/api/v2/mcp/market/match-carriers-detailed/",
                                  {"business": business, "limit": 10}, key)
                 assert status == 200, status
-                now = time.perf_counter()
-                found[f"match {index + 1}"] = (now - started, cpu_seconds(process.pid),
-                                               now - began)
+                now, cpu_now = time.perf_counter(), cpu_seconds(process.pid)
+                if index < 3 or index == matches - 1:
+                    found[f"match {index + 1}"] = (now - started, cpu_now, now - began,
+                                                   cpu_now - cpu)
     finally:
         process.terminate()
         process.wait(timeout=60)
@@ -137,13 +139,17 @@ def report(label: str, runs: list[dict]) -> None:
         text = (f"{label}: {point}: median {statistics.median(walls):.2f}s wall after start, "
                 f"server CPU {statistics.median(cpus):.2f}s")
         if point.startswith("match"):
-            text += f"; the match itself {statistics.median(r[point][2] for r in runs):.2f}s"
+            text += (f"; the match itself {statistics.median(r[point][2] for r in runs):.3f}s "
+                     f"wall, {statistics.median(r[point][3] for r in runs):.3f}s server CPU")
         print(text + f"  (walls {', '.join(f'{w:.1f}' for w in walls)})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--matches", type=int, default=10,
+                        help="matches per start (the last one is the steady state)")
+    parser.add_argument("--cached-only", action="store_true", help="no cold-cache starts")
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         cache = Path(folder) / "cache"
@@ -152,11 +158,16 @@ def main() -> None:
         first = start(env, database, None)  # migrates and loads the example market
         print(f"first start (loads the market): health after {first['health'][0]:.2f}s")
         key = add_key(database)
-        report("cached", [start(env, database, key) for _ in range(arguments.runs)])
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        report("cached", [start(env, database, key, arguments.matches)
+                          for _ in range(arguments.runs)])
+        if arguments.cached_only:
+            print(f"load average now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+            return
         cold = []
         for _ in range(arguments.runs):
             shutil.rmtree(cache / "insureops" / "market", ignore_errors=True)
-            cold.append(start(env, database, key))
+            cold.append(start(env, database, key, arguments.matches))
         report("cold cache", cold)
         print(f"load average now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 

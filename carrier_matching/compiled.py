@@ -3,7 +3,8 @@ without compiling it: the port through which a shell keeps checked appetites bet
 
 A match evaluates the 10 to 30 appetites its candidate index keeps, so compiling every one up
 front was wasted. `LazyRuleset` stands for a compiled ruleset: it reads its IR when first asked
-and compiles on first evaluation, once, under a lock. `CheckedAppetite` is what checking an
+and compiles on first evaluation, once, under a lock (or has a shell's `CompiledStore` restore
+it whole). `CheckedAppetite` is what checking an
 appetite's source established (header facts, `MAX_LIMIT`, the pruning analysis) with its lazy
 ruleset; a shell may keep these, keyed by the source and the code, and hand them back through
 `AppetiteCache` (asked by `carrier_matching.checking` before parsing anything). The core does no
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from threading import Lock
+from threading import RLock
 from typing import TYPE_CHECKING, Any, Protocol
 
 from insureops.engine import ir
@@ -31,16 +32,18 @@ class LazyRuleset:
     once); `compile_ir` compiles it (the dsl's `compile_checked`, by default)."""
 
     def __init__(self, name: str, load_ir: Callable[[], ir.Ruleset], *, source: str,
-                 filename: str, boxes: Mapping | None = None, code_cache: Any = None) -> None:
+                 filename: str, boxes: Mapping | None = None, code_cache: Any = None,
+                 kept: CompiledStore | None = None) -> None:
         self.name = name
         self.code_cache = code_cache  # engine.evaluation.generator.CodeCache, or None
+        self.kept = kept  # compiled rulesets kept whole between runs, or None
         self.source = source
         self.filename = filename
         self._load_ir = load_ir
         self._ir: ir.Ruleset | None = None
         self._compiled: CompiledRuleset | None = None
         self._boxes = boxes
-        self._lock = Lock()
+        self._lock = RLock()
 
     @property
     def ir(self) -> ir.Ruleset:
@@ -54,16 +57,24 @@ class LazyRuleset:
 
     @property
     def compiled(self) -> CompiledRuleset:
-        """The compiled ruleset (compiled now, the first time)."""
+        """The compiled ruleset: restored from `kept` when it has it (no IR read, no code
+        generated), else compiled now (and offered to `kept`), the first time."""
         found = self._compiled
         if found is None:
-            ruleset = self.ir
-            with self._lock:
+            with self._lock:  # reentrant: the IR is read under it too
                 if self._compiled is None:
-                    self._compiled = _compile(ruleset, self.source, self.filename,
-                                              self.code_cache)
+                    kept = self.kept
+                    restored = kept.restore(self) if kept is not None else None
+                    self._compiled = restored or self._compile_now()
+                    if restored is None and kept is not None:
+                        kept.keep(self, self._compiled)
                 found = self._compiled
         return found
+
+    def _compile_now(self) -> CompiledRuleset:
+        """Compiled from the IR, whatever `kept` holds (what a restored ruleset compiles for
+        its traced form)."""
+        return _compile(self.ir, self.source, self.filename, self.code_cache)
 
     @property
     def is_compiled(self) -> bool:
@@ -133,6 +144,16 @@ def checked_appetite(checked: ir.Ruleset, source: str, path: str,
         checked.name, checked.title, tuple((i.name, i.type_name) for i in checked.inputs),
         bool(checked.tests), span.line if span else None, span.column if span else None,
         max_limit, LazyRuleset(checked.name, lambda: checked, source=source, filename=path))
+
+
+class CompiledStore(Protocol):
+    """Compiled rulesets kept whole between runs (the shell keys them by the source and the
+    language's code, as AppetiteCache does). `restore` may use `ruleset._compile_now` for what
+    it does not keep; None when it has nothing."""
+
+    def restore(self, ruleset: LazyRuleset) -> CompiledRuleset | None: ...
+
+    def keep(self, ruleset: LazyRuleset, compiled: CompiledRuleset) -> None: ...
 
 
 class AppetiteCache(Protocol):

@@ -96,6 +96,10 @@ def compile_text(text: str, filename: str) -> CodeType:
     return code
 
 
+FLOATS = "__floats__"  # the namespace's float filter table, by the identity of its constants
+GENERATED = frozenset({"<ruleset>", "<ruleset traced>", "<expression>", "<constants>"})
+
+
 class Source:
     """Generated lines, the functions beside them, and the constants table they refer to."""
 
@@ -128,6 +132,7 @@ class Source:
         namespace = {**HELPERS, **self.names}
         exec(compile_text(text, filename), namespace)  # noqa: S102
         namespace["__source__"] = text
+        namespace[FLOATS] = self.floats  # for frozen.py, which computes it again
         return namespace
 
 

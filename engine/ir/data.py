@@ -26,6 +26,11 @@ _ARITY = {cls: len(names) for cls, names in _FIELDS.items()}
 _SCALARS = frozenset({str, int, bool, type(None)})
 
 
+def node_fields(kind: type) -> tuple[str, ...] | None:
+    """The fields of IR node class `kind` in constructor order; None for any other type."""
+    return _FIELDS.get(kind)
+
+
 def ruleset_to_data(ruleset: nodes.Ruleset) -> list:
     """`ruleset` as plain data that `ruleset_from_data` reads back equal, spans included."""
     return _to_data(ruleset)

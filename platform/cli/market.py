@@ -124,7 +124,9 @@ def match(folder: Path, business_file: Path, lines: str | None, limit: int,
     # the CLI is the platform shell: the one place allowed to read the local clock
     day = as_of.date() if as_of is not None else date.today()
     wanted = [code.strip() for code in lines.split(",") if code.strip()] if lines else None
-    index = index_market_appetites(market.appetites)
+    # the candidate index too is read back when these appetites were indexed before
+    index = (index_market_appetites(market.appetites) if cache is None
+             else cache.index(market.appetites, index_market_appetites))
     try:
         report = match_business(business, market, as_of=day, lines=wanted, limit=limit,
                                 index=index)

@@ -1,6 +1,6 @@
 """Run one ruleset on every way the engine can evaluate it, for tests that must see the same
-outcome everywhere: the compiled form, plain and explained, and the reference interpreter,
-plain and explained."""
+outcome everywhere: the compiled form, plain and explained, the compiled form frozen and thawed
+(engine.evaluation.frozen, a cache's), and the reference interpreter, plain and explained."""
 
 from __future__ import annotations
 
@@ -8,18 +8,22 @@ from datetime import date
 
 from engine_ir_builders import build
 
+from insureops.engine.evaluation import frozen
 from insureops.engine.inputs.jsonio import dumps
 from insureops.engine.ir.errors import EvaluationError
 
 AS_OF = date(2025, 6, 15)
-PATHS = ("compiled", "explained", "interpreter", "interpreter_explained")
+PATHS = ("compiled", "explained", "thawed", "thawed_explained", "interpreter",
+         "interpreter_explained")
 
 
 def compile_paths(ruleset_ir, schemas: dict | None = None) -> dict:
     """path name -> (compiled ruleset, explain flag)."""
     compiled = build(ruleset_ir, schemas)
+    thawed = frozen.thaw(frozen.freeze(compiled), lambda: build(ruleset_ir, schemas))
     reference = build(ruleset_ir, schemas, reference=True)
     return {"compiled": (compiled, False), "explained": (compiled, True),
+            "thawed": (thawed, False), "thawed_explained": (thawed, True),
             "interpreter": (reference, False), "interpreter_explained": (reference, True)}
 
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from insureops.dsl.api import parse_ruleset
 from insureops.engine import ir
+from insureops.engine.evaluation import frozen
 from insureops.engine.inputs.jsonio import dumps
 from insureops.engine.ir.builtins import FUNCTIONS as BUILTINS
 from insureops.engine.ir.errors import EngineError, EvaluationError
@@ -156,6 +157,12 @@ def test_compiler_agrees_with_the_interpreter_when_given_random_expressions(expr
     assert outcome(compiled) == expected
     assert outcome(compiled, explain=True) == expected
     assert outcome(reference, explain=True) == expected
+    assert outcome(thawed(compiled)) == expected  # as a cache restores it
+
+
+def thawed(pair):
+    """Each compiled ruleset frozen and thawed (engine.evaluation.frozen)."""
+    return tuple(frozen.thaw(frozen.freeze(compiled), lambda: compiled) for compiled in pair)
 
 
 EXAMPLES = [
@@ -188,8 +195,9 @@ EXAMPLES = [
 def test_compiler_agrees_with_the_interpreter_when_given_tricky_examples(expression):
     compiled, reference = both(expression)
     expected = outcome(reference)
-    assert outcome(compiled) == expected
+    assert outcome(compiled) == outcome(thawed(compiled)) == expected
     assert outcome(compiled, explain=True) == outcome(reference, explain=True) == expected
+    assert outcome(thawed(compiled), explain=True) == expected
 
 
 

@@ -1,14 +1,15 @@
 """The compiled market kept between runs, by content: checked appetites (data only, read back by
-building IR nodes and prefix sets) and the code objects of their generated Python, shared by
-`insureops serve` and the CLI of the same user, in `insureops/market/` of the user's cache.
+building IR nodes and prefix sets), the code objects of their generated Python, and whole
+compiled appetites (engine.evaluation.frozen: restored without reading IR or generating code),
+shared by `insureops serve` and the CLI of the same user, in `insureops/market/` of its cache.
 
 A stale entry is never used: any change to the source, the generated text or the code that reads
 them is another key. A tampered or corrupt entry is never used either: each file starts with an
 HMAC-SHA256 of the rest under a random key kept in the folder (0600), checked before anything is
-decoded, and marshal data is loaded only after that check. A file not owned by the user, a key
-others can read, or any error is a miss. `market match --no-cache` turns it off; unlike the rules
-cache, PYTHONDONTWRITEBYTECODE does not. Layout and decisions: docs/carrier-finder.md, "The
-compiled market cache".
+decoded, and marshal or pickle data is loaded only after that check. A file not owned by the
+user, a key others can read, or any error is a miss. `market match --no-cache` turns it off;
+PYTHONDONTWRITEBYTECODE does not. Layout and decisions: docs/carrier-finder.md, "The compiled
+market cache".
 """
 
 from __future__ import annotations
@@ -17,16 +18,19 @@ import concurrent.futures
 import contextlib
 import hashlib
 import hmac
+import io
 import marshal
 import multiprocessing
 import os
+import pickle
 import secrets
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from types import CodeType
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -36,8 +40,13 @@ from insureops.carrier_matching.compiled import (
     boxes_from_data,
     boxes_to_data,
 )
+from insureops.carrier_matching.market import Appetite
+from insureops.carrier_matching.pruning import CandidateIndex
 from insureops.engine.ir.data import ruleset_from_data, ruleset_to_data
 from insureops.platform.data.code_cache import code_fingerprint, insureops_cache
+
+if TYPE_CHECKING:
+    from insureops.engine.evaluation.compiler import CompiledRuleset
 
 FORMAT = "insureops-market-cache/1"
 PACKAGES = ("insureops.dsl", "insureops.engine", "insureops.schema", "insureops.carrier_matching")
@@ -138,6 +147,7 @@ class AppetiteCache:
     def put(self, source: str, appetite: CheckedAppetite) -> None:
         ruleset = appetite.ruleset
         ruleset.code_cache = self.code_cache()  # its compiled code is kept too
+        ruleset.kept = self  # and, once compiled, the whole compiled ruleset
         if not self.write:
             return
         key = self._appetite_key(source)
@@ -173,6 +183,63 @@ class AppetiteCache:
             list(pool.map(_prime_share, [self.folder] * workers, shares))
         return len(missing)
 
+    # --- candidate indexes (carrier_matching.pruning), by the market's appetites -----------
+
+    def index(self, appetites: Sequence[Appetite],
+              build: Callable[[Sequence[Appetite]], CandidateIndex]) -> CandidateIndex:
+        """The candidate index of `appetites`: read back when `build` indexed these names and
+        sources before (under this code), else `build`'s, kept for the next start."""
+        builder = f"{getattr(build, '__module__', '')}.{getattr(build, '__qualname__', '')}"
+        digest = hashlib.sha256(f"{FORMAT}\0{sys.version}\0{code_fingerprint(PACKAGES)}\0"
+                                f"{builder}\0".encode())
+        for appetite in appetites:
+            digest.update(f"{len(appetite.name)}:{appetite.name}".encode())
+            digest.update(hashlib.sha256(appetite.source.encode()).digest())
+        where = self.folder / "indexes" / f"{digest.hexdigest()}.bin"
+        body = self._read(where)
+        if body is not None:
+            with contextlib.suppress(pickle.UnpicklingError, EOFError, ValueError, TypeError,
+                                     AttributeError, ImportError, IndexError, KeyError,
+                                     RecursionError):
+                found = _IndexUnpickler(io.BytesIO(body)).load()
+                if isinstance(found, CandidateIndex):
+                    return found
+        built = build(appetites)
+        if self.write and type(built) is CandidateIndex:
+            with contextlib.suppress(pickle.PicklingError, TypeError, RecursionError):
+                self._write(where, pickle.dumps(built, protocol=5))
+        return built
+
+    # --- whole compiled rulesets (carrier_matching.compiled.CompiledStore) ----------------
+
+    def _compiled_path(self, source: str) -> Path:
+        from insureops.engine.evaluation import frozen
+
+        digest = hashlib.sha256(f"{FORMAT}\0{sys.version}\0{frozen.FORMAT}\0".encode())
+        digest.update(self._appetite_key(source).encode())
+        return self.folder / "compiled" / f"{digest.hexdigest()}.bin"
+
+    def restore(self, ruleset: LazyRuleset) -> CompiledRuleset | None:
+        """The compiled ruleset kept for `ruleset`'s source (its generated code and constants,
+        no IR read), or None."""
+        from insureops.engine.evaluation import frozen
+
+        body = self._read(self._compiled_path(ruleset.source))
+        if body is None:
+            return None
+        try:
+            return frozen.thaw(body, ruleset._compile_now, ruleset.source)
+        except (ValueError, RecursionError, MemoryError):
+            return None
+
+    def keep(self, ruleset: LazyRuleset, compiled: CompiledRuleset) -> None:
+        from insureops.engine.evaluation import frozen
+
+        if self.write:
+            body = frozen.freeze(compiled)
+            if body is not None:
+                self._write(self._compiled_path(ruleset.source), body)
+
     # --- compiled code (engine.evaluation.generator.CodeCache) ----------------------------
 
     def _code_path(self, text: str, filename: str) -> Path:
@@ -197,6 +264,16 @@ class AppetiteCache:
     def code_cache(self) -> _CodeCache:
         """This cache as the engine's code cache port."""
         return _CodeCache(self)
+
+
+class _IndexUnpickler(pickle.Unpickler):
+    """Only the pruning index's own classes (the file is signed: this is a second fence)."""
+
+    def find_class(self, module: str, name: str):
+        if module.startswith("insureops.carrier_matching.") or (
+                module == "builtins" and name in ("frozenset", "set", "dict", "tuple", "list")):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not part of a candidate index")
 
 
 class _CodeCache:
@@ -235,7 +312,7 @@ def _appetite(entry: _Appetite, key: str, source: str, path: str,
         return ruleset_from_data(msgspec.msgpack.decode(raw))
 
     ruleset = LazyRuleset(entry.name, load_ir, source=source, filename=path, boxes=boxes,
-                          code_cache=code)
+                          code_cache=code, kept=code.owner)
     limit = None if entry.max_limit is None else Decimal(entry.max_limit)
     return CheckedAppetite(entry.name, entry.title, tuple(tuple(i) for i in entry.inputs),
                            entry.tested, entry.line, entry.column, limit, ruleset)

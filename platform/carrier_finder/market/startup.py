@@ -1,9 +1,11 @@
 """Start-up of the carrier finder: the example market on an empty embedded database; the market
-read and indexed, the classifier's index read and the appetites compiled in the background."""
+read, indexed and compiled before the service listens (within a bound), the classifier's index
+read in the background."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import functools
 import gc
@@ -86,15 +88,22 @@ def _load_classifier() -> None:
     classify("warm up the index")
 
 
+BEFORE_LISTENING = 1.0  # seconds a start waits for the market to be ready before it listens
+
+
 def warm_market(store: MarketStore):
-    """A start-up hook: read the shared market into `store` (and index it) at once, then the
-    classifier's index, then compile the market's appetites from the appetite cache, all in the
-    background, so the service answers at once and the first match after a restart finds the
-    market read and indexed (a workspace without entries of its own shares that snapshot) and
-    compiles at most the few appetites it evaluates that the warm-up has not reached. A failure
-    is logged: requests then read the market (or the index) as they would without it."""
+    """A start-up hook: read the shared market into `store`, index it and compile its
+    appetites (restored whole from the appetite cache when it has them), then read the
+    classifier's index, on the warm-up's own thread. The service listens once the market is
+    compiled, or after BEFORE_LISTENING seconds (a cold cache, a large market): the first match
+    after a restart then finds everything ready, or waits only for the remainder (a workspace
+    without entries of its own shares the snapshot; a match compiles the few appetites it
+    evaluates that the warm-up has not reached). A failure is logged: requests then read the
+    market (or the index) as they would without it."""
 
     async def hook(app: web.Application) -> None:
+        ready = asyncio.Event()
+
         async def warm() -> None:
             started = time.perf_counter()
             try:
@@ -103,17 +112,22 @@ def warm_market(store: MarketStore):
                 # the snapshot and its index live on: out of the collector's passes, which
                 # would otherwise scan them again while a first match compiles its candidates
                 gc.freeze()
-                await store.warm_threads.run(_load_classifier)
                 compiled = await store.warm_threads.run(store.compile_all, market)
+                ready.set()
+                await store.warm_threads.run(_load_classifier)
             except (SQLAlchemyError, OSError, ValueError) as exc:
                 log.warning("the carrier market was not warmed: %s", type(exc).__name__)
                 return
+            finally:
+                ready.set()
             log.info("carrier market warm in %.2fs: %d appetite(s) compiled",
                      time.perf_counter() - started, compiled)
 
         task = asyncio.get_running_loop().create_task(warm())
         store.warming.add(task)  # kept from garbage collection; cancelled on cleanup
         task.add_done_callback(store.warming.discard)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(ready.wait(), BEFORE_LISTENING)
 
     return hook
 

@@ -63,7 +63,10 @@ class MarketStore:
             return None
         found = self._indexes.get(id(market))
         if found is None or found[0] is not market:
-            found = self._indexes[id(market)] = (market, self._index_builder(market.appetites))
+            kept = getattr(self._cache, "index", None)  # read back by content when it can
+            built = (kept(market.appetites, self._index_builder) if kept is not None
+                     else self._index_builder(market.appetites))
+            found = self._indexes[id(market)] = (market, built)
             if len(self._indexes) > 2 * max(1, len(self._snapshots)):  # drop replaced snapshots
                 # the market indexed now may not be published yet: keep it too
                 live = {id(m) for _, m in self._snapshots.values()} | {id(market)}
