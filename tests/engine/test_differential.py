@@ -162,7 +162,8 @@ def test_compiler_agrees_with_the_interpreter_when_given_random_expressions(expr
 
 def thawed(pair):
     """Each compiled ruleset frozen and thawed (engine.evaluation.frozen)."""
-    return tuple(frozen.thaw(frozen.freeze(compiled), lambda: compiled) for compiled in pair)
+    return tuple(frozen.thaw(frozen.freeze(compiled), lambda compiled=compiled: compiled)
+                 for compiled in pair)
 
 
 EXAMPLES = [
