@@ -33,7 +33,8 @@ class LazyRuleset:
 
     def __init__(self, name: str, load_ir: Callable[[], ir.Ruleset], *, source: str,
                  filename: str, boxes: Mapping | None = None, code_cache: Any = None,
-                 kept: CompiledStore | None = None) -> None:
+                 kept: CompiledStore | None = None,
+                 kinds: Mapping[str, tuple[str, ...]] | None = None) -> None:
         self.name = name
         self.code_cache = code_cache  # engine.evaluation.generator.CodeCache, or None
         self.kept = kept  # compiled rulesets kept whole between runs, or None
@@ -43,6 +44,7 @@ class LazyRuleset:
         self._ir: ir.Ruleset | None = None
         self._compiled: CompiledRuleset | None = None
         self._boxes = boxes
+        self._kinds = kinds
         self._lock = RLock()
 
     @property
@@ -88,6 +90,15 @@ class LazyRuleset:
 
             self._boxes = accepting_boxes(self.ir)
         return self._boxes
+
+    def rule_kinds(self) -> Mapping[str, tuple[str, ...]]:
+        """Rule name -> the kinds of the reasons its actions give (carrier_matching.reasons),
+        kept with the checked entry when there is one (a restored ruleset reads no IR)."""
+        if self._kinds is None:
+            from insureops.carrier_matching.reasons import rule_kinds
+
+            self._kinds = rule_kinds(self.ir)
+        return self._kinds
 
     @property
     def consts(self) -> dict:

@@ -56,7 +56,9 @@ class Entry:
     def rule_kinds(self) -> dict:
         found = self.kinds
         if found is None:
-            found = self.kinds = rule_kinds(self.appetite.ruleset.ir)
+            ruleset = self.appetite.ruleset
+            kept = getattr(ruleset, "rule_kinds", None)  # LazyRuleset's, read without IR
+            found = self.kinds = kept() if callable(kept) else rule_kinds(ruleset.ir)
         return found
 
 

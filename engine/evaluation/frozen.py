@@ -3,10 +3,10 @@ cache: the generated functions' code objects (marshal) with their constants (pic
 
 Restoring one is a fraction of compiling it: no IR is read, no Python generated, no code
 compiled. The engine's shared helpers, operations and default limits are written by name, so
-the restored code sees the very objects compiled code sees; the float filter's constants table
-(keyed by identity) is computed again. The traced form and the IR are made on first use, by
-compiling from the IR. Loading runs code: only ever `thaw` bytes this process's owner wrote
-and signed (platform/carrier_finder/market/appetite_cache.py checks an HMAC first).
+the restored code sees the very objects compiled code sees; what is keyed by identity (the
+float filter's constants table, the input converters' plans) is keyed again. The traced form
+and the IR come from a compile of the IR on first use. Loading runs code: only `thaw` bytes
+this user wrote and signed (platform/carrier_finder/market/appetite_cache.py checks an HMAC).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from insureops.engine.evaluation.compiler import CompiledRuleset
 from insureops.engine.evaluation.float_filter import constant_floats
 from insureops.engine.evaluation.generator import FLOATS, GENERATED
 from insureops.engine.evaluation.runtime import HELPERS, OPERATIONS
+from insureops.engine.inputs.conversion import InputConverter
 from insureops.engine.ir.data import node_fields
 from insureops.engine.ir.limits import DEFAULT_LIMITS
 
@@ -107,6 +108,29 @@ def _function(code: bytes, namespace: dict, name: str, defaults, keywords, attri
     return function
 
 
+def _converter(root: dict | None, plans: list) -> InputConverter:
+    """An input converter with the plans it had, keyed by the identity of these schema parts."""
+    converter = InputConverter(root)
+    converter._plans.update((id(schema), plan) for schema, plan in plans)
+    return converter
+
+
+def _schema_parts(root: object) -> dict[int, object]:
+    """id -> part for every dict in the schema `root` (and None, a schema too)."""
+    found: dict[int, object] = {id(None): None}
+    stack = [root]
+    while stack:
+        part = stack.pop()
+        if isinstance(part, dict):
+            if id(part) in found:
+                continue
+            found[id(part)] = part
+            stack.extend(part.values())
+        elif isinstance(part, list | tuple):
+            stack.extend(part)
+    return found
+
+
 class _Pickler(pickle.Pickler):
     def __init__(self, file, compiled: CompiledRuleset) -> None:
         super().__init__(file, protocol=5)
@@ -137,6 +161,10 @@ class _Pickler(pickle.Pickler):
             attributes = {key: value for key, value in obj.__dict__.items() if key != "source"}
             return (_function, (marshal.dumps(code), kept, obj.__name__, obj.__defaults__,
                                 obj.__kwdefaults__, attributes))
+        if kind is InputConverter:  # its plans are keyed by the identity of schema parts
+            parts = _schema_parts(obj.root)
+            return (_converter, (obj.root, [(parts[key], plan) for key, plan
+                                            in obj._plans.items() if key in parts]))
         fields = node_fields(kind)
         if fields is not None:  # IR nodes by their fields, not dataclasses' slower state
             return (kind, tuple(getattr(obj, name) for name in fields))

@@ -14,6 +14,7 @@ import pytest
 
 from insureops.dsl import compile_ruleset
 from insureops.engine.evaluation import frozen
+from insureops.engine.inputs.slots import Slot
 
 ROOT = Path(__file__).resolve().parents[2]
 APPETITE = ROOT / "examples" / "appetite_acme_contractors.rules"
@@ -72,3 +73,18 @@ def test_bytes_that_are_not_a_frozen_ruleset_are_refused_and_never_run(tmp_path:
         with pytest.raises(ValueError):
             frozen.thaw(data, refuse)
     assert not (tmp_path / "ran").exists()
+
+
+def test_a_thawed_ruleset_keeps_its_input_plans_keyed_by_its_own_schema_parts():
+    compiled = compiled_appetite()
+    compiled.evaluate({"business": BUSINESSES[1]}, as_of=AS_OF)  # the converter learns plans
+    thawed = frozen.thaw(frozen.freeze(compiled), refuse)
+    converters = {id(value.converter): value.converter
+                  for value in thawed._run.__globals__.values() if isinstance(value, Slot)}
+    assert converters
+    for converter in converters.values():
+        parts = frozen._schema_parts(converter.root)
+        assert converter._plans and set(converter._plans) <= set(parts)
+    for business in BUSINESSES:
+        assert thawed.evaluate({"business": business}, as_of=AS_OF) == compiled.evaluate(
+            {"business": business}, as_of=AS_OF)

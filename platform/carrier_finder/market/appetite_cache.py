@@ -48,7 +48,7 @@ from insureops.platform.data.code_cache import code_fingerprint, insureops_cache
 if TYPE_CHECKING:
     from insureops.engine.evaluation.compiler import CompiledRuleset
 
-FORMAT = "insureops-market-cache/1"
+FORMAT = "insureops-market-cache/2"
 PACKAGES = ("insureops.dsl", "insureops.engine", "insureops.schema", "insureops.carrier_matching")
 DIGEST = 32  # bytes of HMAC-SHA256
 
@@ -63,6 +63,7 @@ class _Appetite(msgspec.Struct, forbid_unknown_fields=True, array_like=True):
     column: int | None
     max_limit: str | None
     boxes: list
+    kinds: dict[str, list[str]]
     ir: msgspec.Raw
 
 
@@ -157,6 +158,7 @@ class AppetiteCache:
                 appetite.tested, appetite.line, appetite.column,
                 None if appetite.max_limit is None else str(appetite.max_limit),
                 boxes_to_data(ruleset.accepting_boxes()),
+                {name: list(kinds) for name, kinds in ruleset.rule_kinds().items()},
                 msgspec.Raw(msgspec.msgpack.encode(ruleset_to_data(ruleset.ir)))))
         except (ValueError, TypeError, RecursionError):
             return
@@ -312,7 +314,8 @@ def _appetite(entry: _Appetite, key: str, source: str, path: str,
         return ruleset_from_data(msgspec.msgpack.decode(raw))
 
     ruleset = LazyRuleset(entry.name, load_ir, source=source, filename=path, boxes=boxes,
-                          code_cache=code, kept=code.owner)
+                          code_cache=code, kept=code.owner,
+                          kinds={name: tuple(kinds) for name, kinds in entry.kinds.items()})
     limit = None if entry.max_limit is None else Decimal(entry.max_limit)
     return CheckedAppetite(entry.name, entry.title, tuple(tuple(i) for i in entry.inputs),
                            entry.tested, entry.line, entry.column, limit, ruleset)
