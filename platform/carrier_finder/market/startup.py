@@ -1,6 +1,6 @@
 """Start-up of the carrier finder: the example market on an empty embedded database; the market
-read, indexed and compiled before the service listens (within a bound), the classifier's index
-read in the background."""
+read, indexed and compiled and the classifier's index read before the service listens (within a
+bound of CPU time), the rest in the background."""
 
 from __future__ import annotations
 
@@ -94,9 +94,9 @@ BEFORE_LISTENING = 1.0  # CPU seconds a start spends on the market before it lis
 def warm_market(store: MarketStore):
     """A start-up hook: read the shared market into `store`, index it and compile its
     appetites (restored whole from the appetite cache when it has them), then read the
-    classifier's index, on the warm-up's own thread. The service listens once the market is
-    compiled, or after BEFORE_LISTENING seconds of CPU (a cold cache, a large market): the
-    first match after a restart finds everything ready, or waits only for the rest (a workspace
+    classifier's index, on the warm-up's own thread. The service listens once that is done, or
+    after BEFORE_LISTENING seconds of CPU (a cold cache, a large market): the first match
+    after a restart finds everything ready, or waits only for the rest (a workspace
     without entries of its own shares the snapshot; a match compiles the few appetites it
     evaluates that the warm-up has not reached). A failure is logged: requests then read the
     market (or the index) as they would without it."""
@@ -113,7 +113,7 @@ def warm_market(store: MarketStore):
                 # would otherwise scan them again while a first match compiles its candidates
                 gc.freeze()
                 compiled = await store.warm_threads.run(store.compile_all, market)
-                ready.set()
+                # before listening too: read after it, it took the interpreter from first matches
                 await store.warm_threads.run(_load_classifier)
             except (SQLAlchemyError, OSError, ValueError) as exc:
                 log.warning("the carrier market was not warmed: %s", type(exc).__name__)
