@@ -45,7 +45,9 @@ def create_app(index_builder=index_market_appetites,
 
 async def _stop_warming(app: web.Application) -> None:
     """Cancel the start-up warm-up and wait for it, while the database is still open."""
-    tasks = list(cast(MarketStore, app[MARKET_STORE]).warming)
+    store = cast(MarketStore, app[MARKET_STORE])
+    store.stopping = True  # the thread compiling the market stops at the next appetite
+    tasks = list(store.warming)
     for task in tasks:
         task.cancel()
     if tasks:

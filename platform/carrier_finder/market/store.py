@@ -56,6 +56,7 @@ class MarketStore:
         # index never queue behind it (a request compiles the few appetites it evaluates)
         self.warm_threads = BoundedExecutor("market-warm", 1)
         self._matches = 0  # matches running now: the warm-up waits for them (`matching`)
+        self.stopping = False  # set on shutdown: the warm-up's compiling stops between appetites
 
     def index(self, market: Market) -> CandidateIndex | None:
         """The candidate index of `market` (built once per snapshot), or None without pruning."""
@@ -110,8 +111,10 @@ class MarketStore:
         count = 0
         for appetite in market.appetites:
             ruleset = appetite.ruleset
-            while self._matches:
+            while self._matches and not self.stopping:
                 time.sleep(pause)
+            if self.stopping:
+                break
             if isinstance(ruleset, LazyRuleset) and not ruleset.is_compiled:
                 ruleset.compiled  # noqa: B018 - compiles it
                 # the code lives as long as the market: out of the collector's passes, which

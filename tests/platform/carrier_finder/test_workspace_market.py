@@ -57,3 +57,17 @@ def test_the_warm_up_waits_while_a_match_runs():
     assert not waiting.is_alive()
     assert all(appetite.ruleset.is_compiled for appetite in market.appetites
                if hasattr(appetite.ruleset, "is_compiled"))
+
+
+def test_the_warm_up_stops_compiling_when_the_service_stops_even_while_a_match_runs():
+    store = MarketStore(None)
+    market = load_market(market_texts())
+    with store.matching():
+        waiting = threading.Thread(target=store.compile_all, args=(market,))
+        waiting.start()
+        store.stopping = True  # what the area's shutdown sets
+        waiting.join(30)
+        assert not waiting.is_alive()
+    assert store.compile_all(market) == 0
+    assert not any(appetite.ruleset.is_compiled for appetite in market.appetites
+                   if hasattr(appetite.ruleset, "is_compiled"))
