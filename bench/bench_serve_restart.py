@@ -115,6 +115,12 @@ def start(env: dict, database: Path, key: str | None, matches: int = 3) -> dict:
                 time.sleep(0.02)
             if time.perf_counter() - started > 300:
                 raise RuntimeError("serve did not answer within 300 s")
+        if key is None:  # the first start: until its warm-up has kept the compiled market
+            log = database.with_suffix(".log")
+            while "carrier market warm" not in log.read_text(errors="replace"):
+                if time.perf_counter() - started > 600:
+                    raise RuntimeError("the market was not warm within 600 s")
+                time.sleep(0.1)
         if key is not None:
             for index in range(matches):
                 business = BUSINESSES[index % len(BUSINESSES)]
