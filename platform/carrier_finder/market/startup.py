@@ -88,7 +88,7 @@ def _load_classifier() -> None:
     classify("warm up the index")
 
 
-BEFORE_LISTENING = 1.5  # CPU seconds a start spends on the market before it listens anyway
+BEFORE_LISTENING = 0.75  # CPU seconds a start spends on the market before it listens anyway
 
 
 def warm_market(store: MarketStore):
