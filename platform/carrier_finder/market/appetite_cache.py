@@ -51,6 +51,10 @@ if TYPE_CHECKING:
 FORMAT = "insureops-market-cache/2"
 PACKAGES = ("insureops.dsl", "insureops.engine", "insureops.schema", "insureops.carrier_matching")
 DIGEST = 32  # bytes of HMAC-SHA256
+# The folder's bound: past it, a process's first write removes the least recently used files
+# (reads touch theirs) down to three quarters of it. Entries of old code versions go first.
+MAX_BYTES = 1 << 30
+ENTRY_FOLDERS = ("appetites", "code", "compiled", "indexes")
 
 
 class _Appetite(msgspec.Struct, forbid_unknown_fields=True, array_like=True):
@@ -76,11 +80,14 @@ class AppetiteCache:
     """Checked appetites and compiled code in `folder` (carrier_matching.compiled's
     AppetiteCache port and the engine's code cache port). Counts hits and misses."""
 
-    def __init__(self, folder: Path | None = None, *, write: bool = True) -> None:
+    def __init__(self, folder: Path | None = None, *, write: bool = True,
+                 max_bytes: int = MAX_BYTES) -> None:
         self.folder = folder if folder is not None else default_folder()
         self.write = write
+        self.max_bytes = max_bytes
         self.hits = self.misses = 0
         self._key: bytes | None = None
+        self._swept = False
 
     # --- the HMAC key and signed files ----------------------------------------------------
 
@@ -104,6 +111,9 @@ class AppetiteCache:
         if len(data) < DIGEST or not hmac.compare_digest(
                 data[:DIGEST], hmac.new(secret, body, hashlib.sha256).digest()):
             return None
+        if self.write:
+            with contextlib.suppress(OSError):
+                os.utime(where)  # recently used: the sweep keeps it
         return body
 
     def _write(self, where: Path, body: bytes) -> None:
@@ -112,6 +122,9 @@ class AppetiteCache:
         secret = self._secret()
         if secret is None:
             return
+        if not self._swept:
+            self._swept = True
+            self.sweep()
         temporary = where.with_name(f"{where.name}.{os.getpid()}.tmp")
         try:
             _private_folder(where.parent, self.folder)
@@ -122,6 +135,29 @@ class AppetiteCache:
         except OSError:
             with contextlib.suppress(OSError):
                 temporary.unlink(missing_ok=True)
+
+    def sweep(self) -> int:
+        """Keep the folder within `max_bytes`: when its entries exceed it, remove the least
+        recently used down to three quarters of it; how many files were removed."""
+        entries = []
+        for name in ENTRY_FOLDERS:
+            with contextlib.suppress(OSError), os.scandir(self.folder / name) as found:
+                for entry in found:
+                    with contextlib.suppress(OSError):
+                        info = entry.stat(follow_symlinks=False)
+                        entries.append((info.st_mtime, info.st_size, entry.path))
+        total = sum(size for _, size, _ in entries)
+        removed = 0
+        if total <= self.max_bytes:
+            return removed
+        for _, size, path in sorted(entries):
+            if total <= self.max_bytes * 3 // 4:
+                break
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+                total -= size
+                removed += 1
+        return removed
 
     # --- checked appetites (carrier_matching.compiled.AppetiteCache) ----------------------
 

@@ -11,13 +11,13 @@ from pathlib import Path
 from insureops.carrier_matching import load_market
 from insureops.carrier_matching.matching import match
 from insureops.carrier_matching.pruning import index_market_appetites
-from insureops.platform.carrier_finder.market.appetite_cache import AppetiteCache
+from insureops.platform.carrier_finder.market.appetite_cache import ENTRY_FOLDERS, AppetiteCache
 from tests.carrier_matching.market_texts import market_texts
 
 ELECTRICIAN = {"naics": "238210", "state": "CA", "annual_revenue": 1_750_000,
                "description": "Electrical service", "years_in_business": 15}
 AS_OF = date(2026, 3, 1)
-KINDS = ("appetites", "code", "compiled", "indexes")
+KINDS = ENTRY_FOLDERS
 
 
 def answers(market) -> list[tuple]:
@@ -150,3 +150,21 @@ def test_files_are_private_to_the_user(tmp_path: Path):
     assert all(entry.stat().st_mode & 0o777 == 0o600
                for kind in KINDS for entry in entries(folder, kind))
     assert entries(folder, "compiled")
+
+
+def folder_files(folder: Path) -> set[Path]:
+    return {path for kind in KINDS for path in (folder / kind).glob("*")}
+
+
+def test_the_folder_stays_within_its_bound_keeping_the_recently_used(tmp_path: Path):
+    load_market(market_texts(), cache=AppetiteCache(tmp_path))  # its appetite entry
+    current = folder_files(tmp_path)
+    size = sum(path.stat().st_size for path in current)
+    old = tmp_path / "appetites" / "old.bin"
+    old.write_bytes(b"x" * (2 * size))  # an entry of an older code version, never read again
+    os.utime(old, (1, 1))
+    assert AppetiteCache(tmp_path, max_bytes=3 * size).sweep() == 0  # within the bound
+    cache = AppetiteCache(tmp_path, max_bytes=3 * size - 1)
+    assert load_market(market_texts(), cache=cache).appetites
+    assert cache.sweep() == 1
+    assert folder_files(tmp_path) == current  # the least recently used went, nothing else
