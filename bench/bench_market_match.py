@@ -1,9 +1,11 @@
 """One business matched against the whole example market in-process, for businesses of several
 shapes (issue 29's market target; figures in docs/performance.md).
 
-    python bench/bench_market_match.py [--rounds 40] [--instructions]
+    python bench/bench_market_match.py [--rounds 40] [--instructions] [--index]
 
-No candidate index: every appetite of a product offered in the business's state is evaluated.
+No candidate index: every appetite of a product offered in the business's state is evaluated;
+`--index` matches as `serve` and the CLI do, with the market's candidate index (its accepts
+and refers checked equal to the run without it; the pruned are declined unevaluated).
 Rounds interleave BUSINESSES; each one's median and p90 CPU time, answers and appetites run.
 `--instructions` adds callgrind's instructions per match (the market read from a compiled
 market cache in a temporary folder; a dump at each `os.getppid()`). Both measure the service's
@@ -67,11 +69,9 @@ def load(cache: Path | None = None):
     return load_market(read_market_folder(MARKET), cache=AppetiteCache(cache))
 
 
-def warm(market) -> None:
+def warm(market, match) -> None:
     """Every business matched WARM times (the appetites compile on their first evaluation),
     then what lives as long as the market frozen, as the service does."""
-    from insureops.carrier_matching.matching import match
-
     for _ in range(WARM):
         for business in BUSINESSES.values():
             match(business, market, as_of=AS_OF)
@@ -79,15 +79,40 @@ def warm(market) -> None:
     gc.freeze()
 
 
-def timed(rounds: int) -> None:
+def indexed(market, on: bool):
+    """`match` as the bench runs it: with the market's candidate index when `on`."""
     from insureops.carrier_matching.matching import match
+    from insureops.carrier_matching.pruning import index_market_appetites
 
+    if not on:
+        return match
+    index = index_market_appetites(market.appetites)
+    written = {name: _written(match(business, market, as_of=AS_OF))
+               for name, business in BUSINESSES.items()}
+    for name, business in BUSINESSES.items():
+        found = _written(match(business, market, as_of=AS_OF, index=index))
+        if found != written[name]:
+            raise SystemExit(f"{name}: the index changed an accept or refer")
+
+    def with_index(business, market, *, as_of):
+        return match(business, market, as_of=as_of, index=index)
+    return with_index
+
+
+def _written(report) -> list[tuple]:
+    return [(r.product.id, r.decision, r.score, r.reasons) for r in report.results
+            if r.decision != "decline"]
+
+
+def timed(rounds: int, index: bool) -> None:
     started = time.process_time()
     market = load()
-    warm(market)
+    match = indexed(market, index)
+    warm(market, match)
     print(f"example market: {len(market.products)} products, {len(market.appetites)} "
           f"appetites, loaded, compiled and warmed in {time.process_time() - started:.1f} s "
-          f"CPU; load average {os.getloadavg()[0]:.1f}")
+          f"CPU; load average {os.getloadavg()[0]:.1f}; candidate index "
+          f"{'on' if index else 'off'}")
     times: dict[str, list[float]] = {name: [] for name in BUSINESSES}
     for _ in range(rounds):
         for name, business in BUSINESSES.items():
@@ -103,7 +128,7 @@ def timed(rounds: int) -> None:
               f"answers, {ran:3d} appetites run")
 
 
-def instructions() -> None:
+def instructions(index: bool) -> None:
     with tempfile.TemporaryDirectory() as folder:
         cache = Path(folder) / "market"
         from insureops.carrier_matching.matching import match
@@ -114,7 +139,8 @@ def instructions() -> None:
         out = Path(folder) / "callgrind.out"
         run = subprocess.run(
             ["valgrind", "--tool=callgrind", "--dump-before=getppid",
-             f"--callgrind-out-file={out}", sys.executable, __file__, "--child", str(cache)],
+             f"--callgrind-out-file={out}", sys.executable, __file__, "--child", str(cache),
+             *(["--index"] if index else [])],
             capture_output=True, text=True, check=False,
             env={**os.environ, "PYTHONHASHSEED": "0"})
         dumps = sorted(Path(folder).glob("callgrind.out.*"),
@@ -128,11 +154,10 @@ def instructions() -> None:
             print(f"  {name:26s} {total / COUNT / 1e6:6.2f} M")
 
 
-def child(cache: str) -> None:
-    from insureops.carrier_matching.matching import match
-
+def child(cache: str, index: bool) -> None:
     market = load(Path(cache))
-    warm(market)
+    match = indexed(market, index)
+    warm(market, match)
     for business in BUSINESSES.values():
         os.getppid()  # callgrind dumps here: what follows is this business's
         for _ in range(COUNT):
@@ -144,14 +169,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--index", action="store_true",
+                        help="match with the candidate index, as serve and the CLI do")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child)
+        child(args.child, args.index)
         return
-    timed(args.rounds)
+    timed(args.rounds, args.index)
     if args.instructions:
-        instructions()
+        instructions(args.index)
 
 
 if __name__ == "__main__":
