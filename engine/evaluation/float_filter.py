@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 from insureops.engine import ir
 from insureops.engine.ir.numbers import DIVISION_DIGITS, MAX_DIGITS
+from insureops.engine.ir.operators import PYTHON
+from insureops.engine.ir.tree import children, conjuncts
 
 MARGIN = 1e-9  # far above the error of any expression the language can nest
 _ARITHMETIC = {"+", "-", "*", "/"}
@@ -149,9 +151,20 @@ class FloatFilter:
                                                              leaf=False)
         if isinstance(node, ir.Comprehension) and node.kind == "sum":
             return self._sum(node, scope)
+        if isinstance(node, ir.Member) and isinstance(node.obj, ir.Name) \
+                and node.field in emitter.shadows and node.obj.name == "outputs" \
+                and scope.get("outputs") == ("o", None, "o"):  # the rule loop's outputs
+            return self._shadowed(emitter.shadows[node.field])
         if isinstance(node, (ir.Member, ir.Name)):
             return self._leaf(emitter.expr(node, scope))
         return None
+
+    def _shadowed(self, local: str) -> Term:
+        """An output read through the float its writes keep in `local` (None when the value
+        written has no float leaf: then the exact path, as for `_leaf`'s lookup)."""
+        x = self.src.fresh("_f")
+        return Term(f"({x} if ({x} := {local}) is not None else BAIL())",
+                    f"({x} if {x} >= 0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST, leaf=True)
 
     def _leaf(self, code) -> Term | None:
         """A value read: an int or a float in the leaf range as it is (a raw field), a
@@ -219,10 +232,38 @@ def constant_floats(names: dict) -> dict:
     """id -> float of every Decimal constant in the leaf range (`FloatFilter._leaf`)."""
     found = {}
     for value in names.values():
-        if type(value) is Decimal and value.is_finite() and (
-                not value or (LEAF_LEAST <= value.adjusted() <= LEAF_HIGH
-                              and value.as_tuple().exponent >= LEAF_LOW)):
-            found[id(value)] = float(value)
+        number = leaf_float(value)
+        if number is not None:
+            found[id(value)] = number
+    return found
+
+
+def leaf_float(value: object) -> float | None:
+    """The float of a constant the filter takes as a leaf (a Decimal in the leaf range), or
+    None."""
+    if type(value) is Decimal and value.is_finite() and (
+            not value or (LEAF_LEAST <= value.adjusted() <= LEAF_HIGH
+                          and value.as_tuple().exponent >= LEAF_LOW)):
+        return float(value)
+    return None
+
+
+def shadowed_outputs(condition) -> set[str]:
+    """The outputs a rule's condition reads (`outputs.x`) where the filter, in the rule
+    loop, takes them as leaves: in its comparisons of computed numbers, outside any
+    comprehension (whose body is a function of its own)."""
+    found: set[str] = set()
+    for part in conjuncts(condition):
+        if isinstance(part, ir.Binary) and part.op in PYTHON and (
+                _computed(part.left) or _computed(part.right)):
+            stack = [part.left, part.right]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ir.Member) and isinstance(node.obj, ir.Name) \
+                        and node.obj.name == "outputs":
+                    found.add(node.field)
+                elif isinstance(node, (ir.Binary, ir.Unary)):
+                    stack.extend(children(node))
     return found
 
 

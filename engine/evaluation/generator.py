@@ -174,15 +174,19 @@ class Emitter:
         # default call the form that makes it on first use (`ruleset_code.LAZY`)
         self.ev = "ev"
         self.inlined: dict[int, Code] = {}  # comprehensions computed by statements before
+        # an output's float kept in a local by every write of it (`ruleset_code.py`): output
+        # name -> local, for the float filter in the rule loop (not in a function of its own)
+        self.shadows: dict[str, str] = {}
 
     @contextmanager
     def nested(self) -> Iterator[None]:
         """Emitting the body of a function of its own: `ev` is its parameter there."""
         outer, self.ev = self.ev, "ev"
+        shadows, self.shadows = self.shadows, {}
         try:
             yield
         finally:
-            self.ev = outer
+            self.ev, self.shadows = outer, shadows
 
     def arguments(self, params: list[str]) -> str:
         """The call's arguments for a function of its own taking `params`."""

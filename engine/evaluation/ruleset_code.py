@@ -12,7 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from insureops.engine import ir
-from insureops.engine.evaluation.float_filter import FloatFilter
+from insureops.engine.evaluation.float_filter import FloatFilter, leaf_float, shadowed_outputs
 from insureops.engine.evaluation.generator import NOT_CONSTANT, Code, Column, Emitter, Scope, Source
 from insureops.engine.inputs.slots import Slot
 from insureops.engine.ir import numbers
@@ -58,6 +58,13 @@ class RulesetCode:
             emitter.ev = (f"(ev or (ev := EVALUATION(_st, as_of, {src.const(limits)}, "
                           f"{src.const(regexes)}, {limits.max_input_nodes})))")
         self.ev = emitter.ev
+        if not traced:  # outputs the float filter reads in the rule loop: their floats kept
+            read = set()
+            for item in self.items:
+                if isinstance(item, ir.Rule) and item.enabled:
+                    read |= shadowed_outputs(item.condition)
+            emitter.shadows = {name: f"_fo{n}" for n, name in enumerate(sorted(read))}
+        self.shadows = tuple(emitter.shadows.values())
         scope = self._scope()
         body = []
         for item in self.items:
@@ -120,7 +127,8 @@ class RulesetCode:
             lines += [f"    ev.remaining -= {active}",
                       "    if ev.remaining < 0: ev.charge(0, None)"]
         lines += ["    score = ZERO; decision = None; rank = 0; _i = None",
-                  "    o = {}" if self.outputs or traced else "    o = None"]
+                  "    o = {}" if self.outputs or traced else "    o = None",
+                  *(f"    {local} = None" for local in self.shadows)]
         if traced:
             lines += ["    fired = []; reasons = []; tags = set(); trace = []; stopped = False"]
         else:
@@ -262,7 +270,7 @@ class RulesetCode:
             return [f"score = SCORE(score, {emitter.converted(value)}, "
                     f"{action.op == '+='}, {what}, {span})"]
         if isinstance(action, ir.SetAction):
-            return [f"o[{src.const(action.name)}] = {self._kept(emitter, action.value, scope)}"]
+            return self._output(src, emitter, action.name, action.value, scope)
         if isinstance(action, ir.DecisionAction):
             rank = ir.DECISION_RANK[action.decision]
             return [f"_t = {self._message(src, emitter, action.message, scope)}",
@@ -287,12 +295,23 @@ class RulesetCode:
         return [f"{kind} = {one} if {kind} is None else {kind} + {one}"]
 
     @staticmethod
-    def _kept(emitter, expr, scope) -> str:
-        """The text of a value a result keeps: a shared constant list is copied (thawed)."""
+    def _kept(emitter, expr, scope) -> Code:
+        """The code of a value a result keeps: a shared constant list is copied (thawed)."""
         code = emitter.expr(expr, scope)
         if code.constant is not NOT_CONSTANT and type(code.constant) is not tuple:
-            return code.text
-        return f"THAW({emitter.converted(code)})"
+            return code
+        return Code(f"THAW({emitter.converted(code)})")
+
+    def _output(self, src, emitter, name: str, expr, scope) -> list[str]:
+        """Statements setting output `name` to `expr`'s value and, when the float filter reads
+        that output in the rule loop, the float it reads (`_fo<n>`: the constant's float,
+        None for any other value, which the filter leaves to the exact path)."""
+        code = self._kept(emitter, expr, scope)
+        lines = [f"o[{src.const(name)}] = {code.text}"]
+        local = emitter.shadows.get(name)
+        if local is not None:
+            lines.append(f"{local} = {leaf_float(code.constant)!r}")
+        return lines
 
     @staticmethod
     def _message(src, emitter, expr, scope) -> str:
@@ -363,8 +382,8 @@ class RulesetCode:
             for row, tests in zip(node.rows, rows):
                 lines.append(f"    if {' and '.join(tests) or 'True'}:")
                 for out, value in zip(node.outputs, row.values):
-                    lines.append(f"        o[{src.const(out)}] = "
-                                 f"{self._kept(emitter, value, scope)}")
+                    lines += ["        " + line
+                              for line in self._output(src, emitter, out, value, scope)]
                 lines += ["        " + line for line in fire] + ["        break"]
             lines.append("    break")
             return lines
@@ -386,14 +405,17 @@ class RulesetCode:
             for number, row in enumerate(node.rows, 1):
                 lines.append(f"if _m and _m[0] == {number}:")
                 for out, value in zip(node.outputs, row.values):
-                    lines.append(f"    o[{src.const(out)}] = {self._kept(emitter, value, scope)}")
+                    lines += ["    " + line
+                              for line in self._output(src, emitter, out, value, scope)]
             return lines
         for position, out in enumerate(node.outputs):
             lines.append("_l = []")
             for number, row in enumerate(node.rows, 1):
                 lines.append(f"if {number} in _m: _l.append("
-                             f"{self._kept(emitter, row.values[position], scope)})")
+                             f"{self._kept(emitter, row.values[position], scope).text})")
             lines.append(f"o[{src.const(out)}] = _l")
+            if out in emitter.shadows:
+                lines.append(f"{emitter.shadows[out]} = None")
         return lines
 
     # --- the trace -------------------------------------------------------------------------
@@ -470,7 +492,8 @@ class RulesetCode:
             for number, row in enumerate(node.rows, 1):
                 lines.append(f"if _m and _m[0] == {number}:")
                 for out, value in zip(node.outputs, row.values):
-                    lines.append(f"    o[{src.const(out)}] = {self._kept(emitter, value, scope)}")
+                    lines += ["    " + line
+                              for line in self._output(src, emitter, out, value, scope)]
         else:
             lines += self._apply(src, emitter, node, scope)
         lines += ["if _m: fired.append(" + src.const(node.name) + ")",
