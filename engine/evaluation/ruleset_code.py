@@ -9,6 +9,7 @@ recording on, also reports skipped items and every evaluated sub-expression.
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from decimal import Decimal
 
 from insureops.engine import ir
@@ -21,6 +22,7 @@ from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import DEFAULT_LIMITS
 from insureops.engine.ir.operators import PYTHON
 from insureops.engine.ir.printer import format_expr
+from insureops.engine.ir.result import Outputs
 from insureops.engine.ir.tree import conjuncts
 
 FEW_ITEMS = 16
@@ -65,6 +67,9 @@ class RulesetCode:
                     read |= shadowed_outputs(item.condition)
             emitter.shadows = {name: f"_fo{n}" for n, name in enumerate(sorted(read))}
         self.shadows = tuple(emitter.shadows.values())
+        # the item that first writes outputs, when it writes only constants: each of its
+        # branches names the outputs it leaves (`_ok`), so the result needs no copy of them
+        self.known = None if traced else self._first_writer()
         scope = self._scope()
         body = []
         for item in self.items:
@@ -128,7 +133,8 @@ class RulesetCode:
                       "    if ev.remaining < 0: ev.charge(0, None)"]
         lines += ["    score = ZERO; decision = None; rank = 0; _i = None",
                   "    o = {}" if self.outputs or traced else "    o = None",
-                  *(f"    {local} = None" for local in self.shadows)]
+                  *(f"    {local} = None" for local in self.shadows),
+                  *(["    _ok = None"] if self.known is not None else [])]
         if traced:
             lines += ["    fired = []; reasons = []; tags = set(); trace = []; stopped = False"]
         else:
@@ -144,7 +150,7 @@ class RulesetCode:
         # default limits a ruleset whose results cannot grow past them is not sized, and its
         # Result is made here, each list only where the ruleset can fill it
         made = (f"MADE({name}, decision or {default}, score, "
-                f"{'OUTPUTS(o) if o else NO_OUTPUTS' if self.outputs else 'NO_OUTPUTS'}, "
+                f"{self._outputs_made() if self.outputs else 'NO_OUTPUTS'}, "
                 f"{self._kept_list('reasons') if self.fills('reasons') else 'NO_ITEMS'}, "
                 f"{'tuple(sorted(tags)) if tags else NO_ITEMS' if self.fills('tags') else 'NO_ITEMS'}, "
                 f"{self._kept_list('fired')})")
@@ -153,6 +159,56 @@ class RulesetCode:
         return (f"(RESULT({name}, decision or {default}, score, o, reasons, tags, fired, None, "
                 f"{limits}) if sized else {made}) if fired or o else MADE({name}, decision or "
                 f"{default}, score, NO_OUTPUTS, NO_ITEMS, NO_ITEMS, NO_ITEMS)")
+
+    def _outputs_made(self) -> str:
+        """The result's outputs: the first writer's constant outputs when nothing else wrote
+        any (`known`), else a read-only copy of the outputs."""
+        copied = "OUTPUTS(o) if o else NO_OUTPUTS"
+        return copied if self.known is None else f"(_ok if _ok is not None else {copied})"
+
+    def _first_writer(self):
+        """The enabled item that runs first of those writing outputs, if every value it writes
+        is a constant scalar and it writes them in each of its branches together (a rule's
+        `set`s, a `first` or `unique` table's row); else None."""
+        for item in self.items:
+            if not getattr(item, "enabled", True):
+                continue
+            if isinstance(item, ir.Table):
+                if item.hit == "collect":
+                    return None
+                values = [value for row in item.rows for value in row.values]
+            else:
+                values = [action.value for action in item.actions
+                          if isinstance(action, ir.SetAction)]
+                if not values:
+                    continue
+            return item if all(self._scalar(value) is not NOT_CONSTANT for value in values) \
+                else None
+        return None
+
+    def _scalar(self, expr) -> object:
+        """The immutable scalar constant `expr` is (folded, literal or a const), else
+        NOT_CONSTANT."""
+        if isinstance(expr, ir.Literal):
+            value = expr.value
+        elif isinstance(expr, ir.Name) and expr.name in self.consts \
+                and expr.name not in self.slots:
+            value = self.consts[expr.name]
+        else:
+            value = self.folded.get(id(expr), NOT_CONSTANT)
+        if value is None or type(value) in (Decimal, str, bool, date, datetime):
+            return value
+        return NOT_CONSTANT
+
+    def _known(self, src, item, pairs) -> list[str]:
+        """After a branch of `item` wrote the outputs `pairs` (name, expression): the outputs
+        as they now stand when `item` is the constant first writer, else unknown."""
+        if self.known is None:
+            return []
+        if item is not self.known:
+            return ["_ok = None"]
+        made = {name: self._scalar(expr) for name, expr in pairs}
+        return [f"_ok = {src.const(Outputs(made))}"]
 
     def _kept_list(self, kind: str) -> str:
         return f"{kind} or NO_ITEMS" if self.tuples else f"tuple({kind}) if {kind} else NO_ITEMS"
@@ -253,6 +309,10 @@ class RulesetCode:
                 stops = True
                 continue
             lines += ["        " + line for line in self._action(src, emitter, action, scope)]
+        sets = [(action.name, action.value) for action in node.actions
+                if isinstance(action, ir.SetAction)]
+        if sets:
+            lines += ["        " + line for line in self._known(src, node, sets)]
         if stops:
             lines.append(f"        return {self._finish(src, False)}")
         lines.append("    break")
@@ -384,6 +444,8 @@ class RulesetCode:
                 for out, value in zip(node.outputs, row.values):
                     lines += ["        " + line
                               for line in self._output(src, emitter, out, value, scope)]
+                pairs = list(zip(node.outputs, row.values))
+                lines += ["        " + line for line in self._known(src, node, pairs)]
                 lines += ["        " + line for line in fire] + ["        break"]
             lines.append("    break")
             return lines
@@ -407,6 +469,8 @@ class RulesetCode:
                 for out, value in zip(node.outputs, row.values):
                     lines += ["    " + line
                               for line in self._output(src, emitter, out, value, scope)]
+                pairs = list(zip(node.outputs, row.values))
+                lines += ["    " + line for line in self._known(src, node, pairs)]
             return lines
         for position, out in enumerate(node.outputs):
             lines.append("_l = []")
@@ -414,6 +478,7 @@ class RulesetCode:
                 lines.append(f"if {number} in _m: _l.append("
                              f"{self._kept(emitter, row.values[position], scope).text})")
             lines.append(f"o[{src.const(out)}] = _l")
+            lines += self._known(src, node, ())
             if out in emitter.shadows:
                 lines.append(f"{emitter.shadows[out]} = None")
         return lines
