@@ -106,7 +106,7 @@ class FloatFilter:
         texts = exact.text + left.value + right.value
         params = emitter._params(scope, used) + [held for held in (emitter.hoisted or ())
                                                  if held in texts]
-        test = {"<": "_d < 0", "<=": "_d < 0", ">": "_d > 0", ">=": "_d > 0",
+        test = {"<": "_d < 0.0", "<=": "_d < 0.0", ">": "_d > 0.0", ">=": "_d > 0.0",
                 "==": "False", "!=": "True"}[node.op]
         return left, right, exact, test, params
 
@@ -164,7 +164,7 @@ class FloatFilter:
         written has no float leaf: then the exact path, as for `_leaf`'s lookup)."""
         x = self.src.fresh("_f")
         return Term(f"({x} if ({x} := {local}) is not None else BAIL())",
-                    f"({x} if {x} >= 0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST, leaf=True)
+                    f"({x} if {x} >= 0.0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST, leaf=True)
 
     def _leaf(self, code) -> Term | None:
         """A value read: an int or a float in the leaf range as it is (a raw field), a
@@ -182,7 +182,7 @@ class FloatFilter:
             value = (f"({x} if ({x} := {self.src.const(self.src.floats)}.get(id({code.text}))) "
                      f"is not None else BAIL())")
         # the magnitude inline (a comparison, not a call of `abs`)
-        return Term(value, f"({x} if {x} >= 0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST,
+        return Term(value, f"({x} if {x} >= 0.0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST,
                     leaf=True)
 
     def _sum(self, node: ir.Comprehension, scope) -> Term | None:

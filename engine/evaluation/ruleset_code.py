@@ -14,7 +14,15 @@ from decimal import Decimal
 
 from insureops.engine import ir
 from insureops.engine.evaluation.float_filter import FloatFilter, leaf_float, shadowed_outputs
-from insureops.engine.evaluation.generator import NOT_CONSTANT, Code, Column, Emitter, Scope, Source
+from insureops.engine.evaluation.generator import (
+    NOT_CONSTANT,
+    Code,
+    Column,
+    Emitter,
+    Scope,
+    Source,
+    item_expressions,
+)
 from insureops.engine.inputs.slots import Slot
 from insureops.engine.ir import numbers
 from insureops.engine.ir.builtins import CLOCK
@@ -23,7 +31,7 @@ from insureops.engine.ir.limits import DEFAULT_LIMITS
 from insureops.engine.ir.operators import PYTHON
 from insureops.engine.ir.printer import format_expr
 from insureops.engine.ir.result import Outputs
-from insureops.engine.ir.tree import conjuncts
+from insureops.engine.ir.tree import children, conjuncts
 
 FEW_ITEMS = 16
 
@@ -68,7 +76,8 @@ class RulesetCode:
             emitter.shadows = {name: f"_fo{n}" for n, name in enumerate(sorted(read))}
         self.shadows = tuple(emitter.shadows.values())
         # the item that first writes outputs, when it writes only constants: each of its
-        # branches names the outputs it leaves (`_ok`), so the result needs no copy of them
+        # branches sets `o` to the read-only outputs it leaves (made once), which the result
+        # shares; a later writer copies them into a dict first
         self.known = None if traced else self._first_writer()
         scope = self._scope()
         body = []
@@ -110,7 +119,9 @@ class RulesetCode:
                      else "    sized = True", "    as_of = ev.as_of"]
         else:
             limits = DEFAULT_LIMITS
-            lines = ["def evaluate(inputs, *, as_of=None, explain=False, limits=None):",
+            # as_of, explain and limits are keywords (as `CompiledRuleset.evaluate` has them);
+            # declared positional-or-keyword here, where their defaults cost no lookups
+            lines = ["def evaluate(inputs, as_of=None, explain=False, limits=None):",
                      "    if explain or limits is not None:",
                      f"        return {src.const(general)}(inputs, as_of=as_of, explain=explain, "
                      f"limits=limits)",
@@ -132,9 +143,9 @@ class RulesetCode:
             lines += [f"    ev.remaining -= {active}",
                       "    if ev.remaining < 0: ev.charge(0, None)"]
         lines += ["    score = ZERO; decision = None; rank = 0; _i = None",
-                  "    o = {}" if self.outputs or traced else "    o = None",
-                  *(f"    {local} = None" for local in self.shadows),
-                  *(["    _ok = None"] if self.known is not None else [])]
+                  "    o = None" if not (self.outputs or traced) else
+                  "    o = NO_OUTPUTS" if self.known is not None else "    o = {}",
+                  *(f"    {local} = None" for local in self.shadows)]
         if traced:
             lines += ["    fired = []; reasons = []; tags = set(); trace = []; stopped = False"]
         else:
@@ -163,8 +174,9 @@ class RulesetCode:
     def _outputs_made(self) -> str:
         """The result's outputs: the first writer's constant outputs when nothing else wrote
         any (`known`), else a read-only copy of the outputs."""
-        copied = "OUTPUTS(o) if o else NO_OUTPUTS"
-        return copied if self.known is None else f"(_ok if _ok is not None else {copied})"
+        if self.known is None:
+            return "OUTPUTS(o) if o else NO_OUTPUTS"
+        return "(OUTPUTS(o) if type(o) is DICT else o)"
 
     def _first_writer(self):
         """The enabled item that runs first of those writing outputs, if every value it writes
@@ -182,9 +194,25 @@ class RulesetCode:
                           if isinstance(action, ir.SetAction)]
                 if not values:
                     continue
-            return item if all(self._scalar(value) is not NOT_CONSTANT for value in values) \
-                else None
+            if self._reads_outputs_whole() or any(self._scalar(value) is NOT_CONSTANT
+                                                  for value in values):
+                return None
+            return item
         return None
+
+    def _reads_outputs_whole(self) -> bool:
+        """Whether an expression reads `outputs` other than as `outputs.NAME` (then it must
+        be a plain dict, not the read-only constant outputs of the first writer)."""
+        stack = [(expr, False) for item in self.items for expr in item_expressions(item)]
+        while stack:
+            node, owner = stack.pop()
+            if isinstance(node, ir.Name) and node.name == "outputs" and not owner:
+                return True
+            if isinstance(node, ir.Member):
+                stack.append((node.obj, True))
+            else:
+                stack.extend((child, False) for child in children(node))
+        return False
 
     def _scalar(self, expr) -> object:
         """The immutable scalar constant `expr` is (folded, literal or a const), else
@@ -201,14 +229,17 @@ class RulesetCode:
         return NOT_CONSTANT
 
     def _known(self, src, item, pairs) -> list[str]:
-        """After a branch of `item` wrote the outputs `pairs` (name, expression): the outputs
-        as they now stand when `item` is the constant first writer, else unknown."""
-        if self.known is None:
+        """For a branch of the constant first writer `item` writing `pairs` (name,
+        expression): `o` set to the read-only outputs it leaves."""
+        if self.known is None or item is not self.known:
             return []
-        if item is not self.known:
-            return ["_ok = None"]
         made = {name: self._scalar(expr) for name, expr in pairs}
-        return [f"_ok = {src.const(Outputs(made))}"]
+        return [f"o = {src.const(Outputs(made))}"]
+
+    def _private(self) -> list[str]:
+        """Before a write of outputs by any item but the constant first writer: the outputs
+        it left copied into a dict of this evaluation's own."""
+        return [] if self.known is None else ["if type(o) is not DICT: o = dict(o)"]
 
     def _kept_list(self, kind: str) -> str:
         return f"{kind} or NO_ITEMS" if self.tuples else f"tuple({kind}) if {kind} else NO_ITEMS"
@@ -308,7 +339,8 @@ class RulesetCode:
             if isinstance(action, ir.StopAction):
                 stops = True
                 continue
-            lines += ["        " + line for line in self._action(src, emitter, action, scope)]
+            lines += ["        " + line
+                      for line in self._action(src, emitter, action, scope, node)]
         sets = [(action.name, action.value) for action in node.actions
                 if isinstance(action, ir.SetAction)]
         if sets:
@@ -318,7 +350,7 @@ class RulesetCode:
         lines.append("    break")
         return lines
 
-    def _action(self, src, emitter, action, scope) -> list[str]:
+    def _action(self, src, emitter, action, scope, item=None) -> list[str]:
         span = src.const(action.span)
         if isinstance(action, ir.ScoreAction):
             value = emitter.expr(action.value, scope)
@@ -330,7 +362,7 @@ class RulesetCode:
             return [f"score = SCORE(score, {emitter.converted(value)}, "
                     f"{action.op == '+='}, {what}, {span})"]
         if isinstance(action, ir.SetAction):
-            return self._output(src, emitter, action.name, action.value, scope)
+            return self._output(src, emitter, action.name, action.value, scope, item)
         if isinstance(action, ir.DecisionAction):
             rank = ir.DECISION_RANK[action.decision]
             return [f"_t = {self._message(src, emitter, action.message, scope)}",
@@ -362,12 +394,16 @@ class RulesetCode:
             return code
         return Code(f"THAW({emitter.converted(code)})")
 
-    def _output(self, src, emitter, name: str, expr, scope) -> list[str]:
-        """Statements setting output `name` to `expr`'s value and, when the float filter reads
-        that output in the rule loop, the float it reads (`_fo<n>`: the constant's float,
-        None for any other value, which the filter leaves to the exact path)."""
+    def _output(self, src, emitter, name: str, expr, scope, item) -> list[str]:
+        """Statements setting output `name` of `item` to `expr`'s value (by the constant first
+        writer: by `_known`, after them) and, when the float filter reads that output in the
+        rule loop, the float it reads (`_fo<n>`: the constant's float, None for any other
+        value, which the filter leaves to the exact path)."""
         code = self._kept(emitter, expr, scope)
-        lines = [f"o[{src.const(name)}] = {code.text}"]
+        if self.known is not None and item is self.known:
+            lines = []
+        else:
+            lines = [*self._private(), f"o[{src.const(name)}] = {code.text}"]
         local = emitter.shadows.get(name)
         if local is not None:
             lines.append(f"{local} = {leaf_float(code.constant)!r}")
@@ -392,11 +428,12 @@ class RulesetCode:
                               f"outputs", code="invalid_ir", span=node.span)
         lines, columns = [], []
         for expr in node.inputs:
-            code = emitter.checked(emitter.expr(expr, scope))
+            code, typed = emitter.checked_typed(emitter.expr(expr, scope))
             column = src.fresh("_x")
             lines.append(f"{column} = {code.text}")
             if self._string_cells(node, len(columns)):  # tested as text by several cells
-                lines.append(f"_s{column} = type({column}) is STR")
+                # a raw value of type str is the column's value (`checked` keeps it)
+                lines.append(f"_s{column} = {typed or f'type({column})'} is STR")
                 self.text_columns.add(column)
             columns.append(Code(column, code.slot))
         return lines, columns
@@ -443,7 +480,8 @@ class RulesetCode:
                 lines.append(f"    if {' and '.join(tests) or 'True'}:")
                 for out, value in zip(node.outputs, row.values):
                     lines += ["        " + line
-                              for line in self._output(src, emitter, out, value, scope)]
+                              for line in self._output(src, emitter, out, value, scope,
+                                                       node)]
                 pairs = list(zip(node.outputs, row.values))
                 lines += ["        " + line for line in self._known(src, node, pairs)]
                 lines += ["        " + line for line in fire] + ["        break"]
@@ -468,7 +506,7 @@ class RulesetCode:
                 lines.append(f"if _m and _m[0] == {number}:")
                 for out, value in zip(node.outputs, row.values):
                     lines += ["    " + line
-                              for line in self._output(src, emitter, out, value, scope)]
+                              for line in self._output(src, emitter, out, value, scope, node)]
                 pairs = list(zip(node.outputs, row.values))
                 lines += ["    " + line for line in self._known(src, node, pairs)]
             return lines
@@ -477,8 +515,7 @@ class RulesetCode:
             for number, row in enumerate(node.rows, 1):
                 lines.append(f"if {number} in _m: _l.append("
                              f"{self._kept(emitter, row.values[position], scope).text})")
-            lines.append(f"o[{src.const(out)}] = _l")
-            lines += self._known(src, node, ())
+            lines += [*self._private(), f"o[{src.const(out)}] = _l"]
             if out in emitter.shadows:
                 lines.append(f"{emitter.shadows[out]} = None")
         return lines
@@ -558,7 +595,7 @@ class RulesetCode:
                 lines.append(f"if _m and _m[0] == {number}:")
                 for out, value in zip(node.outputs, row.values):
                     lines += ["    " + line
-                              for line in self._output(src, emitter, out, value, scope)]
+                              for line in self._output(src, emitter, out, value, scope, node)]
         else:
             lines += self._apply(src, emitter, node, scope)
         lines += ["if _m: fired.append(" + src.const(node.name) + ")",

@@ -169,7 +169,7 @@ def test_outputs_agree_with_the_reference_whichever_item_writes_them_first(left_
                                                      if item.name not in left_out))
     compiled = compile_ir(parsed, input_schemas={"r": None}, source=WRITERS)
     reference = compile_reference(parsed, input_schemas={"r": None}, source=WRITERS)
-    assert ("_ok = K" in compiled.generated_source) is ("rate" not in left_out
+    assert ("o = NO_OUTPUTS" in compiled.generated_source) is ("rate" not in left_out
                                                         or "early" not in left_out)
     seen = []
     for state in ("CA", "TX", "NV"):
