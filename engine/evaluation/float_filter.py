@@ -134,15 +134,19 @@ class FloatFilter:
             if right is None or (node.op == "/" and not right.leaf):
                 return None  # a computed divisor may be near zero: no relative bound
             op = node.op
-            if op == "*":
-                return Term(f"({left.value}) * ({right.value})",
-                            f"({left.size}) * ({right.size})",
-                            left.high + right.high + 1, left.low + right.low, left.least)
-            if op == "/":
+            if op in ("*", "/"):
+                value = f"({left.value}) {op} ({right.value})"
+                size = f"({left.size}) {op} ({right.size})"
+                absolute = left.absolute and right.absolute
+                if absolute:  # |a * b| is |a| * |b| (rounding is symmetric): kept, not redone
+                    p = self.src.fresh("_p")
+                    value, size = f"({p} := {value})", f"({p} if {p} >= 0.0 else -{p})"
+                if op == "*":
+                    return Term(value, size, left.high + right.high + 1, left.low + right.low,
+                                left.least, absolute=absolute)
                 high = left.high + 1 - right.least
-                return Term(f"({left.value}) / ({right.value})",
-                            f"({left.size}) / ({right.size})", high, high - QUOTIENT_DIGITS,
-                            left.least)
+                return Term(value, size, high, high - QUOTIENT_DIGITS, left.least,
+                            absolute=absolute)
             return Term(f"({left.value}) {op} ({right.value})", f"({left.size}) + ({right.size})",
                         max(left.high, right.high) + 1, min(left.low, right.low), -LARGE)
         if isinstance(node, ir.Unary) and node.op == "-":
@@ -164,7 +168,8 @@ class FloatFilter:
         written has no float leaf: then the exact path, as for `_leaf`'s lookup)."""
         x = self.src.fresh("_f")
         return Term(f"({x} if ({x} := {local}) is not None else BAIL())",
-                    f"({x} if {x} >= 0.0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST, leaf=True)
+                    f"({x} if {x} >= 0.0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST, leaf=True,
+                    absolute=True)
 
     def _leaf(self, code) -> Term | None:
         """A value read: an int or a float in the leaf range as it is (a raw field), a
@@ -183,7 +188,7 @@ class FloatFilter:
                      f"is not None else BAIL())")
         # the magnitude inline (a comparison, not a call of `abs`)
         return Term(value, f"({x} if {x} >= 0.0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST,
-                    leaf=True)
+                    leaf=True, absolute=True)
 
     def _sum(self, node: ir.Comprehension, scope) -> Term | None:
         """`sum(...)` as (float total, total of magnitudes), from a loop of its own."""
@@ -226,6 +231,7 @@ class Term(NamedTuple):
     low: int
     least: int
     leaf: bool = False
+    absolute: bool = False  # the magnitude's text computes exactly |value|
 
 
 def constant_floats(names: dict) -> dict:
@@ -274,10 +280,10 @@ def _constant(value: object) -> Term | None:
     if not math.isfinite(number) or (number and abs(number) < _TINY):
         return None
     if not value:
-        return Term("0.0", "0.0", 0, 0, 0, leaf=True)
+        return Term("0.0", "0.0", 0, 0, 0, leaf=True, absolute=True)
     exponent = value.as_tuple().exponent
     return Term(repr(number), repr(abs(number)), value.adjusted(), exponent, value.adjusted(),
-                leaf=True)
+                leaf=True, absolute=True)
 
 
 def _computed(node) -> bool:

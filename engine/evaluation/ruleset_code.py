@@ -28,9 +28,10 @@ from insureops.engine.ir import numbers
 from insureops.engine.ir.builtins import CLOCK
 from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import DEFAULT_LIMITS
+from insureops.engine.ir.operations import ZERO
 from insureops.engine.ir.operators import PYTHON
 from insureops.engine.ir.printer import format_expr
-from insureops.engine.ir.result import Outputs
+from insureops.engine.ir.result import NO_ITEMS, NO_OUTPUTS, Outputs, Result
 from insureops.engine.ir.tree import children, conjuncts
 
 FEW_ITEMS = 16
@@ -92,7 +93,7 @@ class RulesetCode:
                       "    except ENGINE_ERROR as _e:",
                       "        raise LOCATED(_e, _i[0], _i[1]) from None",
                       "    except RecursionError:", "        TOO_DEEP()",
-                      f"    return {self._finish(src, traced)}"]
+                      f"    return {self._finish(src, traced, entry)}"]
             src.functions.append(lines)
         name = "<ruleset traced>" if traced else "<ruleset>"
         namespace = src.build(name)
@@ -152,7 +153,9 @@ class RulesetCode:
             lines += ["    fired = reasons = tags = None"]
         return lines
 
-    def _finish(self, src: Source, traced: bool) -> str:
+    def _finish(self, src: Source, traced: bool, entry: str = "run") -> str:
+        """The result's text; at the end of the default call (`entry` "evaluate"), whether it
+        is sized is known here."""
         name, default = (src.const(value) for value in self.finish)
         if traced:
             return (f"RESULT({name}, decision or {default}, score, o, reasons, tags, fired, "
@@ -167,9 +170,16 @@ class RulesetCode:
                 f"{self._kept_list('fired')})")
         limits = "ev.limits" if self.ev == "ev" else \
             f"(ev.limits if ev is not None else {src.const(DEFAULT_LIMITS)})"
-        return (f"(RESULT({name}, decision or {default}, score, o, reasons, tags, fired, None, "
-                f"{limits}) if sized else {made}) if fired or o else MADE({name}, decision or "
-                f"{default}, score, NO_OUTPUTS, NO_ITEMS, NO_ITEMS, NO_ITEMS)")
+        sized = f"RESULT({name}, decision or {default}, score, o, reasons, tags, fired, None, " \
+            f"{limits})"
+        if entry == "evaluate":
+            chosen = sized if not self._bounded() else made
+        else:
+            chosen = f"({sized} if sized else {made})"
+        # nothing fired and no outputs: no decision, a zero score, the same Result each time
+        nothing = src.const(Result(self.finish[0], self.finish[1], ZERO, NO_OUTPUTS, NO_ITEMS,
+                                   NO_ITEMS, NO_ITEMS))
+        return f"{chosen} if fired or o else {nothing}"
 
     def _outputs_made(self) -> str:
         """The result's outputs: the first writer's constant outputs when nothing else wrote
@@ -312,9 +322,12 @@ class RulesetCode:
         window = self._window(src, emitter, node)
         if window is not None:
             lines.append(f"    if not {window}: break")
-        lines.append("    _n = False")
+        parts = conjuncts(node.condition)
+        several = len(parts) > 1  # `_n`: an earlier condition was null
+        if several:
+            lines.append("    _n = False")
         span = src.const(node.condition.span)
-        for condition in conjuncts(node.condition):
+        for condition in parts:
             inline = FloatFilter(emitter).statements(condition, scope, "_c") \
                 if isinstance(condition, ir.Binary) and condition.op in PYTHON else None
             if inline is not None:  # a comparison of computed money, decided in floats
@@ -331,8 +344,9 @@ class RulesetCode:
             wrong = emitter.converted(Code("_c", code.slot))
             lines += ["    if _c is not True:",
                       "        if _c is False: break",
-                      f"        _n = _c is None or NULLISH({wrong}, {span})"]
-        lines += ["    else:", "        if _n: break",
+                      f"        _n = _c is None or NULLISH({wrong}, {span})" if several else
+                      f"        if _c is not None: NULLISH({wrong}, {span})"]
+        lines += ["    else:", *(["        if _n: break"] if several else []),
                   *("        " + line for line in self._push(src, "fired", node.name))]
         stops = False
         for action in node.actions:
