@@ -35,6 +35,10 @@ LEAST, LARGEST = 1e-9, 1e15
 LARGEST_INT = 10**15
 LEAF_HIGH, LEAF_LOW, LEAF_LEAST = 14, -25, -9
 LARGE = 10**6
+# decided in floats: the sides differ by more than the margin of their magnitudes `_m`, which
+# are not tiny (no test of `_m < INF` is needed: an infinite or NaN `_m`, which an overflowing
+# difference `_d` implies, fails the margin test)
+DECIDED = f"(_d > {MARGIN!r} * _m or _d < -{MARGIN!r} * _m) and _m > {_TINY!r}"
 QUOTIENT_DIGITS = DIVISION_DIGITS
 
 
@@ -62,7 +66,7 @@ class FloatFilter:
             f"        _m = ({left.size}) + ({right.size})",
             "    except FLOAT_BAIL: pass",
             "    else:",
-            f"        if {_TINY!r} < _m < INF and (_d > {MARGIN!r} * _m or _d < -{MARGIN!r} * _m):",
+            f"        if {DECIDED}:",
             f"            return {test}",
             "    ev.remaining = _r",
             f"    return {exact.text}"])
@@ -80,8 +84,7 @@ class FloatFilter:
                 "try:",
                 f"    _d = ({left.value}) - ({right.value})",
                 f"    _m = ({left.size}) + ({right.size})",
-                f"    {target} = {test} if {_TINY!r} < _m < INF and (_d > {MARGIN!r} * _m or "
-                f"_d < -{MARGIN!r} * _m) else ...",
+                f"    {target} = {test} if {DECIDED} else ...",
                 f"except FLOAT_BAIL: {target} = ...",
                 f"if {target} is ...:",
                 "    if ev is not None: ev.remaining = _r" if lazy else "    ev.remaining = _r",

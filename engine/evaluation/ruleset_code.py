@@ -126,7 +126,8 @@ class RulesetCode:
                      "    if explain or limits is not None:",
                      f"        return {src.const(general)}(inputs, as_of=as_of, explain=explain, "
                      f"limits=limits)",
-                     f"    sized = {not self._bounded()}",
+                     # (read only by a `stop`'s return: the end's is made knowing it)
+                     *([f"    sized = {not self._bounded()}"] if self._stops() else []),
                      # the steps left (every rule and table charged up front), kept here
                      # until a path needs the Evaluation (made from them: `self.ev`)
                      f"    _st = {limits.max_steps - active}",
@@ -143,7 +144,7 @@ class RulesetCode:
         if entry == "run" and not traced and active:
             lines += [f"    ev.remaining -= {active}",
                       "    if ev.remaining < 0: ev.charge(0, None)"]
-        lines += ["    score = ZERO; decision = None; rank = 0; _i = None",
+        lines += ["    score = ZERO; decision = None; rank = 0",  # `_i`: each item sets it
                   "    o = None" if not (self.outputs or traced) else
                   "    o = NO_OUTPUTS" if self.known is not None else "    o = {}",
                   *(f"    {local} = None" for local in self.shadows)]
@@ -180,6 +181,11 @@ class RulesetCode:
         nothing = src.const(Result(self.finish[0], self.finish[1], ZERO, NO_OUTPUTS, NO_ITEMS,
                                    NO_ITEMS, NO_ITEMS))
         return f"{chosen} if fired or o else {nothing}"
+
+    def _stops(self) -> bool:
+        """Whether an enabled rule has a `stop` (whose return is made in the body)."""
+        return any(isinstance(action, ir.StopAction) for item in self.items
+                   if getattr(item, "enabled", True) for action in getattr(item, "actions", ()))
 
     def _outputs_made(self) -> str:
         """The result's outputs: the first writer's constant outputs when nothing else wrote
