@@ -80,6 +80,9 @@ class RulesetCode:
         # branches sets `o` to the read-only outputs it leaves (made once), which the result
         # shares; a later writer copies them into a dict first
         self.known = None if traced else self._first_writer()
+        # what an item generated so far may have set (`fired`, `reasons`, `decision`): the
+        # first that can set one needs not test whether another has
+        self.pushed: set[str] = set()
         scope = self._scope()
         body = []
         for item in self.items:
@@ -192,6 +195,8 @@ class RulesetCode:
         any (`known`), else a read-only copy of the outputs."""
         if self.known is None:
             return "OUTPUTS(o) if o else NO_OUTPUTS"
+        if not self._other_writers():  # o is always the first writer's, never copied
+            return "o"
         return "(OUTPUTS(o) if type(o) is DICT else o)"
 
     def _first_writer(self):
@@ -215,6 +220,13 @@ class RulesetCode:
                 return None
             return item
         return None
+
+    def _other_writers(self) -> bool:
+        """Whether an enabled item other than the constant first writer writes outputs."""
+        return any(item is not self.known and getattr(item, "enabled", True) and (
+            isinstance(item, ir.Table) or any(isinstance(action, ir.SetAction)
+                                              for action in item.actions))
+            for item in self.items)
 
     def _reads_outputs_whole(self) -> bool:
         """Whether an expression reads `outputs` other than as `outputs.NAME` (then it must
@@ -385,9 +397,14 @@ class RulesetCode:
             return self._output(src, emitter, action.name, action.value, scope, item)
         if isinstance(action, ir.DecisionAction):
             rank = ir.DECISION_RANK[action.decision]
+            decided = f"rank = {rank}; decision = {src.const(action.decision)}"
+            if "decision" in self.pushed or self.traced:
+                decided = f"if rank < {rank}: {decided}"
+            elif not rank:  # the first decision, of the least rank: nothing to change
+                decided = "pass"
+            self.pushed.add("decision")
             return [f"_t = {self._message(src, emitter, action.message, scope)}",
-                    *self._push(src, "reasons", None),
-                    f"if rank < {rank}: rank = {rank}; decision = {src.const(action.decision)}"]
+                    *self._push(src, "reasons", None), decided]
         if isinstance(action, ir.ReasonAction):
             return [f"_t = {self._message(src, emitter, action.message, scope)}",
                     *self._push(src, "reasons", None)]
@@ -399,11 +416,18 @@ class RulesetCode:
                           span=action.span)
 
     def _push(self, src, kind: str, name: str | None) -> list[str]:
-        """Add to `fired` (the item's `name`) or `reasons` (`_t`), made on the first."""
+        """Add to `fired` (the item's `name`) or `reasons` (`_t`), made on the first (known
+        to be the first when no item before could add to it)."""
+        first = kind not in self.pushed and not self.traced
+        self.pushed.add(kind)
         if not self.tuples:
             value = "_t" if name is None else src.const(name)
+            if first:
+                return [f"{kind} = [{value}]"]
             return [f"if {kind} is None: {kind} = [{value}]", f"else: {kind}.append({value})"]
         one = "(_t,)" if name is None else src.const((name,))
+        if first:
+            return [f"{kind} = {one}"]
         return [f"{kind} = {one} if {kind} is None else {kind} + {one}"]
 
     @staticmethod
