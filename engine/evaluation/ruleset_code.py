@@ -147,14 +147,17 @@ class RulesetCode:
         if entry == "run" and not traced and active:
             lines += [f"    ev.remaining -= {active}",
                       "    if ev.remaining < 0: ev.charge(0, None)"]
-        lines += ["    score = ZERO; decision = None; rank = 0",  # `_i`: each item sets it
+        # (`_i`: each item sets it; `score`, `rank`, `tags` only where a rule can change them)
+        kept = self._locals(traced)
+        lines += ["    " + "; ".join(f"{local} = {value}" for local, value in (
+                      ("score", "ZERO"), ("decision", "None"), ("rank", "0")) if local in kept),
                   "    o = None" if not (self.outputs or traced) else
                   "    o = NO_OUTPUTS" if self.known is not None else "    o = {}",
                   *(f"    {local} = None" for local in self.shadows)]
         if traced:
             lines += ["    fired = []; reasons = []; tags = set(); trace = []; stopped = False"]
         else:
-            lines += ["    fired = reasons = tags = None"]
+            lines += [f"    fired = reasons = {'tags = ' if 'tags' in kept else ''}None"]
         return lines
 
     def _finish(self, src: Source, traced: bool, entry: str = "run") -> str:
@@ -167,14 +170,16 @@ class RulesetCode:
         # nothing fired and no outputs (most evaluations): nothing to size or copy; under the
         # default limits a ruleset whose results cannot grow past them is not sized, and its
         # Result is made here, each list only where the ruleset can fill it
-        made = (f"MADE({name}, decision or {default}, score, "
+        score = "score" if "score" in self._locals(False) else "ZERO"
+        tags = "tags" if "tags" in self._locals(False) else "None"
+        made = (f"MADE({name}, decision or {default}, {score}, "
                 f"{self._outputs_made() if self.outputs else 'NO_OUTPUTS'}, "
                 f"{self._kept_list('reasons') if self.fills('reasons') else 'NO_ITEMS'}, "
                 f"{'tuple(sorted(tags)) if tags else NO_ITEMS' if self.fills('tags') else 'NO_ITEMS'}, "
                 f"{self._kept_list('fired')})")
         limits = "ev.limits" if self.ev == "ev" else \
             f"(ev.limits if ev is not None else {src.const(DEFAULT_LIMITS)})"
-        sized = f"RESULT({name}, decision or {default}, score, o, reasons, tags, fired, None, " \
+        sized = f"RESULT({name}, decision or {default}, {score}, o, reasons, {tags}, fired, None, " \
             f"{limits})"
         if entry == "evaluate":
             chosen = sized if not self._bounded() else made
@@ -184,6 +189,23 @@ class RulesetCode:
         nothing = src.const(Result(self.finish[0], self.finish[1], ZERO, NO_OUTPUTS, NO_ITEMS,
                                    NO_ITEMS, NO_ITEMS))
         return f"{chosen} if fired or o else {nothing}"
+
+    def _locals(self, traced: bool) -> set[str]:
+        """The run's state a rule can change (the traced run keeps them all): `score` with a
+        score action, `tags` with a tag, `rank` (the decision's severity so far) with two
+        decisions or more; `decision` always."""
+        if traced:
+            return {"score", "decision", "rank", "tags"}
+        actions = [type(action) for item in self.items if getattr(item, "enabled", True)
+                   for action in getattr(item, "actions", ())]
+        found = {"decision"}
+        if ir.ScoreAction in actions:
+            found.add("score")
+        if ir.TagAction in actions:
+            found.add("tags")
+        if actions.count(ir.DecisionAction) > 1:
+            found.add("rank")
+        return found
 
     def _stops(self) -> bool:
         """Whether an enabled rule has a `stop` (whose return is made in the body)."""
@@ -402,6 +424,8 @@ class RulesetCode:
                 decided = f"if rank < {rank}: {decided}"
             elif not rank:  # the first decision, of the least rank: nothing to change
                 decided = "pass"
+            elif "rank" not in self._locals(False):  # the only decision: no rank to keep
+                decided = f"decision = {src.const(action.decision)}"
             self.pushed.add("decision")
             return [f"_t = {self._message(src, emitter, action.message, scope)}",
                     *self._push(src, "reasons", None), decided]
