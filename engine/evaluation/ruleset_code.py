@@ -222,9 +222,9 @@ class RulesetCode:
         return "(OUTPUTS(o) if type(o) is DICT else o)"
 
     def _first_writer(self):
-        """The enabled item that runs first of those writing outputs, if every value it writes
-        is a constant scalar and it writes them in each of its branches together (a rule's
-        `set`s, a `first` or `unique` table's row); else None."""
+        """The enabled item that runs first of those writing outputs, if it is the only one,
+        every value it writes is a constant scalar and it writes them in each of its branches
+        together (a rule's `set`s, a `first` or `unique` table's row); else None."""
         for item in self.items:
             if not getattr(item, "enabled", True):
                 continue
@@ -240,7 +240,9 @@ class RulesetCode:
             if self._reads_outputs_whole() or any(self._scalar(value) is NOT_CONSTANT
                                                   for value in values):
                 return None
-            return item
+            self.known = item
+            # only the sole writer: with a later one, its copy and the result's would be two
+            return None if self._other_writers() else item
         return None
 
     def _other_writers(self) -> bool:
