@@ -177,7 +177,8 @@ class CompiledRuleset:
         `today()`/`now()` and `effective` windows see; `explain` adds the trace. A value is
         checked where a rule reads it (docs/rules-language.md, "Input data"). (Replaced on
         each instance by its generated entry, which calls `_evaluate` for any call but the
-        default one.)"""
+        default one; it declares the options positional-or-keyword, which costs the call no
+        lookup of their defaults: pass them by keyword.)"""
         return self._evaluate(inputs, as_of=as_of, explain=explain, limits=limits)
 
     def _evaluate(self, inputs: Mapping[str, object], *, as_of: date | None = None,

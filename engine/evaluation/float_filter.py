@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 from insureops.engine import ir
 from insureops.engine.ir.numbers import DIVISION_DIGITS, MAX_DIGITS
+from insureops.engine.ir.operators import PYTHON
+from insureops.engine.ir.tree import children, conjuncts
 
 MARGIN = 1e-9  # far above the error of any expression the language can nest
 _ARITHMETIC = {"+", "-", "*", "/"}
@@ -33,6 +35,10 @@ LEAST, LARGEST = 1e-9, 1e15
 LARGEST_INT = 10**15
 LEAF_HIGH, LEAF_LOW, LEAF_LEAST = 14, -25, -9
 LARGE = 10**6
+# decided in floats: the sides differ by more than the margin of their magnitudes `_m`, which
+# are not tiny (no test of `_m < INF` is needed: an infinite or NaN `_m`, which an overflowing
+# difference `_d` implies, fails the margin test)
+DECIDED = f"(_d > {MARGIN!r} * _m or _d < -{MARGIN!r} * _m) and _m > {_TINY!r}"
 QUOTIENT_DIGITS = DIVISION_DIGITS
 
 
@@ -60,7 +66,7 @@ class FloatFilter:
             f"        _m = ({left.size}) + ({right.size})",
             "    except FLOAT_BAIL: pass",
             "    else:",
-            f"        if {_TINY!r} < _m < INF and (_d > {MARGIN!r} * _m or _d < -{MARGIN!r} * _m):",
+            f"        if {DECIDED}:",
             f"            return {test}",
             "    ev.remaining = _r",
             f"    return {exact.text}"])
@@ -78,8 +84,7 @@ class FloatFilter:
                 "try:",
                 f"    _d = ({left.value}) - ({right.value})",
                 f"    _m = ({left.size}) + ({right.size})",
-                f"    {target} = {test} if {_TINY!r} < _m < INF and (_d > {MARGIN!r} * _m or "
-                f"_d < -{MARGIN!r} * _m) else ...",
+                f"    {target} = {test} if {DECIDED} else ...",
                 f"except FLOAT_BAIL: {target} = ...",
                 f"if {target} is ...:",
                 "    if ev is not None: ev.remaining = _r" if lazy else "    ev.remaining = _r",
@@ -104,7 +109,7 @@ class FloatFilter:
         texts = exact.text + left.value + right.value
         params = emitter._params(scope, used) + [held for held in (emitter.hoisted or ())
                                                  if held in texts]
-        test = {"<": "_d < 0", "<=": "_d < 0", ">": "_d > 0", ">=": "_d > 0",
+        test = {"<": "_d < 0.0", "<=": "_d < 0.0", ">": "_d > 0.0", ">=": "_d > 0.0",
                 "==": "False", "!=": "True"}[node.op]
         return left, right, exact, test, params
 
@@ -132,15 +137,19 @@ class FloatFilter:
             if right is None or (node.op == "/" and not right.leaf):
                 return None  # a computed divisor may be near zero: no relative bound
             op = node.op
-            if op == "*":
-                return Term(f"({left.value}) * ({right.value})",
-                            f"({left.size}) * ({right.size})",
-                            left.high + right.high + 1, left.low + right.low, left.least)
-            if op == "/":
+            if op in ("*", "/"):
+                value = f"({left.value}) {op} ({right.value})"
+                size = f"({left.size}) {op} ({right.size})"
+                absolute = left.absolute and right.absolute
+                if absolute:  # |a * b| is |a| * |b| (rounding is symmetric): kept, not redone
+                    p = self.src.fresh("_p")
+                    value, size = f"({p} := {value})", f"({p} if {p} >= 0.0 else -{p})"
+                if op == "*":
+                    return Term(value, size, left.high + right.high + 1, left.low + right.low,
+                                left.least, absolute=absolute)
                 high = left.high + 1 - right.least
-                return Term(f"({left.value}) / ({right.value})",
-                            f"({left.size}) / ({right.size})", high, high - QUOTIENT_DIGITS,
-                            left.least)
+                return Term(value, size, high, high - QUOTIENT_DIGITS, left.least,
+                            absolute=absolute)
             return Term(f"({left.value}) {op} ({right.value})", f"({left.size}) + ({right.size})",
                         max(left.high, right.high) + 1, min(left.low, right.low), -LARGE)
         if isinstance(node, ir.Unary) and node.op == "-":
@@ -149,9 +158,21 @@ class FloatFilter:
                                                              leaf=False)
         if isinstance(node, ir.Comprehension) and node.kind == "sum":
             return self._sum(node, scope)
+        if isinstance(node, ir.Member) and isinstance(node.obj, ir.Name) \
+                and node.field in emitter.shadows and node.obj.name == "outputs" \
+                and scope.get("outputs") == ("o", None, "o"):  # the rule loop's outputs
+            return self._shadowed(emitter.shadows[node.field])
         if isinstance(node, (ir.Member, ir.Name)):
             return self._leaf(emitter.expr(node, scope))
         return None
+
+    def _shadowed(self, local: str) -> Term:
+        """An output read through the float its writes keep in `local` (None when the value
+        written has no float leaf: then the exact path, as for `_leaf`'s lookup)."""
+        x = self.src.fresh("_f")
+        return Term(f"({x} if ({x} := {local}) is not None else BAIL())",
+                    f"({x} if {x} >= 0.0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST, leaf=True,
+                    absolute=True)
 
     def _leaf(self, code) -> Term | None:
         """A value read: an int or a float in the leaf range as it is (a raw field), a
@@ -169,8 +190,8 @@ class FloatFilter:
             value = (f"({x} if ({x} := {self.src.const(self.src.floats)}.get(id({code.text}))) "
                      f"is not None else BAIL())")
         # the magnitude inline (a comparison, not a call of `abs`)
-        return Term(value, f"({x} if {x} >= 0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST,
-                    leaf=True)
+        return Term(value, f"({x} if {x} >= 0.0 else -{x})", LEAF_HIGH, LEAF_LOW, LEAF_LEAST,
+                    leaf=True, absolute=True)
 
     def _sum(self, node: ir.Comprehension, scope) -> Term | None:
         """`sum(...)` as (float total, total of magnitudes), from a loop of its own."""
@@ -213,16 +234,45 @@ class Term(NamedTuple):
     low: int
     least: int
     leaf: bool = False
+    absolute: bool = False  # the magnitude's text computes exactly |value|
 
 
 def constant_floats(names: dict) -> dict:
     """id -> float of every Decimal constant in the leaf range (`FloatFilter._leaf`)."""
     found = {}
     for value in names.values():
-        if type(value) is Decimal and value.is_finite() and (
-                not value or (LEAF_LEAST <= value.adjusted() <= LEAF_HIGH
-                              and value.as_tuple().exponent >= LEAF_LOW)):
-            found[id(value)] = float(value)
+        number = leaf_float(value)
+        if number is not None:
+            found[id(value)] = number
+    return found
+
+
+def leaf_float(value: object) -> float | None:
+    """The float of a constant the filter takes as a leaf (a Decimal in the leaf range), or
+    None."""
+    if type(value) is Decimal and value.is_finite() and (
+            not value or (LEAF_LEAST <= value.adjusted() <= LEAF_HIGH
+                          and value.as_tuple().exponent >= LEAF_LOW)):
+        return float(value)
+    return None
+
+
+def shadowed_outputs(condition) -> set[str]:
+    """The outputs a rule's condition reads (`outputs.x`) where the filter, in the rule
+    loop, takes them as leaves: in its comparisons of computed numbers, outside any
+    comprehension (whose body is a function of its own)."""
+    found: set[str] = set()
+    for part in conjuncts(condition):
+        if isinstance(part, ir.Binary) and part.op in PYTHON and (
+                _computed(part.left) or _computed(part.right)):
+            stack = [part.left, part.right]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ir.Member) and isinstance(node.obj, ir.Name) \
+                        and node.obj.name == "outputs":
+                    found.add(node.field)
+                elif isinstance(node, (ir.Binary, ir.Unary)):
+                    stack.extend(children(node))
     return found
 
 
@@ -233,10 +283,10 @@ def _constant(value: object) -> Term | None:
     if not math.isfinite(number) or (number and abs(number) < _TINY):
         return None
     if not value:
-        return Term("0.0", "0.0", 0, 0, 0, leaf=True)
+        return Term("0.0", "0.0", 0, 0, 0, leaf=True, absolute=True)
     exponent = value.as_tuple().exponent
     return Term(repr(number), repr(abs(number)), value.adjusted(), exponent, value.adjusted(),
-                leaf=True)
+                leaf=True, absolute=True)
 
 
 def _computed(node) -> bool:

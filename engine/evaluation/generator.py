@@ -174,15 +174,19 @@ class Emitter:
         # default call the form that makes it on first use (`ruleset_code.LAZY`)
         self.ev = "ev"
         self.inlined: dict[int, Code] = {}  # comprehensions computed by statements before
+        # an output's float kept in a local by every write of it (`ruleset_code.py`): output
+        # name -> local, for the float filter in the rule loop (not in a function of its own)
+        self.shadows: dict[str, str] = {}
 
     @contextmanager
     def nested(self) -> Iterator[None]:
         """Emitting the body of a function of its own: `ev` is its parameter there."""
         outer, self.ev = self.ev, "ev"
+        shadows, self.shadows = self.shadows, {}
         try:
             yield
         finally:
-            self.ev = outer
+            self.ev, self.shadows = outer, shadows
 
     def arguments(self, params: list[str]) -> str:
         """The call's arguments for a function of its own taking `params`."""
@@ -232,18 +236,23 @@ class Emitter:
         """A raw value checked now (where it is read) but kept raw when its raw form is
         already a valid runtime value's (a string, an int in range, a finite float, null,
         a boolean): a table column, read once and tested by many cells."""
+        return self.checked_typed(code)[0]
+
+    def checked_typed(self, code: Code) -> tuple[Code, str | None]:
+        """`checked`, and the text of a variable holding the raw value's type once the
+        checked text has run (None when there is none): a plain `str` there is the value."""
         if code.slot is None:
-            return code
+            return code, None
         slot, a = code.slot, self.src.fresh("_k")
         k = self.src.const(slot)
         if slot.fmt == "date":
-            return Code(self.date_of(code))
+            return Code(self.date_of(code)), None
         if slot.fmt is not None:
-            return Code(self.converted(code))
+            return Code(self.converted(code)), None
         whole = f" and {a}.is_integer()" if slot.integer else ""
         return Code(f"({a} if (_t{a} := type({a} := {code.text})) is STR or _t{a} is INT and "
                     f"{_IN_RANGE.format(a)} or {a} is None or _t{a} is BOOL or _t{a} is FLOAT "
-                    f"and NINF < {a} < INF{whole} else VAL({a}, {k}, {self.ev}))", slot)
+                    f"and NINF < {a} < INF{whole} else VAL({a}, {k}, {self.ev}))", slot), f"_t{a}"
 
     def constant(self, value: object) -> Code:
         if value is None or value is True or value is False:

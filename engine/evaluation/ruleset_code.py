@@ -9,19 +9,30 @@ recording on, also reports skipped items and every evaluated sub-expression.
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from decimal import Decimal
 
 from insureops.engine import ir
-from insureops.engine.evaluation.float_filter import FloatFilter
-from insureops.engine.evaluation.generator import NOT_CONSTANT, Code, Column, Emitter, Scope, Source
+from insureops.engine.evaluation.float_filter import FloatFilter, leaf_float, shadowed_outputs
+from insureops.engine.evaluation.generator import (
+    NOT_CONSTANT,
+    Code,
+    Column,
+    Emitter,
+    Scope,
+    Source,
+    item_expressions,
+)
 from insureops.engine.inputs.slots import Slot
 from insureops.engine.ir import numbers
 from insureops.engine.ir.builtins import CLOCK
 from insureops.engine.ir.errors import EngineError
 from insureops.engine.ir.limits import DEFAULT_LIMITS
+from insureops.engine.ir.operations import ZERO
 from insureops.engine.ir.operators import PYTHON
 from insureops.engine.ir.printer import format_expr
-from insureops.engine.ir.tree import conjuncts
+from insureops.engine.ir.result import NO_ITEMS, NO_OUTPUTS, Outputs, Result
+from insureops.engine.ir.tree import children, conjuncts
 
 FEW_ITEMS = 16
 
@@ -58,6 +69,20 @@ class RulesetCode:
             emitter.ev = (f"(ev or (ev := EVALUATION(_st, as_of, {src.const(limits)}, "
                           f"{src.const(regexes)}, {limits.max_input_nodes})))")
         self.ev = emitter.ev
+        if not traced:  # outputs the float filter reads in the rule loop: their floats kept
+            read = set()
+            for item in self.items:
+                if isinstance(item, ir.Rule) and item.enabled:
+                    read |= shadowed_outputs(item.condition)
+            emitter.shadows = {name: f"_fo{n}" for n, name in enumerate(sorted(read))}
+        self.shadows = tuple(emitter.shadows.values())
+        # the item that first writes outputs, when it writes only constants: each of its
+        # branches sets `o` to the read-only outputs it leaves (made once), which the result
+        # shares; a later writer copies them into a dict first
+        self.known = None if traced else self._first_writer()
+        # what an item generated so far may have set (`fired`, `reasons`, `decision`): the
+        # first that can set one needs not test whether another has
+        self.pushed: set[str] = set()
         scope = self._scope()
         body = []
         for item in self.items:
@@ -71,7 +96,7 @@ class RulesetCode:
                       "    except ENGINE_ERROR as _e:",
                       "        raise LOCATED(_e, _i[0], _i[1]) from None",
                       "    except RecursionError:", "        TOO_DEEP()",
-                      f"    return {self._finish(src, traced)}"]
+                      f"    return {self._finish(src, traced, entry)}"]
             src.functions.append(lines)
         name = "<ruleset traced>" if traced else "<ruleset>"
         namespace = src.build(name)
@@ -98,11 +123,14 @@ class RulesetCode:
                      else "    sized = True", "    as_of = ev.as_of"]
         else:
             limits = DEFAULT_LIMITS
-            lines = ["def evaluate(inputs, *, as_of=None, explain=False, limits=None):",
+            # as_of, explain and limits are keywords (as `CompiledRuleset.evaluate` has them);
+            # declared positional-or-keyword here, where their defaults cost no lookups
+            lines = ["def evaluate(inputs, as_of=None, explain=False, limits=None):",
                      "    if explain or limits is not None:",
                      f"        return {src.const(general)}(inputs, as_of=as_of, explain=explain, "
                      f"limits=limits)",
-                     f"    sized = {not self._bounded()}",
+                     # (read only by a `stop`'s return: the end's is made knowing it)
+                     *([f"    sized = {not self._bounded()}"] if self._stops() else []),
                      # the steps left (every rule and table charged up front), kept here
                      # until a path needs the Evaluation (made from them: `self.ev`)
                      f"    _st = {limits.max_steps - active}",
@@ -119,15 +147,22 @@ class RulesetCode:
         if entry == "run" and not traced and active:
             lines += [f"    ev.remaining -= {active}",
                       "    if ev.remaining < 0: ev.charge(0, None)"]
-        lines += ["    score = ZERO; decision = None; rank = 0; _i = None",
-                  "    o = {}" if self.outputs or traced else "    o = None"]
+        # (`_i`: each item sets it; `score`, `rank`, `tags` only where a rule can change them)
+        kept = self._locals(traced)
+        lines += ["    " + "; ".join(f"{local} = {value}" for local, value in (
+                      ("score", "ZERO"), ("decision", "None"), ("rank", "0")) if local in kept),
+                  "    o = None" if not (self.outputs or traced) else
+                  "    o = NO_OUTPUTS" if self.known is not None else "    o = {}",
+                  *(f"    {local} = None" for local in self.shadows)]
         if traced:
             lines += ["    fired = []; reasons = []; tags = set(); trace = []; stopped = False"]
         else:
-            lines += ["    fired = reasons = tags = None"]
+            lines += [f"    fired = reasons = {'tags = ' if 'tags' in kept else ''}None"]
         return lines
 
-    def _finish(self, src: Source, traced: bool) -> str:
+    def _finish(self, src: Source, traced: bool, entry: str = "run") -> str:
+        """The result's text; at the end of the default call (`entry` "evaluate"), whether it
+        is sized is known here."""
         name, default = (src.const(value) for value in self.finish)
         if traced:
             return (f"RESULT({name}, decision or {default}, score, o, reasons, tags, fired, "
@@ -135,16 +170,128 @@ class RulesetCode:
         # nothing fired and no outputs (most evaluations): nothing to size or copy; under the
         # default limits a ruleset whose results cannot grow past them is not sized, and its
         # Result is made here, each list only where the ruleset can fill it
-        made = (f"MADE({name}, decision or {default}, score, "
-                f"{'OUTPUTS(o) if o else NO_OUTPUTS' if self.outputs else 'NO_OUTPUTS'}, "
+        score = "score" if "score" in self._locals(False) else "ZERO"
+        tags = "tags" if "tags" in self._locals(False) else "None"
+        made = (f"MADE({name}, decision or {default}, {score}, "
+                f"{self._outputs_made() if self.outputs else 'NO_OUTPUTS'}, "
                 f"{self._kept_list('reasons') if self.fills('reasons') else 'NO_ITEMS'}, "
                 f"{'tuple(sorted(tags)) if tags else NO_ITEMS' if self.fills('tags') else 'NO_ITEMS'}, "
                 f"{self._kept_list('fired')})")
         limits = "ev.limits" if self.ev == "ev" else \
             f"(ev.limits if ev is not None else {src.const(DEFAULT_LIMITS)})"
-        return (f"(RESULT({name}, decision or {default}, score, o, reasons, tags, fired, None, "
-                f"{limits}) if sized else {made}) if fired or o else MADE({name}, decision or "
-                f"{default}, score, NO_OUTPUTS, NO_ITEMS, NO_ITEMS, NO_ITEMS)")
+        sized = f"RESULT({name}, decision or {default}, {score}, o, reasons, {tags}, fired, None, " \
+            f"{limits})"
+        if entry == "evaluate":
+            chosen = sized if not self._bounded() else made
+        else:
+            chosen = f"({sized} if sized else {made})"
+        # nothing fired and no outputs: no decision, a zero score, the same Result each time
+        nothing = src.const(Result(self.finish[0], self.finish[1], ZERO, NO_OUTPUTS, NO_ITEMS,
+                                   NO_ITEMS, NO_ITEMS))
+        return f"{chosen} if fired or o else {nothing}"
+
+    def _locals(self, traced: bool) -> set[str]:
+        """The run's state a rule can change (the traced run keeps them all): `score` with a
+        score action, `tags` with a tag, `rank` (the decision's severity so far) with two
+        decisions or more; `decision` always."""
+        if traced:
+            return {"score", "decision", "rank", "tags"}
+        actions = [type(action) for item in self.items if getattr(item, "enabled", True)
+                   for action in getattr(item, "actions", ())]
+        found = {"decision"}
+        if ir.ScoreAction in actions:
+            found.add("score")
+        if ir.TagAction in actions:
+            found.add("tags")
+        if actions.count(ir.DecisionAction) > 1:
+            found.add("rank")
+        return found
+
+    def _stops(self) -> bool:
+        """Whether an enabled rule has a `stop` (whose return is made in the body)."""
+        return any(isinstance(action, ir.StopAction) for item in self.items
+                   if getattr(item, "enabled", True) for action in getattr(item, "actions", ()))
+
+    def _outputs_made(self) -> str:
+        """The result's outputs: the first writer's constant outputs when nothing else wrote
+        any (`known`), else a read-only copy of the outputs."""
+        if self.known is None:
+            return "OUTPUTS(o) if o else NO_OUTPUTS"
+        if not self._other_writers():  # o is always the first writer's, never copied
+            return "o"
+        return "(OUTPUTS(o) if type(o) is DICT else o)"
+
+    def _first_writer(self):
+        """The enabled item that runs first of those writing outputs, if it is the only one,
+        every value it writes is a constant scalar and it writes them in each of its branches
+        together (a rule's `set`s, a `first` or `unique` table's row); else None."""
+        for item in self.items:
+            if not getattr(item, "enabled", True):
+                continue
+            if isinstance(item, ir.Table):
+                if item.hit == "collect":
+                    return None
+                values = [value for row in item.rows for value in row.values]
+            else:
+                values = [action.value for action in item.actions
+                          if isinstance(action, ir.SetAction)]
+                if not values:
+                    continue
+            if self._reads_outputs_whole() or any(self._scalar(value) is NOT_CONSTANT
+                                                  for value in values):
+                return None
+            self.known = item
+            # only the sole writer: with a later one, its copy and the result's would be two
+            return None if self._other_writers() else item
+        return None
+
+    def _other_writers(self) -> bool:
+        """Whether an enabled item other than the constant first writer writes outputs."""
+        return any(item is not self.known and getattr(item, "enabled", True) and (
+            isinstance(item, ir.Table) or any(isinstance(action, ir.SetAction)
+                                              for action in item.actions))
+            for item in self.items)
+
+    def _reads_outputs_whole(self) -> bool:
+        """Whether an expression reads `outputs` other than as `outputs.NAME` (then it must
+        be a plain dict, not the read-only constant outputs of the first writer)."""
+        stack = [(expr, False) for item in self.items for expr in item_expressions(item)]
+        while stack:
+            node, owner = stack.pop()
+            if isinstance(node, ir.Name) and node.name == "outputs" and not owner:
+                return True
+            if isinstance(node, ir.Member):
+                stack.append((node.obj, True))
+            else:
+                stack.extend((child, False) for child in children(node))
+        return False
+
+    def _scalar(self, expr) -> object:
+        """The immutable scalar constant `expr` is (folded, literal or a const), else
+        NOT_CONSTANT."""
+        if isinstance(expr, ir.Literal):
+            value = expr.value
+        elif isinstance(expr, ir.Name) and expr.name in self.consts \
+                and expr.name not in self.slots:
+            value = self.consts[expr.name]
+        else:
+            value = self.folded.get(id(expr), NOT_CONSTANT)
+        if value is None or type(value) in (Decimal, str, bool, date, datetime):
+            return value
+        return NOT_CONSTANT
+
+    def _known(self, src, item, pairs) -> list[str]:
+        """For a branch of the constant first writer `item` writing `pairs` (name,
+        expression): `o` set to the read-only outputs it leaves."""
+        if self.known is None or item is not self.known:
+            return []
+        made = {name: self._scalar(expr) for name, expr in pairs}
+        return [f"o = {src.const(Outputs(made))}"]
+
+    def _private(self) -> list[str]:
+        """Before a write of outputs by any item but the constant first writer: the outputs
+        it left copied into a dict of this evaluation's own."""
+        return [] if self.known is None else ["if type(o) is not DICT: o = dict(o)"]
 
     def _kept_list(self, kind: str) -> str:
         return f"{kind} or NO_ITEMS" if self.tuples else f"tuple({kind}) if {kind} else NO_ITEMS"
@@ -217,9 +364,12 @@ class RulesetCode:
         window = self._window(src, emitter, node)
         if window is not None:
             lines.append(f"    if not {window}: break")
-        lines.append("    _n = False")
+        parts = conjuncts(node.condition)
+        several = len(parts) > 1  # `_n`: an earlier condition was null
+        if several:
+            lines.append("    _n = False")
         span = src.const(node.condition.span)
-        for condition in conjuncts(node.condition):
+        for condition in parts:
             inline = FloatFilter(emitter).statements(condition, scope, "_c") \
                 if isinstance(condition, ir.Binary) and condition.op in PYTHON else None
             if inline is not None:  # a comparison of computed money, decided in floats
@@ -236,21 +386,27 @@ class RulesetCode:
             wrong = emitter.converted(Code("_c", code.slot))
             lines += ["    if _c is not True:",
                       "        if _c is False: break",
-                      f"        _n = _c is None or NULLISH({wrong}, {span})"]
-        lines += ["    else:", "        if _n: break",
+                      f"        _n = _c is None or NULLISH({wrong}, {span})" if several else
+                      f"        if _c is not None: NULLISH({wrong}, {span})"]
+        lines += ["    else:", *(["        if _n: break"] if several else []),
                   *("        " + line for line in self._push(src, "fired", node.name))]
         stops = False
         for action in node.actions:
             if isinstance(action, ir.StopAction):
                 stops = True
                 continue
-            lines += ["        " + line for line in self._action(src, emitter, action, scope)]
+            lines += ["        " + line
+                      for line in self._action(src, emitter, action, scope, node)]
+        sets = [(action.name, action.value) for action in node.actions
+                if isinstance(action, ir.SetAction)]
+        if sets:
+            lines += ["        " + line for line in self._known(src, node, sets)]
         if stops:
             lines.append(f"        return {self._finish(src, False)}")
         lines.append("    break")
         return lines
 
-    def _action(self, src, emitter, action, scope) -> list[str]:
+    def _action(self, src, emitter, action, scope, item=None) -> list[str]:
         span = src.const(action.span)
         if isinstance(action, ir.ScoreAction):
             value = emitter.expr(action.value, scope)
@@ -262,12 +418,19 @@ class RulesetCode:
             return [f"score = SCORE(score, {emitter.converted(value)}, "
                     f"{action.op == '+='}, {what}, {span})"]
         if isinstance(action, ir.SetAction):
-            return [f"o[{src.const(action.name)}] = {self._kept(emitter, action.value, scope)}"]
+            return self._output(src, emitter, action.name, action.value, scope, item)
         if isinstance(action, ir.DecisionAction):
             rank = ir.DECISION_RANK[action.decision]
+            decided = f"rank = {rank}; decision = {src.const(action.decision)}"
+            if "decision" in self.pushed or self.traced:
+                decided = f"if rank < {rank}: {decided}"
+            elif not rank:  # the first decision, of the least rank: nothing to change
+                decided = "pass"
+            elif "rank" not in self._locals(False):  # the only decision: no rank to keep
+                decided = f"decision = {src.const(action.decision)}"
+            self.pushed.add("decision")
             return [f"_t = {self._message(src, emitter, action.message, scope)}",
-                    *self._push(src, "reasons", None),
-                    f"if rank < {rank}: rank = {rank}; decision = {src.const(action.decision)}"]
+                    *self._push(src, "reasons", None), decided]
         if isinstance(action, ir.ReasonAction):
             return [f"_t = {self._message(src, emitter, action.message, scope)}",
                     *self._push(src, "reasons", None)]
@@ -279,20 +442,42 @@ class RulesetCode:
                           span=action.span)
 
     def _push(self, src, kind: str, name: str | None) -> list[str]:
-        """Add to `fired` (the item's `name`) or `reasons` (`_t`), made on the first."""
+        """Add to `fired` (the item's `name`) or `reasons` (`_t`), made on the first (known
+        to be the first when no item before could add to it)."""
+        first = kind not in self.pushed and not self.traced
+        self.pushed.add(kind)
         if not self.tuples:
             value = "_t" if name is None else src.const(name)
+            if first:
+                return [f"{kind} = [{value}]"]
             return [f"if {kind} is None: {kind} = [{value}]", f"else: {kind}.append({value})"]
         one = "(_t,)" if name is None else src.const((name,))
+        if first:
+            return [f"{kind} = {one}"]
         return [f"{kind} = {one} if {kind} is None else {kind} + {one}"]
 
     @staticmethod
-    def _kept(emitter, expr, scope) -> str:
-        """The text of a value a result keeps: a shared constant list is copied (thawed)."""
+    def _kept(emitter, expr, scope) -> Code:
+        """The code of a value a result keeps: a shared constant list is copied (thawed)."""
         code = emitter.expr(expr, scope)
         if code.constant is not NOT_CONSTANT and type(code.constant) is not tuple:
-            return code.text
-        return f"THAW({emitter.converted(code)})"
+            return code
+        return Code(f"THAW({emitter.converted(code)})")
+
+    def _output(self, src, emitter, name: str, expr, scope, item) -> list[str]:
+        """Statements setting output `name` of `item` to `expr`'s value (by the constant first
+        writer: by `_known`, after them) and, when the float filter reads that output in the
+        rule loop, the float it reads (`_fo<n>`: the constant's float, None for any other
+        value, which the filter leaves to the exact path)."""
+        code = self._kept(emitter, expr, scope)
+        if self.known is not None and item is self.known:
+            lines = []
+        else:
+            lines = [*self._private(), f"o[{src.const(name)}] = {code.text}"]
+        local = emitter.shadows.get(name)
+        if local is not None:
+            lines.append(f"{local} = {leaf_float(code.constant)!r}")
+        return lines
 
     @staticmethod
     def _message(src, emitter, expr, scope) -> str:
@@ -313,11 +498,12 @@ class RulesetCode:
                               f"outputs", code="invalid_ir", span=node.span)
         lines, columns = [], []
         for expr in node.inputs:
-            code = emitter.checked(emitter.expr(expr, scope))
+            code, typed = emitter.checked_typed(emitter.expr(expr, scope))
             column = src.fresh("_x")
             lines.append(f"{column} = {code.text}")
             if self._string_cells(node, len(columns)):  # tested as text by several cells
-                lines.append(f"_s{column} = type({column}) is STR")
+                # a raw value of type str is the column's value (`checked` keeps it)
+                lines.append(f"_s{column} = {typed or f'type({column})'} is STR")
                 self.text_columns.add(column)
             columns.append(Code(column, code.slot))
         return lines, columns
@@ -363,8 +549,11 @@ class RulesetCode:
             for row, tests in zip(node.rows, rows):
                 lines.append(f"    if {' and '.join(tests) or 'True'}:")
                 for out, value in zip(node.outputs, row.values):
-                    lines.append(f"        o[{src.const(out)}] = "
-                                 f"{self._kept(emitter, value, scope)}")
+                    lines += ["        " + line
+                              for line in self._output(src, emitter, out, value, scope,
+                                                       node)]
+                pairs = list(zip(node.outputs, row.values))
+                lines += ["        " + line for line in self._known(src, node, pairs)]
                 lines += ["        " + line for line in fire] + ["        break"]
             lines.append("    break")
             return lines
@@ -386,14 +575,19 @@ class RulesetCode:
             for number, row in enumerate(node.rows, 1):
                 lines.append(f"if _m and _m[0] == {number}:")
                 for out, value in zip(node.outputs, row.values):
-                    lines.append(f"    o[{src.const(out)}] = {self._kept(emitter, value, scope)}")
+                    lines += ["    " + line
+                              for line in self._output(src, emitter, out, value, scope, node)]
+                pairs = list(zip(node.outputs, row.values))
+                lines += ["    " + line for line in self._known(src, node, pairs)]
             return lines
         for position, out in enumerate(node.outputs):
             lines.append("_l = []")
             for number, row in enumerate(node.rows, 1):
                 lines.append(f"if {number} in _m: _l.append("
-                             f"{self._kept(emitter, row.values[position], scope)})")
-            lines.append(f"o[{src.const(out)}] = _l")
+                             f"{self._kept(emitter, row.values[position], scope).text})")
+            lines += [*self._private(), f"o[{src.const(out)}] = _l"]
+            if out in emitter.shadows:
+                lines.append(f"{emitter.shadows[out]} = None")
         return lines
 
     # --- the trace -------------------------------------------------------------------------
@@ -470,7 +664,8 @@ class RulesetCode:
             for number, row in enumerate(node.rows, 1):
                 lines.append(f"if _m and _m[0] == {number}:")
                 for out, value in zip(node.outputs, row.values):
-                    lines.append(f"    o[{src.const(out)}] = {self._kept(emitter, value, scope)}")
+                    lines += ["    " + line
+                              for line in self._output(src, emitter, out, value, scope, node)]
         else:
             lines += self._apply(src, emitter, node, scope)
         lines += ["if _m: fired.append(" + src.const(node.name) + ")",

@@ -137,3 +137,75 @@ MONEY = st.one_of(st.none(), st.integers(-10**20, 10**20),
                                   max_size=5)}))
 def test_compiled_and_exact_agree_when_given_random_money(record):
     agree(record)
+
+
+OUTPUTS_SOURCE = """ruleset t.outputs "Outputs read by the filter"
+input r: Any
+default decision accept
+
+table rate "A factor by kind" hit first priority 30
+    | r.kind  | => factor                   | => bonus |
+    | "a"     | 1.45                        | 2        |
+    | "b"     | 100_000_000_000_000_000_000 | 0.5      |
+    | "c"     | 0                           | 1        |
+    | "d"     | -                           | 1        |
+    | "e"     | 0.000_000_000_1             | 1        |
+    | -       | 1.00                        | 0.001    |
+end
+
+rule text "A factor that is text" priority 25
+when r.kind == "t"
+then
+    set factor = "x"
+end
+
+rule override "A factor read from the record" priority 20
+when r.own is not null
+then
+    set factor = r.own
+end
+
+rule flat "A flat factor" priority 15
+when r.flat == true
+then
+    set factor = 0.95
+end
+
+table extra "Every bonus" hit collect priority 12
+    | r.kind | => bonus |
+    | "a"    | 3        |
+    | -      | 4        |
+end
+
+rule above "A premium times its factor above a constant" priority 10
+when r.premium * outputs.factor > 12_000.5
+then
+    tag "above"
+end
+
+rule below "A bonus beside the factor" priority 5
+when outputs.factor * 3 - r.premium <= 1
+then
+    tag "below"
+end
+"""
+
+
+def test_outputs_read_by_the_filter_agree_with_the_exact_path():
+    """The float a write of `outputs.factor` keeps for the filter: a table's constant, one out
+    of the filter's range, zero, null, a string, a value read from the record, a later rule's
+    constant; a collected list is never read as a number."""
+    ruleset = parse_ruleset(OUTPUTS_SOURCE)
+    compiled = compile_ir(ruleset, input_schemas=SCHEMAS, source=OUTPUTS_SOURCE)
+    reference = compile_reference(ruleset, input_schemas=SCHEMAS, source=OUTPUTS_SOURCE)
+    assert "_fo0 = 1.45" in compiled.generated_source
+    seen = set()
+    for kind in "abcdetz":
+        for own in (None, 2, 0.75, "y", Decimal("1.5")):
+            for flat in (False, True):
+                for premium in (0.5, 8276.2, 8276.21, 12000.5, 1e14, None):
+                    record = {"kind": kind, "own": own, "flat": flat, "premium": premium}
+                    found = outcome(compiled, record)
+                    assert found == outcome(reference, record), record
+                    seen.add(found[0])
+    assert {("above",), ("below",), ()} <= seen

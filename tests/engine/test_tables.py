@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from decimal import Decimal
 
@@ -18,6 +19,9 @@ from engine_ir_builders import (
     table,
 )
 
+from insureops.dsl.api import parse_ruleset
+from insureops.engine.evaluation.compiler import compile_ir
+from insureops.engine.evaluation.interpreter import compile_reference
 from insureops.engine.ir.errors import EvaluationError
 
 FACTORS = [
@@ -121,3 +125,67 @@ def test_a_cell_comparing_incompatible_types_is_an_error_when_evaluated():
     with pytest.raises(EvaluationError) as raised:
         evaluate(t, business={"v": "ten"})
     assert raised.value.code == "type_mismatch"
+
+
+WRITERS = """ruleset t.writers "Outputs from constant writers and others"
+input r: Any
+default decision accept
+
+rule early "A constant set before the table" priority 40
+when r.early == true
+then
+    set note = "early"
+    set factor = 2.50
+end
+
+table rate "A factor and a tier" hit first priority 30
+    | r.state | => factor | => tier |
+    | "CA"    | 1.20      | "B"     |
+    | "TX"    | 1.10      | -       |
+end
+
+rule own "A factor read from the record" priority 20
+when r.own is not null
+then
+    set factor = r.own
+end
+
+rule late "A constant set after the table" priority 10
+when r.late == true
+then
+    set tier = "Z"
+end
+"""
+
+
+@pytest.mark.parametrize("left_out", [(), ("early",), ("own",), ("early", "own"),
+                                      ("early", "rate"), ("early", "own", "late"),
+                                      ("rate", "own", "late")])
+def test_outputs_agree_with_the_reference_whichever_item_writes_them_first(left_out):
+    """A ruleset whose only writer of outputs writes constants hands out its outputs as
+    constants; with other writers they are copied as before: either way they equal the
+    reference interpreter's, in the same order, and stay read-only."""
+    parsed = parse_ruleset(WRITERS)
+    parsed = dataclasses.replace(parsed, items=tuple(item for item in parsed.items
+                                                     if item.name not in left_out))
+    compiled = compile_ir(parsed, input_schemas={"r": None}, source=WRITERS)
+    reference = compile_reference(parsed, input_schemas={"r": None}, source=WRITERS)
+    sole = len(left_out) == 3  # the constant writer left alone shares its outputs
+    assert ("o = NO_OUTPUTS" in compiled.generated_source) is sole
+    seen = []
+    for state in ("CA", "TX", "NV"):
+        for early in (False, True):
+            for own in (None, 3):
+                for late in (False, True):
+                    record = {"r": {"state": state, "early": early, "own": own, "late": late}}
+                    found = compiled.evaluate(record, as_of=date(2026, 1, 1))
+                    expected = reference.evaluate(record, as_of=date(2026, 1, 1))
+                    assert list(found.outputs.items()) == list(expected.outputs.items()), record
+                    assert found.fired == expected.fired
+                    assert next(compiled.evaluate_many([record], as_of=date(2026, 1, 1))) \
+                        == found
+                    with pytest.raises(TypeError):
+                        found.outputs["factor"] = Decimal(0)
+                    seen.append(dict(found.outputs))
+    assert {} in seen
+    assert len({tuple(outputs.items()) for outputs in seen}) >= 2
