@@ -6,9 +6,9 @@ shapes (issue 29's market target; figures in docs/performance.md).
 No candidate index: every appetite of a product offered in the business's state is evaluated;
 `--index` matches as `serve` and the CLI do, with the market's candidate index (its accepts
 and refers checked equal to the run without it; the pruned are declined unevaluated).
-Rounds interleave BUSINESSES; each one's median and p90 CPU time, answers and appetites run.
-`--instructions` adds callgrind's instructions per match (the market read from a compiled
-market cache in a temporary folder; a dump at each `os.getppid()`). Both measure the service's
+Rounds interleave BUSINESSES (median and p90 CPU time); `--instructions` adds callgrind's
+instructions per match (the market from a compiled market cache in a temporary folder; a dump
+at each `os.getppid()`). Both measure the service's
 steady state: each business matched WARM times first (CPython specialises code after some 40
 runs of it), then the market frozen out of the collector's passes, as `serve` freezes it.
 """
