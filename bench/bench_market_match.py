@@ -8,9 +8,8 @@ No candidate index: every appetite of a product offered in the business's state 
 and refers checked equal to the run without it; the pruned are declined unevaluated).
 Rounds interleave BUSINESSES (median and p90 CPU time); `--instructions` adds callgrind's
 instructions per match (the market from a compiled market cache in a temporary folder; a dump
-at each `os.getppid()`). Both measure the service's
-steady state: each business matched WARM times first (CPython specialises code after some 40
-runs of it), then the market frozen out of the collector's passes, as `serve` freezes it.
+at each `os.getppid()`). Both measure the service's steady state: each business matched WARM
+times first (CPython specialises code), then the market frozen out of the collector's passes.
 """
 
 from __future__ import annotations
