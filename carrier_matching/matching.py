@@ -31,6 +31,16 @@ class CandidateIndex(Protocol):
 
     def why_pruned(self, name: str, business: Mapping) -> str: ...
 
+    def screen(self, business: Mapping) -> Screen: ...
+
+
+class Screen(Protocol):
+    """A business through the index: its candidates, and why another appetite is not one."""
+
+    candidates: frozenset[str]
+
+    def why(self, name: str) -> str | None: ...
+
     def for_criteria(self, naics: str | None = None,
                      state: str | None = None) -> frozenset[str]: ...
 
@@ -136,7 +146,8 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
     entries = plan.candidates(requested_lines(business, lines))
     state = business.get("state")
     comp_reason = comp_forbidden(WORKERS_COMP, state) if state is not None else None
-    allowed = index.candidates(business) if index is not None else None
+    screen = index.screen(business) if index is not None else None
+    allowed = screen.candidates if screen is not None else None
     listed = limit is None  # declines are listed only when every answer is
     inputs = {BUSINESS_INPUT: business}
     answers: dict[str, _Answer] = {}
@@ -160,7 +171,7 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
             pruned += 1
             if listed:
                 rows.append((DECLINE, ZERO, entry.position, entry,
-                             (index.why_pruned(appetite.name, business), PRUNED_TAG)))
+                             (screen.why(appetite.name), PRUNED_TAG)))
             continue
         answer = answers.get(appetite.path)
         if answer is None:

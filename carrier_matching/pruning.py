@@ -3,6 +3,7 @@
     index = build_candidate_index({appetite.name: appetite.ruleset for appetite in market.appetites})
     index.candidates(business)        # names of the appetites worth evaluating
     index.why_pruned(name, business)  # "state TX is not in the states this appetite accepts or refers"
+    index.screen(business)            # both for one business: .candidates, .why(name)
     index.constraints(name)           # NAICS and states the appetite may accept or refer
 
 The constraints come from `appetite_analysis` (a conservative reading of each appetite's IR);
@@ -100,16 +101,7 @@ class CandidateIndex:
     def candidates(self, business: Mapping) -> frozenset[str]:
         """Names of the appetites whose evaluation may accept or refer `business`; every other
         appetite would decline it, decide nothing or fail."""
-        naics, state = business.get("naics"), business.get("state")
-        if not _readable(naics) or not _readable(state):
-            return self.names
-        pattern = (naics is not None, state is not None)
-        found = self._open[pattern]
-        if naics is not None:
-            found = found & self._naics[pattern].members(naics)
-        if state is not None:
-            found = found & self._state[pattern].members(state)
-        return found
+        return self.screen(business).candidates
 
     def pruned(self, business: Mapping) -> frozenset[str]:
         return self.names - self.candidates(business)
@@ -139,16 +131,39 @@ class CandidateIndex:
             return None
         pattern = (naics is not None, state is not None)
         box = self._boxes[name][pattern]
-        if box.is_empty:
+        return self._why(name, pattern, naics, state, box.is_empty,
+                         naics is not None and naics not in box.naics,
+                         state is not None and state not in box.state)
+
+    def screen(self, business: Mapping) -> Screen:
+        """`candidates(business)` and `why_pruned(name, business)` for one business, its two
+        lookups done once: a match asks why for every appetite it prunes."""
+        naics, state = business.get("naics"), business.get("state")
+        if not _readable(naics) or not _readable(state):
+            return Screen(self.names, None, (False, False), None, None, None, None)
+        pattern = (naics is not None, state is not None)
+        found = self._open[pattern]
+        naics_in = state_in = None
+        if naics is not None:
+            naics_in = self._naics[pattern].members(naics)
+            found = found & naics_in
+        if state is not None:
+            state_in = self._state[pattern].members(state)
+            found = found & state_in
+        return Screen(found, self, pattern, naics, state, naics_in, state_in)
+
+    def _why(self, name: str, pattern: Pattern, naics: str | None, state: str | None,
+             empty: bool, naics_out: bool, state_out: bool) -> str | None:
+        if empty:
             missing = " and ".join(word for word, value in (("a NAICS code", naics),
                                                              ("a state", state))
                                    if value is None)
             return f"without {missing} no rule of this appetite can accept or refer"
         reasons = []
-        if naics is not None and naics not in box.naics:
+        if naics_out:
             reasons.append(f"NAICS {naics} is not among the classes this appetite accepts or "
                            f"refers ({self._described(name, pattern, 'naics', 12)})")
-        if state is not None and state not in box.state:
+        if state_out:
             reasons.append(f"state {state} is not in the states this appetite accepts or "
                            f"refers ({self._described(name, pattern, 'state', 60)})")
         return "; ".join(reasons) or None
@@ -162,6 +177,33 @@ class CandidateIndex:
             found = self._descriptions[key] = getattr(self._boxes[name][pattern], part).describe(
                 limit)
         return found
+
+
+class Screen:
+    """One business through a candidate index: `candidates`, and `why(name)` an appetite is not
+    one (None when it is), from the index's two lookups for the business."""
+
+    __slots__ = ("candidates", "_index", "_pattern", "_naics", "_state", "_naics_in",
+                 "_state_in")
+
+    def __init__(self, candidates: frozenset[str], index: CandidateIndex | None,
+                 pattern: Pattern, naics: str | None, state: str | None,
+                 naics_in: frozenset[str] | None, state_in: frozenset[str] | None) -> None:
+        self.candidates = candidates
+        self._index, self._pattern = index, pattern
+        self._naics, self._state = naics, state
+        self._naics_in, self._state_in = naics_in, state_in
+
+    def why(self, name: str) -> str | None:
+        index = self._index
+        if index is None or name in self.candidates:
+            return None
+        if name not in index.names:
+            raise KeyError(name)
+        return index._why(name, self._pattern, self._naics, self._state,
+                          name not in index._open[self._pattern],
+                          self._naics_in is not None and name not in self._naics_in,
+                          self._state_in is not None and name not in self._state_in)
 
 
 def _readable(value: object) -> bool:

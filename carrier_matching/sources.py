@@ -55,6 +55,9 @@ class UnionIndex:
             return None
         return self._base.why_pruned(name, business)
 
+    def screen(self, business: Mapping) -> _UnionScreen:
+        return _UnionScreen(self._base.screen(business), self.always)
+
     def for_criteria(self, naics: str | None = None,
                      state: str | None = None) -> frozenset[str]:
         return self._base.for_criteria(naics, state) | self.always
@@ -62,6 +65,19 @@ class UnionIndex:
     def constraints(self, name: str):
         """The base index's constraints of `name` (KeyError for an appetite laid over it)."""
         return self._base.constraints(name)  # type: ignore[attr-defined]
+
+
+class _UnionScreen:
+    """The base index's screen of a business, with the always-candidates added."""
+
+    __slots__ = ("candidates", "_base", "_always")
+
+    def __init__(self, base, always: frozenset[str]) -> None:
+        self.candidates = base.candidates | always
+        self._base, self._always = base, always
+
+    def why(self, name: str) -> str | None:
+        return None if name in self._always else self._base.why(name)
 
 
 @dataclass(frozen=True)

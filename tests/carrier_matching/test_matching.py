@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
+from types import SimpleNamespace
 
 import pytest
 
@@ -131,6 +132,10 @@ class OnlyGranite:
 
     def why_pruned(self, name: str, business: Mapping) -> str:
         return f"{name} cannot accept NAICS {business['naics']}"
+
+    def screen(self, business: Mapping) -> SimpleNamespace:
+        return SimpleNamespace(candidates=self.candidates(business),
+                               why=lambda name: self.why_pruned(name, business))
 
 
 def test_match_declines_pruned_appetites_with_the_index_reason_when_an_index_is_given():

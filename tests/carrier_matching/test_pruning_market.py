@@ -126,6 +126,16 @@ def test_pruned_result_equals_unpruned_when_every_appetite_is_evaluated(business
                 name, business, index().why_pruned(name, business))
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(businesses)
+def test_a_screen_gives_the_candidates_and_reasons_of_the_index_when_asked_per_business(
+        business):
+    screen = index().screen(business)
+    assert screen.candidates == index().candidates(business)
+    for name in sorted(rulesets()):
+        assert screen.why(name) == index().why_pruned(name, business), (name, business)
+
+
 TYPICAL = {
     "electrician in Arizona": {"naics": "238210", "state": "AZ"},
     "restaurant in Texas": {"naics": "722511", "state": "TX"},

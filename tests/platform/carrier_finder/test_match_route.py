@@ -3,6 +3,8 @@ businesses (issue 13), schema failures per field, lines, limit and explain."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from tests.carrier_matching.example_market import product_count
@@ -80,6 +82,10 @@ class OnlyGranite:
 
     def why_pruned(self, name: str, business) -> str:
         return f"{name} writes no NAICS {business.get('naics')}"
+
+    def screen(self, business) -> SimpleNamespace:
+        return SimpleNamespace(candidates=self.candidates(business),
+                               why=lambda name: self.why_pruned(name, business))
 
     def for_criteria(self, naics=None, state=None) -> frozenset[str]:
         return self.candidates({"naics": naics, "state": state})
