@@ -13,6 +13,7 @@ from insureops.platform.auth.requirements import Auth
 from insureops.platform.config import Settings
 from insureops.platform.http.errors import ApiError, ErrorTable
 from insureops.platform.http.routing import Call, RouteTable
+from insureops.platform.keys import DATABASE
 from tests.conftest import SQLITE_ONLY
 
 # The error middleware is the point, not the store: SQLite only, but for the failing query,
@@ -171,9 +172,10 @@ async def test_database_down_is_503_when_the_database_cannot_be_reached(make_cli
                             fernet_keys=("ZmDfcTF7_60GrrY167zsiPd67pEvs0aGOv2oasOM1Pg=",))
         client = await make_client(settings)
         if url.startswith("sqlite"):
-            # the engine made it (and the start may have written the database in it): take it
-            # away again
+            # the engine made it, and the start opened the database in it (the market's
+            # warm-up): take it away again, and the connections open on it
             shutil.rmtree(tmp_path / "missing-dir")
+            await client.server.app[DATABASE].engine.dispose()
         response = await client.get("/api/health/")
         error = await error_of(response, 503)
         assert error["code"] == "service_unavailable"

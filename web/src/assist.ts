@@ -12,12 +12,14 @@ import {
   acceptCompletion, autocompletion, completionKeymap, completionStatus,
   type Completion, type CompletionContext, type CompletionResult,
 } from "@codemirror/autocomplete";
-import { call, RULES } from "./api";
+import { ApiError, call, RULES } from "./api";
 import { h } from "./dom";
 
 export const COMPLETE_DELAY_MS = 150;  // after the last key before asking
 export const HOVER_DELAY_MS = 350;
 const ACCEPT_DELAY_MS = 80;  // just past CodeMirror's interactionDelay (75 ms)
+const BUSY_RETRIES = 4;  // a busy answer is asked again after 0.4, 0.8, 1.2 and 1.6 s
+const BUSY_PAUSE_MS = 400;
 
 export interface Range { line: number; column: number; end_line: number; end_column: number }
 export interface CompletionEntry {
@@ -70,10 +72,20 @@ function oneAtATime() {
     running = new Promise<void>((resolve) => { done = resolve; });
     try {
       await previous;
-      if (ticket !== newest.get(kind)) return null;
-      return await send();
-    } catch {
-      return null;  // busy (429), over a budget (422): no popup, the next key asks again
+      for (let attempt = 0; ticket === newest.get(kind); attempt++) {
+        try {
+          return await send();
+        } catch (error) {
+          // busy (429: the workspace's rules share is held, often by the check of the same
+          // text) asks again a few times while nothing newer waits; over a budget (422) or
+          // anything else: no popup, the next key asks again
+          if (!(error instanceof ApiError && error.status === 429) || attempt >= BUSY_RETRIES) {
+            return null;
+          }
+        }
+        await pause(BUSY_PAUSE_MS * (attempt + 1));
+      }
+      return null;
     } finally {
       done();
     }
