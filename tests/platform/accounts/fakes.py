@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 
 from insureops.platform.accounts.models import Session, VerificationCode
 from insureops.platform.identity import User, Workspace
+from tests.platform.fakes import FakeUnitOfWork
 
 
 class FakeAccounts:
@@ -90,18 +91,6 @@ class FakeAccounts:
         for id_hash, row in list(self.sessions.items()):
             if (row.user_id == user_id and row.expires_at <= now) or id_hash == also:
                 del self.sessions[id_hash]
-
-
-class FakeUnitOfWork:
-    """A unit of work whose session the fake store ignores; `commits` counts its commits."""
-
-    session = None
-
-    def __init__(self) -> None:
-        self.commits = 0
-
-    async def commit(self) -> None:
-        self.commits += 1
 
 
 class FakeDatabase:

@@ -18,30 +18,15 @@ from insureops.platform.accounts.errors import (
     WeakPasswordError,
 )
 from insureops.platform.email import (
-    DeliveryResult,
-    DeliveryStatus,
-    EmailMessage,
     TemplateRenderer,
 )
 from insureops.platform.identity import Passwords, Workspace
 from tests.platform.accounts.conftest import CHEAP_PASSWORDS, PASSWORD, START, FakeClock
-from tests.platform.accounts.fakes import FakeAccounts, FakeDatabase, FakeUnitOfWork
+from tests.platform.accounts.fakes import FakeAccounts, FakeDatabase
+from tests.platform.fakes import FakeUnitOfWork, MailBox
 
 DAY = datetime.timedelta(days=1)
 EMAIL = "ann@example.com"
-
-
-class MailBox:
-    """An EmailBackend keeping what it is given (the real backends are tested elsewhere)."""
-
-    name = "memory"
-
-    def __init__(self) -> None:
-        self.sent: list[EmailMessage] = []
-
-    async def send(self, message: EmailMessage) -> DeliveryResult:
-        self.sent.append(message)
-        return DeliveryResult(DeliveryStatus.SENT, self.name, f"<{len(self.sent)}@test>")
 
 
 @pytest.fixture

@@ -124,8 +124,3 @@ class FakeScanProspects:
         rows.sort(key=lambda row: row.updated_at, reverse=True)
         return rows[:limit]
 
-
-class FakeUnitOfWork:
-    """A unit of work whose session the fakes ignore."""
-
-    session = None

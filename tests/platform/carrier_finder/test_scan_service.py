@@ -20,8 +20,9 @@ from insureops.platform.carrier_finder.view import View
 from insureops.platform.config import Settings
 from insureops.platform.records.prospects import Prospect
 from tests.carrier_matching.example_market import AS_OF, example_market
-from tests.platform.carrier_finder.fakes import FakeScanProspects, FakeUnitOfWork
+from tests.platform.carrier_finder.fakes import FakeScanProspects
 from tests.platform.carrier_finder.site import build_site
+from tests.platform.fakes import FakeUnitOfWork
 
 LOCAL = Settings(scan_allowed_networks=("127.0.0.1/32",))
 UOW = FakeUnitOfWork()

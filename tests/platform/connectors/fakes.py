@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from insureops.platform.connectors.llm import ProbeOutcome
 from insureops.platform.email.log import EmailLogEntry
 from insureops.platform.records.llm_keys import LlmProviderKey
+from tests.platform.fakes import FakeUnitOfWork
 
 
 class FakeConnectors:
@@ -54,10 +55,6 @@ class FakeConnectors:
                 and (status is None or row.status == status)]
         rows.sort(key=lambda row: (row.created_at, row.id), reverse=True)
         return rows[offset:offset + limit], len(rows)
-
-
-class FakeUnitOfWork:
-    session = None
 
 
 @asynccontextmanager

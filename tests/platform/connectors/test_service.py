@@ -17,12 +17,13 @@ from insureops.platform.connectors import email_service as email
 from insureops.platform.connectors import llm_service
 from insureops.platform.connectors.llm import ProbeOutcome
 from insureops.platform.connectors.payloads import SaveKeyRequest
-from insureops.platform.email import DeliveryResult, DeliveryStatus, EmailMessage
+from insureops.platform.email import DeliveryStatus
 from insureops.platform.email.log import EmailLogEntry
 from insureops.platform.outbound.llm_providers import BaseUrlRefusedError, Provider
 from insureops.platform.records.llm_keys import decrypt_key
-from tests.platform.connectors.fakes import FakeConnectors, FakeUnitOfWork, fake_units
+from tests.platform.connectors.fakes import FakeConnectors, fake_units
 from tests.platform.connectors.fakes import Provider as FakeProvider
+from tests.platform.fakes import FakeUnitOfWork, MailBox
 
 ANN, ZED, USER = "ws-ann", "ws-zed", "user-ann"
 KEY, OTHER = "sk-right-key-0123456789-WXYZ", "sk-other-key-9876543210-ABCD"
@@ -117,19 +118,6 @@ async def test_log_pages_count_from_one_newest_first_for_the_workspace_only():
     first, total = await email.log_page(FakeUnitOfWork(), ANN, None, 1, 2, store=store)
     second, _ = await email.log_page(FakeUnitOfWork(), ANN, None, 2, 2, store=store)
     assert total == 3 and [r.subject for r in first + second] == ["s2", "s1", "s0"]
-
-
-class MailBox:
-    """An EmailBackend keeping what it is given (the real backends are test_email.py's)."""
-
-    name = "memory"
-
-    def __init__(self) -> None:
-        self.sent: list[EmailMessage] = []
-
-    async def send(self, message: EmailMessage) -> DeliveryResult:
-        self.sent.append(message)
-        return DeliveryResult(DeliveryStatus.SENT, self.name, f"<{len(self.sent)}@test>")
 
 
 class Quota:

@@ -10,12 +10,11 @@ import datetime
 import pytest
 
 from insureops.platform.connectors import repository
-from insureops.platform.data.database import Database
 from insureops.platform.email.log import EmailLogEntry
-from insureops.platform.identity import Workspace
 from tests.platform.connectors.fakes import FakeConnectors
+from tests.platform.fakes import CONTRACT_NOW, contract_database
 
-NOW = datetime.datetime(2027, 1, 15, 8, 0, tzinfo=datetime.UTC)
+NOW = CONTRACT_NOW
 ANN, ZED = "01JWS000000000000000000001", "01JWS000000000000000000002"
 
 
@@ -71,12 +70,8 @@ async def test_the_fake_keeps_the_contract(scenario):
 
 @pytest.fixture
 async def database(platform_database_urls):  # a copy of the migrated template
-    database = Database.connect(platform_database_urls.async_)
-    async with database.unit_of_work() as uow:
-        for tenant_id in (ANN, ZED):
-            uow.session.add(Workspace(tenant_id=tenant_id, name="Agency", created_at=NOW))
-    yield database
-    await database.dispose()
+    async with contract_database(platform_database_urls, ANN, ZED) as database:
+        yield database
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda scenario: scenario.__name__)

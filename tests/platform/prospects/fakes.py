@@ -84,8 +84,3 @@ class FakeProspects:
         if await self.acceptance(session, owner, acceptance.version) is None:
             self.acceptances.append(acceptance)
 
-
-class FakeUnitOfWork:
-    """A unit of work whose session the fake store ignores."""
-
-    session = None

@@ -16,7 +16,8 @@ from insureops.platform.prospects.errors import (
     TermsVersionError,
 )
 from insureops.platform.prospects.payloads import DuplicateQuery, ProspectCreate, ProspectUpdate
-from tests.platform.prospects.fakes import FakeProspects, FakeUnitOfWork
+from tests.platform.fakes import FakeUnitOfWork
+from tests.platform.prospects.fakes import FakeProspects
 
 TERMS = "2026-11-01"
 START = datetime.datetime(2027, 1, 15, 8, 0, tzinfo=datetime.UTC)

@@ -35,6 +35,7 @@ from insureops.platform.rules_studio.models import (
 from insureops.platform.rules_studio.records import RecordRef
 from insureops.platform.rules_studio.repository import ExecutionFilters, RuleFilters
 from insureops.platform.tenancy.book.errors import RecordMissingError
+from tests.platform.fakes import FakeUnitOfWork
 
 
 def _unique(what: str) -> IntegrityError:
@@ -250,12 +251,6 @@ class FakeStudio:
 
     async def delete_case_set(self, session, row: RuleCaseSet) -> None:
         del self.case_sets_[row.id]
-
-
-class FakeUnitOfWork:
-    """A unit of work whose session the fake store ignores."""
-
-    session = None
 
 
 class FakeDatabase:

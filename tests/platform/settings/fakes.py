@@ -120,18 +120,6 @@ class FakeWebhooks:
                 and row.endpoint_id == endpoint_id else None)
 
 
-class FakeUnitOfWork:
-    """A unit of work whose session the fake stores ignore; `commits` counts its commits."""
-
-    session = None
-
-    def __init__(self) -> None:
-        self.commits = 0
-
-    async def commit(self) -> None:
-        self.commits += 1
-
-
 class Connections:
     """The connection test's stand-in: answers `reports` in turn and keeps what it was asked
     (the real one connects out: the database tier's, test_database.py); `during` runs while

@@ -32,10 +32,10 @@ from insureops.platform.tenancy.databases import decrypt_url
 from insureops.platform.webhooks.models import WebhookDelivery
 from insureops.platform.webhooks.signing import PREVIOUS_SECRET_SECONDS, decrypt_secret
 from tests.platform.accounts.conftest import FakeClock
+from tests.platform.fakes import FakeUnitOfWork
 from tests.platform.settings.fakes import (
     Connections,
     FakeSettings,
-    FakeUnitOfWork,
     FakeWebhooks,
 )
 

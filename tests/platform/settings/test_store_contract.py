@@ -9,16 +9,15 @@ import datetime
 
 import pytest
 
-from insureops.platform.data.database import Database
-from insureops.platform.identity import Workspace
 from insureops.platform.records.api_keys import ApiKey
 from insureops.platform.settings import repository
 from insureops.platform.settings.webhooks import repository as webhook_repository
 from insureops.platform.tenancy.databases import TenantDatabase
 from insureops.platform.webhooks.models import WebhookEndpoint
+from tests.platform.fakes import CONTRACT_NOW, contract_database
 from tests.platform.settings.fakes import FakeSettings, FakeWebhooks
 
-NOW = datetime.datetime(2027, 1, 15, 8, 0, tzinfo=datetime.UTC)
+NOW = CONTRACT_NOW
 ANN, BOB = "01JWS000000000000000000001", "01JWS000000000000000000002"
 
 
@@ -88,12 +87,8 @@ async def test_the_fakes_keep_the_contract(scenario):
 
 @pytest.fixture
 async def database(platform_database_urls):  # a copy of the migrated template
-    database = Database.connect(platform_database_urls.async_)
-    async with database.unit_of_work() as uow:
-        for tenant_id in (ANN, BOB):
-            uow.session.add(Workspace(tenant_id=tenant_id, name="Agency", created_at=NOW))
-    yield database
-    await database.dispose()
+    async with contract_database(platform_database_urls, ANN, BOB) as database:
+        yield database
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda scenario: scenario.__name__)
