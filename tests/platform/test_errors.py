@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import shutil
 
@@ -173,9 +174,15 @@ async def test_database_down_is_503_when_the_database_cannot_be_reached(make_cli
         client = await make_client(settings)
         if url.startswith("sqlite"):
             # the engine made it, and the start opened the database in it (the market's
-            # warm-up): take it away again, and the connections open on it
+            # warm-up, on a thread): once its connections are back, close them and take the
+            # database away again
+            engine = client.server.app[DATABASE].engine
+            for _ in range(200):
+                if engine.sync_engine.pool.checkedout() == 0:
+                    break
+                await asyncio.sleep(0.05)
+            await engine.dispose()
             shutil.rmtree(tmp_path / "missing-dir")
-            await client.server.app[DATABASE].engine.dispose()
         response = await client.get("/api/health/")
         error = await error_of(response, 503)
         assert error["code"] == "service_unavailable"
