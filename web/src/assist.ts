@@ -18,8 +18,11 @@ import { h } from "./dom";
 export const COMPLETE_DELAY_MS = 150;  // after the last key before asking
 export const HOVER_DELAY_MS = 350;
 const ACCEPT_DELAY_MS = 80;  // just past CodeMirror's interactionDelay (75 ms)
-const BUSY_RETRIES = 4;  // a busy answer is asked again after 0.4, 0.8, 1.2 and 1.6 s
+// A busy answer (429 workspace_busy, 503 service_busy) is asked again after 0.4, 0.8, 1.2,
+// 1.6 s, then every 2 s, for about 20 s in all, while nothing newer waits.
+const BUSY_RETRIES = 12;
 const BUSY_PAUSE_MS = 400;
+const BUSY_PAUSE_MAX_MS = 2000;
 
 export interface Range { line: number; column: number; end_line: number; end_column: number }
 export interface CompletionEntry {
@@ -76,14 +79,13 @@ function oneAtATime() {
         try {
           return await send();
         } catch (error) {
-          // busy (429: the workspace's rules share is held, often by the check of the same
-          // text) asks again a few times while nothing newer waits; over a budget (422) or
+          // busy (the workspace's rules share is held, often by the check of the same text,
+          // or the service's workers are all taken) asks again; over a budget (422) or
           // anything else: no popup, the next key asks again
-          if (!(error instanceof ApiError && error.status === 429) || attempt >= BUSY_RETRIES) {
-            return null;
-          }
+          const busy = error instanceof ApiError && (error.status === 429 || error.status === 503);
+          if (!busy || attempt >= BUSY_RETRIES) return null;
         }
-        await pause(BUSY_PAUSE_MS * (attempt + 1));
+        await pause(Math.min(BUSY_PAUSE_MS * (attempt + 1), BUSY_PAUSE_MAX_MS));
       }
       return null;
     } finally {
