@@ -53,6 +53,9 @@ def _hover_word(page, line_index: int, word: str) -> None:
     page.mouse.move(box["x"], box["y"])
 
 
+# Open defect (docs/rule-studio.md): on loaded CI runs the service answers the completion 200
+# and no popup opens; it passes on a quiet machine. Kept running, not required, until found.
+@pytest.mark.xfail(strict=False, reason="loaded CI: completion answered 200, no popup (open)")
 def test_an_author_completes_a_field_and_a_const_with_the_keyboard_and_reads_a_hover(
     live_service, page
 ):
