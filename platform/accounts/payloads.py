@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from insureops.platform.auth.requirements import Principal, Role
-from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
+from insureops.platform.http.bodies import EMAIL_PATTERN, UNKNOWN_FIELDS_REFUSED
 
 
 class ProfileUser(BaseModel):
@@ -47,7 +47,6 @@ class ProfileResponse(BaseModel):
                    workspaces=workspaces, active_workspace=active)
 
 
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 
 
 class SignupRequest(BaseModel):

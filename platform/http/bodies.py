@@ -29,6 +29,10 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 # validation_error naming each (docs/errors.md). Every request model sets it (a test walks them);
 # the tenant API's record payloads refuse them through their JSON Schemas.
 UNKNOWN_FIELDS_REFUSED = ConfigDict(extra="forbid")
+# An e-mail address as every body takes it: no @ or white space around one @ and a dotted domain.
+# `\s` is spelt out with NEL and BOM so the pattern means the same to pydantic's Rust regex
+# (which counts NEL as space) and to JSON Schema's ECMA regex in clients (which counts BOM).
+EMAIL_PATTERN = r"^[^@\s\x85\uFEFF]+@[^@\s\x85\uFEFF]+\.[^@\s\x85\uFEFF]+$"
 # The engine's reader and its bounds: nesting depth (64) and number literals (100 characters).
 # Python's own reader answered a 200,000-deep body with RecursionError and a 5,000-digit
 # integer with ValueError: both were 500s (issue 17).

@@ -7,13 +7,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
+from insureops.platform.http.bodies import EMAIL_PATTERN, UNKNOWN_FIELDS_REFUSED
 from insureops.platform.prospects.normalise import normalise_domain
 
 Status = Literal["new", "contacted", "qualified", "converted", "lost"]
 Ordering = Literal["created_at", "-created_at", "updated_at", "-updated_at", "company_name",
                    "-company_name"]
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 
 
 class _Editable(BaseModel):

@@ -8,9 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from insureops.platform.auth.requirements import Role
-from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
-
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+from insureops.platform.http.bodies import EMAIL_PATTERN, UNKNOWN_FIELDS_REFUSED
 
 
 class Person(BaseModel):

@@ -5,19 +5,21 @@ from __future__ import annotations
 import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, field_validator
+from pydantic import BaseModel, Field, StrictBool, StrictFloat, field_validator
 
 from insureops.carrier_matching.jurisdictions import STATE_CODES
 from insureops.carrier_matching.manifest import RATINGS
 from insureops.platform.carrier_finder.market.payloads import LineCode
-from insureops.platform.http.bodies import UNKNOWN_FIELDS_REFUSED
+from insureops.platform.http.bodies import EMAIL_PATTERN, UNKNOWN_FIELDS_REFUSED
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 RULE_ID = {"min_length": 26, "max_length": 26, "pattern": r"^[0-9A-HJKMNP-TV-Z]{26}$",
            "description": "The id of a rule studio rule of kind `appetite` in this workspace."}
 AppetiteStatus = Literal["published", "unpublished", "archived", "wrong_kind", "wrong_inputs",
                          "invalid"]
-Amount = StrictInt | StrictFloat
+# Dollars: a JSON number (an int is taken as its float; text and booleans refused). Not a union
+# of int and float: pydantic would then write its bounds as `gt`/`le`, names JSON Schema lacks.
+Amount = StrictFloat
 
 
 def _states(value: list[str] | None) -> list[str] | None:
@@ -37,7 +39,6 @@ def _rating(value: str | None) -> str | None:
     return value
 
 
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 HTTPS_PATTERN = r"^https://\S+$"
 
 

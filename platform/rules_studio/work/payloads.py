@@ -22,7 +22,8 @@ class BindingCreate(BaseModel):
     rule_id: str = Field(pattern=ULID_PATTERN, description="The rule whose published version "
                          "runs (at the time of each write).")
     record_type: RecordType
-    on: list[Event] = Field(min_length=1, max_length=2, description="Which writes run it.")
+    on: list[Event] = Field(min_length=1, max_length=2, description="Which writes run it.",
+                            json_schema_extra={"uniqueItems": True})
     where: str | None = Field(None, min_length=1, max_length=MAX_LENGTH, description=(
         "A condition in the rules language on the record, named by its type "
         "(`policy.premium > 5000`); checked now (400 with line and column)."))
