@@ -126,3 +126,34 @@ def test_models_sharing_a_name_keep_their_published_names_when_their_modules_mov
             "insureops__platform__meta__AssetPath",
             "insureops__platform__prospects__payloads__ListQuery",
             "insureops__platform__studio_web__routes__AssetPath"} <= set(schemas)
+
+
+def _walk(node):
+    """Every mapping inside a JSON document."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def test_bounds_are_written_in_json_schema_words_when_documented(settings):
+    """schemathesis (positive_data_acceptance) sent max_limit 0 to POST own products: pydantic
+    wrote the bounds of an int-or-float field as `gt`/`le`, names JSON Schema does not know."""
+    document = create_app(settings)[OPENAPI_DOCUMENT].get()
+    stray = [sorted(node) for node in _walk(document)
+             if "type" in node or "anyOf" in node
+             if {"gt", "ge", "lt", "le"} & set(node)]
+    assert stray == []
+    product = document["components"]["schemas"]["ProductCreate"]["properties"]["max_limit"]
+    assert product["exclusiveMinimum"] == 0
+
+
+def test_distinct_binding_events_are_documented_as_unique_items(settings):
+    """schemathesis sent `on: ["created", "created"]`, schema-valid until uniqueItems said no."""
+    schemas = create_app(settings)[OPENAPI_DOCUMENT].get()["components"]["schemas"]
+    on = next(model["properties"]["on"] for model in schemas.values()
+              if "record_type" in model.get("properties", {}) and "on" in model["properties"])
+    assert on["uniqueItems"] is True
