@@ -113,10 +113,11 @@ export function completionOption(entry: CompletionEntry): Completion {
   };
 }
 
-/** The editor's completion, hover and the keys for them; `known()` is the last text that
- * parsed (the check keeps it), which names the ruleset's inputs and consts while the text
- * being typed does not parse. */
-export function rulesAssist(known: () => string | null, announce: (text: string) => void): Extension {
+/** The editor's completion, hover and the keys for them; `known()` is the text of the latest
+ * check that parsed (the editor keeps it, waiting briefly for checks on their way), which
+ * names the ruleset's inputs and consts while the text being typed does not parse. */
+export function rulesAssist(known: () => Promise<string | null>,
+                            announce: (text: string) => void): Extension {
   const send = oneAtATime();
 
   async function complete(context: CompletionContext): Promise<CompletionResult | null> {
@@ -128,11 +129,13 @@ export function rulesAssist(known: () => string | null, announce: (text: string)
     }
     const doc = context.state.doc;
     const source = doc.toString();
-    const earlier = known();
-    const answer = await send("complete", () => call<CompleteAnswer>("POST", `${RULES}/complete/`, {
-      source, ...position(doc, context.pos),
-      ...(earlier !== null && earlier !== source ? { known_source: earlier } : {}),
-    }));
+    const answer = await send("complete", async () => {
+      const earlier = await known();  // each attempt with the newest text that parsed
+      return call<CompleteAnswer>("POST", `${RULES}/complete/`, {
+        source, ...position(doc, context.pos),
+        ...(earlier !== null && earlier !== source ? { known_source: earlier } : {}),
+      });
+    });
     if (answer === null || context.aborted || answer.items.length === 0) return null;
     return {
       from: offset(doc, answer.range.line, answer.range.column),

@@ -12,6 +12,7 @@ import { rulesLanguage, rulesHighlight } from "./language";
 import { rulesAssist } from "./assist";
 
 export const CHECK_DELAY_MS = 400;
+const KNOWN_WAIT_MS = 2000;  // completion waits this long at most for a check on its way
 
 /** The document range a diagnostic points at (lines and columns count from 1, end exclusive). */
 export function range(doc: Text, d: Diagnostic): { from: number; to: number } {
@@ -49,19 +50,44 @@ export function createEditor(parent: HTMLElement, nonce: string,
                              onDiagnostics: (diagnostics: Diagnostic[]) => void,
                              onChange: (source: string) => void = () => undefined,
                              announce: (text: string) => void = () => undefined): SourceEditor {
-  let known: string | null = null;  // the last text that parsed: completion's names come from it
+  // The text of the latest check that parsed: completion's names come from it. Checks run
+  // side by side (a workspace has two rules jobs at once) and answer in any order, so an answer
+  // replaces `known` only when its check started after the one that set it: otherwise a slow
+  // check of the text loaded before (a new rule's example) would name the wrong inputs.
+  let known: string | null = null;
+  let knownCheck = 0;
+  let checks = 0;  // started so far
+  const inFlight = new Set<Promise<unknown>>();
+  async function check(source: string): Promise<{ diagnostics: Diagnostic[] }> {
+    const mine = ++checks;
+    const report = await call<{ diagnostics: Diagnostic[]; outline: { name: string | null } }>(
+      "POST", `${RULES}/check/`, { source });
+    if (report.outline.name !== null && mine > knownCheck) { known = source; knownCheck = mine; }
+    return report;
+  }
+  /** `known` once the checks already on their way have answered (at most KNOWN_WAIT_MS):
+   * completion asks with the newest text that parsed, e.g. the one just pasted. */
+  async function newestKnown(): Promise<string | null> {
+    if (inFlight.size) {
+      const waited = Promise.allSettled([...inFlight]);
+      await Promise.race([waited, new Promise((resolve) => setTimeout(resolve, KNOWN_WAIT_MS))]);
+    }
+    return known;
+  }
   const checker = linter(async (view) => {
     const source = view.state.doc.toString();
     if (!source.trim()) { onDiagnostics([]); return []; }
+    const running = check(source);
+    inFlight.add(running);
     try {
-      const report = await call<{ diagnostics: Diagnostic[]; outline: { name: string | null } }>(
-        "POST", `${RULES}/check/`, { source });
-      if (report.outline.name !== null) known = source;
+      const report = await running;
       if (view.state.doc.toString() !== source) return [];  // typed on meanwhile: next run
       onDiagnostics(report.diagnostics);
       return report.diagnostics.map((d) => lintDiagnostic(view.state.doc, d));
     } catch {
       return [];
+    } finally {
+      inFlight.delete(running);
     }
   }, { delay: CHECK_DELAY_MS });
   const view = new EditorView({
@@ -70,7 +96,7 @@ export function createEditor(parent: HTMLElement, nonce: string,
       lineNumbers(), history(), drawSelection(), highlightActiveLine(), bracketMatching(),
       keymap.of([...defaultKeymap, ...historyKeymap]),  // Tab is left to move focus on
       rulesLanguage, syntaxHighlighting(rulesHighlight), checker, lintGutter(),
-      rulesAssist(() => known, announce),
+      rulesAssist(newestKnown, announce),
       EditorView.cspNonce.of(nonce),
       EditorView.updateListener.of((update) => { if (update.docChanged) onChange(update.state.doc.toString()); }),
       EditorView.contentAttributes.of({ "aria-label": "Ruleset source", "aria-describedby": "editor-help" }),
