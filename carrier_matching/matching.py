@@ -150,6 +150,9 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
     allowed = screen.candidates if screen is not None else None
     listed = limit is None  # declines are listed only when every answer is
     inputs = {BUSINESS_INPUT: business}
+    # input values converted whole, shared by this match's evaluations (the same inputs):
+    # a business's claims are converted once, not by every appetite that reads them
+    conversions: dict = {}
     answers: dict[str, _Answer] = {}
     rows: list[tuple] = []  # (rank, score, position, entry, answer or (reason, tag))
     pruned = 0
@@ -176,9 +179,11 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
         answer = answers.get(appetite.path)
         if answer is None:
             if explain:
-                result = appetite.ruleset.evaluate(inputs, as_of=as_of, explain=True)
+                result = appetite.ruleset.evaluate(inputs, as_of=as_of, explain=True,
+                                                   conversions=conversions)
             else:
-                result = (entry.run or entry.evaluate())(inputs, as_of=as_of)
+                result = (entry.run or entry.evaluate())(inputs, as_of=as_of,
+                                                         conversions=conversions)
             answer = answers[appetite.path] = _Answer(entry, result)
         if listed or answer.rank != DECLINE:
             rows.append((answer.rank, answer.score, entry.position, entry, answer))
