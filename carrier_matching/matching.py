@@ -8,6 +8,8 @@ from datetime import date
 from decimal import Decimal
 from typing import Protocol
 
+import msgspec
+
 from insureops.carrier_matching.market import Carrier, Market, Product
 from insureops.carrier_matching.match_plan import Entry, match_plan
 from insureops.carrier_matching.normalise import normalise_business
@@ -45,11 +47,12 @@ class Screen(Protocol):
                      state: str | None = None) -> frozenset[str]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class MatchResult:
+class MatchResult(msgspec.Struct, frozen=True):
     """One product's answer for the business: the engine's decision, score, reasons, tags and
     outputs (`trace` when explained); `evaluated` is False when the product was answered without
-    running its appetite (not offered in the business's state, or pruned by the index)."""
+    running its appetite (not offered in the business's state, or pruned by the index).
+    A frozen msgspec struct: made in C from its fields, as a match makes one per product (a
+    frozen dataclass sets each field through `object.__setattr__`)."""
 
     carrier: Carrier
     product: Product
@@ -69,8 +72,7 @@ class MatchResult:
                 self.carrier.name, self.product.name, self.product.id)
 
 
-@dataclass(frozen=True, slots=True)
-class AskedQuestion:
+class AskedQuestion(msgspec.Struct, frozen=True):
     """A question for the client that would change a decision: the Business field that answers
     it, the words to ask it in, and the products (ids) that asked, best first."""
 
@@ -150,8 +152,14 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
     allowed = screen.candidates if screen is not None else None
     listed = limit is None  # declines are listed only when every answer is
     inputs = {BUSINESS_INPUT: business}
+    # input values converted whole, shared by this match's evaluations (the same inputs):
+    # a business's claims are converted once, not by every appetite that reads them
+    conversions: dict = {}
     answers: dict[str, _Answer] = {}
-    rows: list[tuple] = []  # (rank, score, position, entry, answer or (reason, tag))
+    rows: list[tuple] = []  # (rank, score, position, entry, answer) of the evaluated
+    # the declines answered without an evaluation (score zero), by position: already in the
+    # order they are listed in, so only the evaluated answers are sorted
+    declined: list | None = [None] * len(plan.entries) if listed else None
     pruned = 0
     for entry in entries:
         forbidden = entry.surplus_reason
@@ -159,35 +167,59 @@ def match(business: Mapping, market: Market, *, as_of: date, lines: Iterable[str
             forbidden = comp_reason
         if forbidden is not None:
             if listed:
-                rows.append((DECLINE, ZERO, entry.position, entry, (forbidden, REGULATORY_TAG)))
+                declined[entry.position] = _declined(entry, forbidden, REGULATORY_TAG)
             continue
         if state is not None and state not in entry.states:
             if listed:
-                rows.append((DECLINE, ZERO, entry.position, entry,
-                             (f"{entry.product.name} is not offered in {state}", STATE_TAG)))
+                declined[entry.position] = _declined(
+                    entry, f"{entry.product.name} is not offered in {state}", STATE_TAG)
             continue
         appetite = entry.appetite
         if allowed is not None and appetite.name not in allowed:
             pruned += 1
             if listed:
-                rows.append((DECLINE, ZERO, entry.position, entry,
-                             (screen.why(appetite.name), PRUNED_TAG)))
+                declined[entry.position] = _declined(entry, screen.why(appetite.name),
+                                                     PRUNED_TAG)
             continue
         answer = answers.get(appetite.path)
         if answer is None:
             if explain:
-                result = appetite.ruleset.evaluate(inputs, as_of=as_of, explain=True)
+                result = appetite.ruleset.evaluate(inputs, as_of=as_of, explain=True,
+                                                   conversions=conversions)
             else:
-                result = (entry.run or entry.evaluate())(inputs, as_of=as_of)
+                result = (entry.run or entry.evaluate())(inputs, as_of=as_of,
+                                                         conversions=conversions)
             answer = answers[appetite.path] = _Answer(entry, result)
         if listed or answer.rank != DECLINE:
             rows.append((answer.rank, answer.score, entry.position, entry, answer))
     ranked = _ranked(rows, len(plan.entries))
     questions = _asked(ranked)
-    if not listed:  # the best N: accepts and refers, never padded with declines
-        del ranked[max(0, limit):]
-    return MatchReport(tuple(_result(entry, found) for _, _, _, entry, found in ranked),
-                       len(entries), pruned, questions, normalised.warnings)
+    if listed:
+        results = _listed(ranked, declined)
+    else:  # the best N: accepts and refers, never padded with declines
+        results = tuple(_answered(entry, answer) for _, _, _, entry, answer
+                        in ranked[:max(0, limit)])
+    return MatchReport(results, len(entries), pruned, questions, normalised.warnings)
+
+
+def _listed(ranked: list[tuple], declined: list) -> tuple[MatchResult, ...]:
+    """Every answer in rank order: the evaluated ones as `ranked` has them, with the declines
+    answered unevaluated (`declined`, by position; their score is zero) placed among the
+    evaluated declines as ranking them all would (by score, then position)."""
+    results: list[MatchResult] = []
+    below: list[MatchResult] = []  # declines scored below zero, then unknown decisions
+    for rank, score, position, entry, answer in ranked:
+        if rank < DECLINE:
+            results.append(_answered(entry, answer))
+        elif rank > DECLINE or score < 0:
+            below.append(_answered(entry, answer))
+        elif score > 0:
+            results.append(_answered(entry, answer))
+        else:
+            declined[position] = _answered(entry, answer)
+    results.extend([found for found in declined if found is not None])
+    results.extend(below)
+    return tuple(results)
 
 
 def _ranked(rows: list[tuple], positions: int) -> list[tuple]:
@@ -238,52 +270,26 @@ class _Answer:
         return found
 
 
-def _result(entry: Entry, found: _Answer | tuple[str, str]) -> MatchResult:
-    if type(found) is tuple:
-        reason, tag = found
-        return _new_result(entry.carrier, entry.product, "decline", ZERO, (reason,), (tag,), {},
-                           None, False, (), ())
-    reasons, tags, trace, questions = found.arranged()
-    decision = found.decision
-    return _new_result(entry.carrier, entry.product, decision, found.score, reasons, tags,
-                       dict(found.result.outputs), trace, True,
+def _declined(entry: Entry, reason: str, tag: str) -> MatchResult:
+    """A decline answered without running the appetite."""
+    return MatchResult(entry.carrier, entry.product, "decline", ZERO, (reason,), (tag,), {},
+                       None, False, (), ())
+
+
+def _answered(entry: Entry, answer: _Answer) -> MatchResult:
+    """The answer of an evaluated appetite for `entry`'s product."""
+    reasons, tags, trace, questions = answer.arranged()
+    decision = answer.decision
+    return MatchResult(entry.carrier, entry.product, decision, answer.score, reasons, tags,
+                       dict(answer.result.outputs), trace, True,
                        entry.notes if decision != "decline" else (), questions)
-
-
-class _Unsealed:
-    """MatchResult's layout without its frozen `__setattr__`: a report's answers are filled in
-    here and then become MatchResults (a frozen dataclass's `__init__` sets each field through
-    `object.__setattr__`, several times the cost, and a match builds one per product)."""
-
-    __slots__ = MatchResult.__slots__
-
-
-def _new_result(carrier: Carrier, product: Product, decision: str, score: Decimal,
-                reasons: tuple[str, ...], tags: tuple[str, ...], outputs: Mapping[str, object],
-                trace: list | None, evaluated: bool, notes: tuple[str, ...],
-                questions: tuple[str, ...]) -> MatchResult:
-    """`MatchResult(...)` with every field given, made without the frozen `__init__`."""
-    made = object.__new__(_Unsealed)
-    made.carrier = carrier
-    made.product = product
-    made.decision = decision
-    made.score = score
-    made.reasons = reasons
-    made.tags = tags
-    made.outputs = outputs
-    made.trace = trace
-    made.evaluated = evaluated
-    made.notes = notes
-    made.questions = questions
-    made.__class__ = MatchResult
-    return made
 
 
 def _asked(ranked: list[tuple]) -> tuple[AskedQuestion, ...]:
     """`asked_questions` of the ranked answers (the declines ask nothing)."""
     asked: dict[str, list[str]] = {}
     for rank, _, _, entry, found in ranked:
-        if rank == DECLINE or type(found) is tuple:
+        if rank == DECLINE:
             continue
         tags = found.result.tags
         if not tags:

@@ -159,14 +159,15 @@ class CandidateIndex:
                                                              ("a state", state))
                                    if value is None)
             return f"without {missing} no rule of this appetite can accept or refer"
-        reasons = []
+        text = None
         if naics_out:
-            reasons.append(f"NAICS {naics} is not among the classes this appetite accepts or "
-                           f"refers ({self._described(name, pattern, 'naics', 12)})")
+            text = (f"NAICS {naics} is not among the classes this appetite accepts or refers "
+                    f"({self._described(name, pattern, 'naics', 12)})")
         if state_out:
-            reasons.append(f"state {state} is not in the states this appetite accepts or "
-                           f"refers ({self._described(name, pattern, 'state', 60)})")
-        return "; ".join(reasons) or None
+            also = (f"state {state} is not in the states this appetite accepts or refers "
+                    f"({self._described(name, pattern, 'state', 60)})")
+            text = also if text is None else f"{text}; {also}"
+        return text
 
     def _described(self, name: str, pattern: Pattern, part: str, limit: int) -> str:
         """The reading of an appetite's NAICS or state set, worked out once per index (the same

@@ -24,7 +24,12 @@ def format_money(text: str) -> str:
     """`text` with each `$` + plain number written as dollars: "$1000000.0" -> "$1,000,000"."""
     if "$" not in text:
         return text
-    return _MONEY.sub(lambda m: _dollars(m.group(1)), text)
+    # split rather than sub: the numbers are the odd parts, no callback per match
+    parts = _MONEY.split(text)
+    for at in range(1, len(parts), 2):
+        number = parts[at]
+        parts[at] = f"${int(number):,}" if "." not in number else _dollars(number)
+    return "".join(parts)
 
 
 def _dollars(number: str) -> str:
@@ -71,11 +76,14 @@ def arrange(decision: str, reasons: Sequence[str],
     plain reasons), money formatted; and, apart, the "ask the client" lines."""
     order = {decision: 0, "decline": 1, "refer": 2, "accept": 3, REASON: 4}
     asks, kept = [], []
-    for position, (text, kind) in enumerate(zip(reasons, kinds)):
-        text = format_money(text)
+    position = 0
+    for text, kind in zip(reasons, kinds):
+        if "$" in text:
+            text = format_money(text)
         if text.startswith(ASK_REASON_PREFIX):
             asks.append(text)
         else:
             kept.append((order.get(kind, 4), position, text))
+        position += 1
     kept.sort()
-    return tuple(text for _, _, text in kept), tuple(asks)
+    return tuple([text for _, _, text in kept]), tuple(asks)

@@ -172,23 +172,30 @@ class CompiledRuleset:
         return self._run.source
 
     def evaluate(self, inputs: Mapping[str, object], *, as_of: date | None = None,
-                 explain: bool = False, limits: Limits | None = None) -> Result:
+                 explain: bool = False, limits: Limits | None = None,
+                 conversions: dict | None = None) -> Result:
         """Run the ruleset on `inputs` (input name -> JSON-like data). `as_of` is what
         `today()`/`now()` and `effective` windows see; `explain` adds the trace. A value is
-        checked where a rule reads it (docs/rules-language.md, "Input data"). (Replaced on
+        checked where a rule reads it (docs/rules-language.md, "Input data"). `conversions`:
+        a dict the caller passes to each of several evaluations over the same inputs (left
+        unchanged between them), where an input value one converts whole is kept for the
+        others (`inputs.slots.whole_value`). (Replaced on
         each instance by its generated entry, which calls `_evaluate` for any call but the
         default one; it declares the options positional-or-keyword, which costs the call no
         lookup of their defaults: pass them by keyword.)"""
-        return self._evaluate(inputs, as_of=as_of, explain=explain, limits=limits)
+        return self._evaluate(inputs, as_of=as_of, explain=explain, limits=limits,
+                              conversions=conversions)
 
     def _evaluate(self, inputs: Mapping[str, object], *, as_of: date | None = None,
-                  explain: bool = False, limits: Limits | None = None) -> Result:
+                  explain: bool = False, limits: Limits | None = None,
+                  conversions: dict | None = None) -> Result:
         """Run the ruleset on `inputs` (input name -> JSON-like data). `as_of` is what
         `today()`/`now()` and `effective` windows see; `explain` adds the trace. A value is
         checked where a rule reads it (docs/rules-language.md, "Input data")."""
         if limits is None:
             limits = DEFAULT_LIMITS
-        ev = Evaluation(limits.max_steps, as_of, limits, self._regexes, limits.max_input_nodes)
+        ev = Evaluation(limits.max_steps, as_of, limits, self._regexes, limits.max_input_nodes,
+                        None, conversions)
         run = self._run if not explain else (self._traced or self._make_traced())
         try:
             return run(inputs, ev)

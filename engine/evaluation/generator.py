@@ -45,6 +45,8 @@ _FAST = (Decimal, str, date)
 # (Python's parser refuses about 200 nested parentheses)
 _DEEPEST = 12
 _TEXT_SCANS = frozenset({"contains", "in", "not in"})  # a text's scan charged by its length
+_AFFIXES = {"starts_with": "startswith", "ends_with": "endswith"}  # their str methods
+_SHORT = 120  # an operand's text short enough to be written twice
 _CHUNK = 8  # operands of an `and`/`or` chain per generated expression
 
 
@@ -331,9 +333,11 @@ class Emitter:
             made = f"''.join(({''.join(p + ', ' for p in pieces)}))"
             if self.ev == "ev":
                 return Code(f"TEXT_MADE({made}, {span}, ev)")
-            # the default call, its Evaluation not made: a short text needs no check
+            # the rule loop: a short text costs no step, and needs no check but the length
+            # limit (the default one until the Evaluation is made)
             j = self.src.fresh("_j")
-            return Code(f"({j} if len({j} := {made}) < {CHARS_PER_STEP} and ev is None else "
+            return Code(f"({j} if len({j} := {made}) < {CHARS_PER_STEP} and (ev is None or "
+                        f"len({j}) <= ev.limits.max_string_length) else "
                         f"TEXT_MADE({j}, {span}, {self.ev}))")
         raise EngineError(f"not an expression node: {type(node).__name__}", code="invalid_ir",
                           span=getattr(node, "span", None))
@@ -432,6 +436,8 @@ class Emitter:
         slow, ev = self.operation(op), self._ev(op)
         if op in _TEXT_SCANS:
             return Code(self._scan(op, left, right, span, slow))
+        if op in _AFFIXES and not self.traced:
+            return Code(self._affix(op, left, right, span, slow))
         if op in PYTHON and left.constant is NOT_CONSTANT and right.constant is NOT_CONSTANT:
             a, b = self.src.fresh("_a"), self.src.fresh("_b")
             left_value = self._typed_value(left)
@@ -450,6 +456,20 @@ class Emitter:
                 f"{self.converted(right)}) is STR and (len({text}) < {CHARS_PER_STEP} or "
                 f"{self.scan_charged(f'len({text})', span)}) else {slow}({a}, {b}, {span}, "
                 f"{self.ev}))")
+
+    def _affix(self, op: str, left: Code, right: Code, span: str, slow: str) -> str:
+        """`starts_with`/`ends_with` of two strings tested directly (a prefix from a
+        comprehension's item, an output); anything else through the operator's
+        implementation. A raw text read is its own value: tested as it is, the right operand
+        read after it as before; any other raw value converted first, as it was."""
+        a, b = self.src.fresh("_a"), self.src.fresh("_b")
+        method, other = _AFFIXES[op], self.converted(right)
+        if left.slot is None or left.slot.fmt is not None or len(other) > _SHORT:
+            return (f"(({a}.{method}({b})) if type({a} := {self.converted(left)}) is "
+                    f"type({b} := {other}) is STR else {slow}({a}, {b}, {span}))")
+        return (f"(({a}.{method}({b})) if type({a} := {left.text}) is STR and type({b} := "
+                f"{other}) is STR else {slow}({self.converted(Code(a, left.slot))}, {b} if "
+                f"type({a}) is STR else {other}, {span}))")
 
     def _typed_value(self, code: Code) -> str:
         """A value for a typed comparison: a date field's string parsed inline."""

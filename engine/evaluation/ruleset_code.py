@@ -57,9 +57,9 @@ class RulesetCode:
 
     def generate(self, traced: bool, general=None, regexes: dict | None = None):
         """The function `run(inputs, ev) -> Result` (traced: the Result carries the trace).
-        Untraced, also `evaluate(inputs, *, as_of, explain, limits)`: the same body entered
-        with the default limits, its Evaluation made inside (one call frame for the common
-        call), handing any other call to `general`."""
+        Untraced, also `evaluate(inputs, *, as_of, explain, limits, conversions)`: the same
+        body entered with the default limits, its Evaluation made inside (one call frame for
+        the common call), handing any other call to `general`."""
         src = Source()
         self.tuples = self.few and not traced
         emitter = Emitter(src, self.consts, self.folded, self.clocked, traced=traced)
@@ -67,7 +67,8 @@ class RulesetCode:
         if not traced:  # the default call makes its Evaluation only where a path needs one
             limits = DEFAULT_LIMITS
             emitter.ev = (f"(ev or (ev := EVALUATION(_st, as_of, {src.const(limits)}, "
-                          f"{src.const(regexes)}, {limits.max_input_nodes})))")
+                          f"{src.const(regexes)}, {limits.max_input_nodes}, None, "
+                          f"conversions)))")
         self.ev = emitter.ev
         if not traced:  # outputs the float filter reads in the rule loop: their floats kept
             read = set()
@@ -125,10 +126,11 @@ class RulesetCode:
             limits = DEFAULT_LIMITS
             # as_of, explain and limits are keywords (as `CompiledRuleset.evaluate` has them);
             # declared positional-or-keyword here, where their defaults cost no lookups
-            lines = ["def evaluate(inputs, as_of=None, explain=False, limits=None):",
+            lines = ["def evaluate(inputs, as_of=None, explain=False, limits=None, "
+                     "conversions=None):",
                      "    if explain or limits is not None:",
                      f"        return {src.const(general)}(inputs, as_of=as_of, explain=explain, "
-                     f"limits=limits)",
+                     f"limits=limits, conversions=conversions)",
                      # (read only by a `stop`'s return: the end's is made knowing it)
                      *([f"    sized = {not self._bounded()}"] if self._stops() else []),
                      # the steps left (every rule and table charged up front), kept here

@@ -8,6 +8,7 @@ shape: objects are dicts, arrays lists. Under `Any` (no schema) strings stay str
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from datetime import date, datetime, timezone
@@ -56,6 +57,19 @@ class InputConverter:
     def __init__(self, schema: dict | None) -> None:
         self.root = schema
         self._plans: dict[int, _Plan] = {}
+        self._fingerprint: str | None = None
+
+    def fingerprint(self) -> str:
+        """The schema as canonical JSON (worked out once): two converters with the same
+        fingerprint convert every value alike."""
+        found = self._fingerprint
+        if found is None:
+            try:
+                found = json.dumps(self.root, sort_keys=True, default=repr)
+            except (TypeError, ValueError):  # not JSON: like no other converter's
+                found = f"<schema {id(self)}>"
+            self._fingerprint = found
+        return found
 
     def convert(self, name: str, value: object, limits: Limits) -> object:
         """The runtime value of input `name`; `invalid_input` or a limit error if it cannot."""

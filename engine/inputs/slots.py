@@ -11,6 +11,7 @@ counted against the evaluation's `input_left` (Limits.max_input_nodes) as it is.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
@@ -39,7 +40,8 @@ class Slot:
     """A position in an input's data: the input's converter, the schema there, the path
     (`business.prior_claims[].amount`) and the nesting depth (the input itself is 1)."""
 
-    __slots__ = ("converter", "schema", "path", "depth", "fmt", "integer", "_fields", "_item")
+    __slots__ = ("converter", "schema", "path", "depth", "fmt", "integer", "_fields", "_item",
+                 "_kind")
 
     def __init__(self, converter: InputConverter, schema: dict | None, path: str,
                  depth: int) -> None:
@@ -48,6 +50,16 @@ class Slot:
         self.fmt, self.integer = plan.fmt, plan.integer
         self._fields: dict[str, Slot] = {}
         self._item: Slot | None = None
+        self._kind: str | None = None
+
+    def kind(self) -> str:
+        """What the conversion of a value read here depends on, as one (interned) text: the
+        input's schema and this path. Slots of several compiled rulesets with the same input
+        schema have the same kind, so they may share a conversion (`whole_value`)."""
+        found = self._kind
+        if found is None:
+            found = self._kind = sys.intern(f"{self.converter.fingerprint()}\0{self.path}")
+        return found
 
     @classmethod
     def root(cls, name: str, schema: dict | None) -> Slot:
@@ -112,14 +124,29 @@ def _not_whole(number: Decimal, slot: Slot) -> None:
 def whole_value(raw: object, slot: Slot, ev) -> object:
     """A container read whole: converted, its values counted against `ev.input_left` and
     its depth against the input depth limit, once per evaluation (read again, the same
-    converted value is given)."""
+    converted value is given). With `ev.conversions` (a dict the caller shares between the
+    evaluations of one batch over the same inputs), a value another evaluation converted at
+    a slot of the same kind is taken from there and only counted: the conversion of a valid
+    value depends on nothing else, and an invalid one is never kept (each evaluation raises
+    its error)."""
     memo = ev.wholes
     if memo is None:
         memo = ev.wholes = {}
-    found = memo.get((id(raw), id(slot)))
-    if found is not None:
-        return found[1]
+    else:
+        found = memo.get((id(raw), id(slot)))
+        if found is not None:
+            return found[1]
     limits = ev.limits
+    shared = ev.conversions
+    if shared is not None:
+        key = (id(raw), slot._kind or slot.kind(), limits.max_input_depth)
+        kept = shared.get(key)
+        if kept is not None and kept[0] is raw:
+            if kept[2] > ev.input_left:
+                _too_many(limits)
+            ev.input_left -= kept[2]
+            memo[(id(raw), id(slot))] = kept
+            return kept[1]
     deepest = min(limits.max_input_depth, DEEPEST_INPUT)
     budget = [ev.input_left]
     try:
@@ -127,16 +154,24 @@ def whole_value(raw: object, slot: Slot, ev) -> object:
                                             slot.path, slot.depth)
     except LimitExceededError as error:
         if error.code == "limit_input_size":
-            raise LimitExceededError(f"input has more than {limits.max_input_nodes:,} values "
-                                     f"read whole (Limits.max_input_nodes)",
-                                     code="limit_input_size") from None
+            _too_many(limits)
         raise
     except RecursionError:
         raise LimitExceededError(f"input `{slot.path}` is nested too deeply",
                                  code="limit_depth") from None
+    # the raw value kept: its id stays its own
+    kept = (raw, converted, ev.input_left - budget[0])
     ev.input_left = budget[0]
-    memo[(id(raw), id(slot))] = (raw, converted)  # the raw value kept: its id stays its own
+    memo[(id(raw), id(slot))] = kept
+    if shared is not None:
+        shared[key] = kept
     return converted
+
+
+def _too_many(limits) -> None:
+    raise LimitExceededError(f"input has more than {limits.max_input_nodes:,} values "
+                             f"read whole (Limits.max_input_nodes)",
+                             code="limit_input_size") from None
 
 
 class _DepthLimits:

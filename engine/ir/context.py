@@ -17,8 +17,11 @@ class Evaluation(msgspec.Struct, gc=False):
 
     `remaining` is the work budget left (`Limits.max_steps`, charged by the cost model of
     `engine/ir/costs.py`); `input_left` the input values a rule may still read whole
-    (`Limits.max_input_nodes`), each value counted once: `wholes` keeps what was converted. A msgspec struct: made from positional arguments in C, as
-    every evaluation makes one."""
+    (`Limits.max_input_nodes`), each value counted once: `wholes` keeps what was converted.
+    `conversions`, when the caller gives one, is a dict shared by the evaluations of one
+    batch of rulesets over the same inputs (a market match): a value converted whole by one
+    is taken from it by the next, still counted against each one's `input_left`. A msgspec
+    struct: made from positional arguments in C, as every evaluation makes one."""
 
     remaining: int
     as_of: date | None
@@ -26,6 +29,7 @@ class Evaluation(msgspec.Struct, gc=False):
     regexes: dict
     input_left: int
     wholes: dict | None = None  # input values converted whole, by (id(raw), id(slot))
+    conversions: dict | None = None  # the same, shared by several evaluations (the caller's)
 
     @classmethod
     def start(cls, as_of: date | None, limits: Limits, regexes: dict) -> Evaluation:

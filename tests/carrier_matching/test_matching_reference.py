@@ -11,6 +11,7 @@ from dataclasses import replace
 from decimal import Decimal
 from functools import cache
 
+import msgspec
 import pytest
 
 from insureops.carrier_matching import LINE_CODES, STATE_CODES
@@ -101,7 +102,8 @@ def answer(call, *args, **options) -> object:
         report = call(*args, **options)
     except Exception as error:  # noqa: BLE001 - the error is the answer compared
         return ("error", type(error).__name__, str(error))
-    assert all(type(r) is MatchResult and r == replace(r) for r in report.results)
+    assert all(type(r) is MatchResult and r == msgspec.structs.replace(r)
+               for r in report.results)
     return ([(r.carrier.id, r.product.id, r.decision, str(r.score), r.reasons, r.tags,
               sorted((k, repr(v)) for k, v in r.outputs.items()), repr(r.trace), r.evaluated,
               r.notes, r.questions) for r in report.results],

@@ -16,6 +16,7 @@ from engine_ir_builders import (
     comp,
     decline,
     is_null,
+    list_,
     months,
     name,
     not_,
@@ -36,6 +37,7 @@ from engine_paths import same_everywhere
 from insureops.engine import ir
 from insureops.engine.ir.errors import EvaluationError, LimitExceededError
 from insureops.engine.ir.limits import Limits
+from insureops.schema.registry import default_registry
 
 EVIL = '"); __import__("os").system("echo pwned"); ("'
 
@@ -250,3 +252,36 @@ def test_len_agrees_on_every_path_when_given_any_value(claims):
         assert found[1] == f'{{"n": {len(claims)}}}'
     else:
         assert found[0] == ("value" if claims is None else "error")
+
+
+# --- starts_with / ends_with of two non-constant operands (issue 29) ----------------------------
+
+AFFIXES = ruleset(
+    rule("prefixed", comp("any", "p", name("business.prefixes"),
+                          where=binary("starts_with", name("business.naics"), name("p"))),
+         tag("prefixed")),
+    rule("own_name", binary("ends_with", name("business.description"), name("business.name")),
+         tag("own_name")),
+    rule("typed", comp("any", "p", list_("2", "44"),
+                       where=binary("starts_with", name("business.naics"), name("p"))),
+         tag("typed")))
+
+
+@pytest.mark.parametrize("business", [
+    {"naics": "238210", "prefixes": ["44", "23"], "description": "Bob's", "name": "Bob's"},
+    {"naics": "238210", "prefixes": ["44", None], "description": None, "name": "x"},
+    {"naics": None, "prefixes": ["23"], "description": "a", "name": None},
+    {"naics": 238210, "prefixes": ["23"]},
+    {"naics": "238210", "prefixes": [23]},
+    {"naics": float("nan"), "prefixes": ["23"]},
+    {"naics": {"code": "23"}, "prefixes": ["23"]},
+    {"naics": "238210", "prefixes": "23"},
+    {"description": 7, "name": "7"},
+])
+def test_affix_tests_of_two_values_agree_with_the_reference_when_operands_vary(business):
+    fast, reference = build(AFFIXES), build(AFFIXES, reference=True)
+    assert ".startswith(_b" in fast.generated_source
+    assert _outcome(fast, business) == _outcome(reference, business)
+    typed = {"business": default_registry().get("Business")}
+    assert _outcome(build(AFFIXES, typed), business) == _outcome(
+        build(AFFIXES, typed, reference=True), business)
