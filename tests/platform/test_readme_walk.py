@@ -22,8 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from insureops.platform.carrier_finder.market.appetite_cache import shared_cache
-from tests.carrier_matching.example_market import example_market, product_count, read_texts
+from tests.carrier_matching.example_market import product_count
 from tests.platform.test_serve_command import free_port, insureops_command, wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,19 +69,6 @@ def test_readme_walk_is_one_story_with_one_password_per_address():
     assert len(passwords) == 1, passwords
     assert len(CODE_LINE.findall(section)) == 1  # one sign-up, one code
     assert section.count("/api/auth/signup/") == 1
-
-
-@pytest.fixture
-def example_appetites_in_the_run_s_cache() -> None:
-    """The example market's checked appetites in the run's appetite cache, where the service
-    started below looks first (tests/platform/conftest.py): taken from this process's copy of
-    the example market, which its other tests load anyway, instead of the service checking all
-    165 again (seconds). The walk's point is the README's commands, not a cold cache."""
-    example_market()
-    cache = shared_cache()
-    for path, source in read_texts().items():
-        if path.endswith(".rules"):
-            assert cache.get(source, path) is not None  # a hit in memory is kept on disk too
 
 
 def test_readme_walk_runs_as_written_against_a_fresh_service(
