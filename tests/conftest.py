@@ -83,9 +83,7 @@ LONGEST_FIRST = (
     "tests/platform/rules_studio/test_many_processes.py::",
     "tests/platform/rules_studio/test_run_resume.py::",
     "tests/platform/test_readme_walk.py::test_readme_walk_runs_as_written",
-    "tests/platform/cli/test_market.py::test_example_market_checks_when_run",
     "tests/platform/carrier_finder/test_workspace_market.py::",
-    "tests/platform/rules_studio/test_bindings.py::test_two_job_processes",
     "tests/platform/faults/",
     "tests/platform/studio_web/",
 )

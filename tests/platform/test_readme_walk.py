@@ -71,7 +71,8 @@ def test_readme_walk_is_one_story_with_one_password_per_address():
     assert section.count("/api/auth/signup/") == 1
 
 
-def test_readme_walk_runs_as_written_against_a_fresh_service(tmp_path):
+def test_readme_walk_runs_as_written_against_a_fresh_service(
+        tmp_path, example_appetites_in_the_run_s_cache):
     if shutil.which("curl") is None:
         pytest.skip("curl is not installed")
     port = free_port()

@@ -51,7 +51,8 @@ def wait_until_serving(process: subprocess.Popen, base: str, deadline: float) ->
     raise AssertionError("serve did not answer within the deadline")
 
 
-def test_serve_answers_profile_with_401_json_when_started_with_no_configuration(tmp_path):
+def test_serve_answers_profile_with_401_json_when_started_with_no_configuration(
+        tmp_path, example_appetites_in_the_run_s_cache):
     port = free_port()
     environment = {k: v for k, v in os.environ.items() if not k.startswith("INSUREOPS_")}
     process = subprocess.Popen([insureops_command(), "serve", "--port", str(port)],

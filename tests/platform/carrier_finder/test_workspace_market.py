@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 
 from insureops.carrier_matching import load_market
+from insureops.platform.carrier_finder.market.appetite_cache import shared_cache
 from insureops.platform.carrier_finder.market.loading import store_market
 from insureops.platform.carrier_finder.market.store import MarketStore
 from tests.carrier_matching.example_market import carrier_count
@@ -31,8 +32,10 @@ async def test_own_market_is_visible_only_to_its_workspace_when_stored_for_it(fi
 
 async def test_a_workspace_shares_the_shared_snapshot_until_it_stores_entries_of_its_own(finder):
     """After a restart the warm-up reads (and indexes) the shared market once; a workspace
-    without entries of its own gets that very snapshot, not a copy read and indexed again."""
-    store = MarketStore(None)
+    without entries of its own gets that very snapshot, not a copy read and indexed again. The
+    store reads checked appetites through the service's appetite cache, as the service's does
+    (its own checking of the whole example market cost 10 s and proved nothing here)."""
+    store = MarketStore(None, shared_cache())
     async with finder.tenancy.database.unit_of_work() as uow:
         shared = await store.market(uow.session, None)
         assert await store.market(uow.session, finder.member.workspace_id) is shared

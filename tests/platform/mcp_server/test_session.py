@@ -105,6 +105,7 @@ async def test_tools_create_and_read_client_and_policy_when_driven_by_a_real_cli
         "bound"
 
 
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # the scope, not the store
 async def test_tools_follow_the_key_scope_when_the_key_is_read_only(
         client, make_tenant, make_tenant_database, recording_service, server_parameters,
         errlog):

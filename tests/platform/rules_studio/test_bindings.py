@@ -8,10 +8,12 @@ import json
 import uuid
 
 import pytest
+import sqlalchemy as sa
 
 from insureops.platform.jobs.engine import conninfo
 from insureops.platform.jobs.queue import QueueJobs
 from insureops.platform.jobs.running import app_services
+from insureops.platform.tenancy.engine import create_tenant_engine
 from tests.platform.rules_studio.conftest import CLIENT_CHECK, new_client
 from tests.platform.rules_studio.work_helpers import (
     TASKS,
@@ -129,16 +131,20 @@ async def test_two_job_processes_write_each_effect_once_when_both_drain(
     stop = asyncio.Event()
     services = app_services(studio.client.app)
     runner = asyncio.create_task(second.run(services, stop))
+    writes = create_tenant_engine(tenant_database)  # one connection, a transaction a record
     try:
         sqlite = tenant_database.startswith("sqlite")
         for burst in range(6):
-            for number in range(50):
-                record = uuid.uuid4()
-                tenant_execute(tenant_database, "INSERT INTO clients (id, uuid, tenant_id, "
-                               "name) VALUES (:id, :uuid, :tenant, :name)",
-                               id=record.hex if sqlite else str(record),
-                               uuid=uuid.uuid4().hex if sqlite else str(uuid.uuid4()),
-                               tenant=owner.workspace_id, name=f"c{burst}-{number}")
+            with writes.connect() as connection:
+                for number in range(50):
+                    record = uuid.uuid4()
+                    with connection.begin():
+                        connection.execute(sa.text(
+                            "INSERT INTO clients (id, uuid, tenant_id, name) VALUES "
+                            "(:id, :uuid, :tenant, :name)"), {
+                            "id": record.hex if sqlite else str(record),
+                            "uuid": uuid.uuid4().hex if sqlite else str(uuid.uuid4()),
+                            "tenant": owner.workspace_id, "name": f"c{burst}-{number}"})
             await asyncio.sleep(0.2)
         await eventually(lambda: len(tenant_rows(
             tenant_database, "SELECT id FROM tasks")) >= 300, seconds=30)
@@ -148,6 +154,7 @@ async def test_two_job_processes_write_each_effect_once_when_both_drain(
         await runner
         await asyncio.to_thread(services.close)
         await second.close()
+        writes.dispose()
     counted = tenant_rows(tenant_database, "SELECT count(*) AS tasks, count(DISTINCT "
                           "entity_id) AS records FROM tasks")
     assert counted == [{"tasks": 300, "records": 300}]

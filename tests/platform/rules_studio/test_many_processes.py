@@ -40,7 +40,9 @@ from tests.platform.rules_studio.work_helpers import (
 from tests.platform.webhooks.receiver import Receiver
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
-POLICIES, CLIENTS, SUBMISSIONS, WRITERS = 1500, 60, 60, 3
+# the run goes over the book in fifteen batches (checkpoints, relays) while the bindings fire;
+# more records per batch prove nothing more (1500 in batches of 100 took a minute)
+POLICIES, BATCH, CLIENTS, SUBMISSIONS, WRITERS = 600, 40, 60, 60, 3
 SUBMISSION_CHECK = TASKS.replace("input policy: Policy", "input uw_submission: UwSubmission"
                                  ).replace("policy.premium > 5000", 'uw_submission.lob == "cyber"'
                                            ).replace('refer "Premium {policy.premium} above 5000"',
@@ -53,7 +55,7 @@ SUBMISSION_CHECK = TASKS.replace("input policy: Policy", "input uw_submission: U
 def settings(settings):
     return settings.model_copy(update={
         "jobs_in_serve": False, "rules_dispatch_seconds": 0.2, "jobs_stalled_seconds": 5.0,
-        "rules_run_batch_size": 100, "webhook_allowed_networks": ("127.0.0.1/32",)})
+        "rules_run_batch_size": BATCH, "webhook_allowed_networks": ("127.0.0.1/32",)})
 
 
 def _fill_policies(url: str, tenant_id: str) -> int:
@@ -90,7 +92,7 @@ def _process(settings, log, command: list[str], **env: str) -> subprocess.Popen:
            "INSUREOPS_TENANT_DATABASE_ALLOWED_NETWORKS": "127.0.0.1/32",
            "INSUREOPS_WEBHOOK_ALLOWED_NETWORKS": "127.0.0.1/32",
            "INSUREOPS_RULES_DISPATCH_SECONDS": "0.2", "INSUREOPS_JOBS_STALLED_SECONDS": "5",
-           "INSUREOPS_RULES_RUN_BATCH_SIZE": "100", "INSUREOPS_JOBS_CONCURRENCY": "2", **env}
+           "INSUREOPS_RULES_RUN_BATCH_SIZE": str(BATCH), "INSUREOPS_JOBS_CONCURRENCY": "2", **env}
     return subprocess.Popen([sys.executable, "-c", "from insureops.platform.cli import main; "
                              "main()", *command], env=env, stdout=log, stderr=log)
 

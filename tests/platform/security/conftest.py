@@ -85,6 +85,7 @@ class World:
     objects: dict[str, str] = field(default_factory=dict)  # B's, by object key (MAKERS)
     engines: dict[str, Engine] = field(default_factory=dict)  # tenant databases, read directly
     tables: dict[str, list[str]] = field(default_factory=dict)  # their names, read once
+    platform_url: str | None = None  # the platform database's sync URL, for reading it directly
 
     @property
     def client(self) -> TestClient:
@@ -119,6 +120,14 @@ class World:
         if url not in self.engines:
             self.engines[url] = create_tenant_engine(url)
         return self.engines[url]
+
+    def platform_engine(self) -> Engine:
+        """A sync engine of the platform database, for reading it directly (a read through the
+        service's async engine costs a thread hop per statement)."""
+        assert self.platform_url is not None
+        if self.platform_url not in self.engines:
+            self.engines[self.platform_url] = sa.create_engine(self.platform_url)
+        return self.engines[self.platform_url]
 
     async def object(self, key: str) -> str:
         """B's object of kind `key` ("rules/{rule_id}"), made on first use (MAKERS)."""
@@ -526,7 +535,7 @@ async def world(
             tenancy = Tenancy(client, clock)
             a = await _side(tenancy, "a", tenant_urls[0])
             b = await _side(tenancy, "b", tenant_urls[1])
-            world = World(world_backend, settings, tenancy, a, b)
+            world = World(world_backend, settings, tenancy, a, b, platform_url=platform.sync)
             world.credentials = await _credentials(world)
             for key in MAKERS:
                 await world.object(key)

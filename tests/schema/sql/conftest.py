@@ -9,21 +9,21 @@ from decimal import Decimal
 import pytest
 import sqlalchemy as sa
 
-from insureops.platform.tenancy.data_model import apply_data_model
 from insureops.platform.tenancy.engine import create_tenant_engine
 from insureops.schema.catalog import TABLES_BY_NAME
 from insureops.schema.model import Field
 from insureops.schema.sql.tables import sa_table
+from tests.databases import Template
 
 TENANT = "01JD0000000000000000000000"
 WHEN = datetime(2026, 3, 1, 12, 30, tzinfo=UTC)
 
 
 @pytest.fixture
-def engine(database_urls):
-    """A tenant database at data model 2.2.0 (SQLite file or PostgreSQL schema)."""
-    engine = create_tenant_engine(database_urls.sync)
-    apply_data_model(engine)
+def engine(test_databases):
+    """A tenant database at data model 2.2.0 (SQLite file or PostgreSQL schema) of this test: a
+    copy of the worker's template (tests/databases.py), which `apply_data_model` prepared."""
+    engine = create_tenant_engine(test_databases.copy(Template.TENANT).sync)
     yield engine
     engine.dispose()
 
